@@ -1,0 +1,64 @@
+# Thin wrapper over meson. `make run` and `make test` are the two commands
+# of the README; everything else is a convenience.
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 30
+MESON_TEST_ARGS ?= --print-errorlogs
+
+.PHONY: all deps build asan run test test-plain test-asan fuzz fuzz-smoke bench install clean format-check
+
+all: build
+
+deps:
+	@sh scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD)
+
+$(ASAN_BUILD)/build.ninja:
+	meson setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true -Db_lundef=false -Dbuildtype=debugoptimized
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+asan: deps $(ASAN_BUILD)/build.ninja
+	ninja -C $(ASAN_BUILD)
+
+# Build, start sddsd and a demo of two separate application processes.
+run: build
+	sh scripts/demo.sh $(BUILD)
+
+test-plain: build
+	meson test -C $(BUILD) $(MESON_TEST_ARGS)
+
+test-asan: asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		meson test -C $(ASAN_BUILD) $(MESON_TEST_ARGS) --no-suite slow
+
+# The whole suite: normal build, sanitizer build, a short fuzz campaign.
+test: test-plain test-asan fuzz-smoke
+
+fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD)
+	sh scripts/fuzz.sh $(FUZZ_BUILD) 10
+
+# Longer fuzzing: make fuzz FUZZ_SECONDS=600
+fuzz: deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD)
+	sh scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+bench: build
+	$(BUILD)/tools/sdds-bench/sdds-bench local
+
+install: build
+	meson install -C $(BUILD)
+
+format-check:
+	sh scripts/format-check.sh
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* Not written yet. */
+typedef int sdds_unwritten_log;

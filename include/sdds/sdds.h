@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sdds/sdds.h - the native API of libsddsclient.
+ *
+ * An application connects to sddsd (or, in monolithic mode, runs the broker
+ * core in-process), registers topics, and creates writers and readers.
+ * Samples are opaque byte strings of the topic's sample size, marshalled as
+ * SNPS puts them on the wire (the generated code of sdds-gen does this for
+ * typed sDDS applications).
+ *
+ * Errors: every function returns 0 or a negative errno:
+ *   -ENOTCONN   the daemon went away (the client stays usable for free())
+ *   -EACCES     the daemon's policy denies the request
+ *   -ETIMEDOUT  a blocking call ran out of time
+ *   -EAGAIN     nothing to take (non-blocking take), or no room (non-blocking write)
+ *   -EINVAL     bad argument, or a topic that conflicts with one already known
+ *   -EMSGSIZE   a sample of the wrong size
+ *   -ENOSPC     a daemon limit was reached
+ * Out-parameters (ret_*) are written only on success. Handles are freed with
+ * their _free function, which accepts NULL. Threads: every call is safe from
+ * any thread; one reader is best taken from by one thread at a time.
+ */
+#ifndef SDDS_SDDS_H
+#define SDDS_SDDS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SDDS_API __attribute__((visibility("default")))
+
+typedef struct sdds_client sdds_client;
+typedef struct sdds_topic sdds_topic;
+typedef struct sdds_writer sdds_writer;
+typedef struct sdds_reader sdds_reader;
+
+typedef struct sdds_client_options {
+	const char *socket_path; /* NULL: $SDDS_SOCKET or the default path */
+	const char *name;        /* shown by sddsctl; NULL: program name */
+	int ctl_fd;              /* >= 0: an already connected control socket
+				  * (handed in by a sandbox); -1: connect */
+	int64_t spin_ns;         /* spin budget before sleeping; <0: $SDDS_SPIN_NS or 20000 */
+	bool monolithic;         /* run the broker core in-process, no daemon */
+} sdds_client_options;
+
+/* Fill defaults: socket_path NULL, name NULL, ctl_fd -1, spin_ns -1,
+ * monolithic false ($SDDS_MONOLITHIC=1 turns it on at sdds_client_new). */
+SDDS_API void sdds_client_options_init(sdds_client_options *opts);
+
+/* Connect. opts may be NULL for defaults. */
+SDDS_API int sdds_client_new(const sdds_client_options *opts, sdds_client **ret_client);
+/* Disconnect and free every topic, writer and reader it still holds. */
+SDDS_API void sdds_client_free(sdds_client *client);
+/* Session id the daemon gave this client (0 in monolithic mode). */
+SDDS_API uint32_t sdds_client_session_id(const sdds_client *client);
+/* False once the daemon went away. */
+SDDS_API bool sdds_client_connected(const sdds_client *client);
+
+typedef enum sdds_field_type {
+	SDDS_FIELD_OCTET = 1,
+	SDDS_FIELD_CHAR = 2,
+	SDDS_FIELD_BOOLEAN = 3,
+	SDDS_FIELD_SHORT = 4,
+	SDDS_FIELD_USHORT = 5,
+	SDDS_FIELD_LONG = 6,
+	SDDS_FIELD_ULONG = 7,
+	SDDS_FIELD_LONGLONG = 8,
+	SDDS_FIELD_ULONGLONG = 9,
+	SDDS_FIELD_STRING = 10, /* size = K + 1 */
+	SDDS_FIELD_ENUM = 11,   /* size = 1, 2, 4 or 8 */
+} sdds_field_type;
+
+typedef struct sdds_field {
+	const char *name;
+	sdds_field_type type;
+	uint32_t size; /* bytes in the marshalled sample */
+} sdds_field;
+
+typedef struct sdds_topic_desc {
+	const char *name;
+	uint16_t domain;
+	uint16_t id;
+	uint32_t sample_size; /* sum of the field sizes */
+	const sdds_field *fields;
+	size_t n_fields;
+} sdds_topic_desc;
+
+/* Register (or find) a topic. Conflicting layouts for the same (domain, id) give -EINVAL. */
+SDDS_API int sdds_topic_new(sdds_client *client, const sdds_topic_desc *desc, sdds_topic **ret_topic);
+SDDS_API void sdds_topic_free(sdds_topic *topic); /* after its writers and readers */
+SDDS_API uint32_t sdds_topic_sample_size(const sdds_topic *topic);
+
+typedef enum sdds_reliability { SDDS_BEST_EFFORT = 0, SDDS_RELIABLE = 1 } sdds_reliability;
+
+typedef struct sdds_qos {
+	sdds_reliability reliability;
+	uint32_t history_depth;   /* reader: samples kept for it (default 64) */
+	uint32_t max_blocking_ms; /* writer: how long a write may wait for room (default 100) */
+} sdds_qos;
+
+SDDS_API void sdds_qos_init(sdds_qos *qos);
+
+SDDS_API int sdds_writer_new(sdds_topic *topic, const sdds_qos *qos, sdds_writer **ret_writer);
+SDDS_API void sdds_writer_free(sdds_writer *writer);
+/*
+ * Write one sample of exactly the topic's sample size (the bytes are copied).
+ * Waits up to max_blocking_ms for room when the pipeline is full, then gives
+ * -ETIMEDOUT. Returns 0 also when nobody reads the topic.
+ */
+SDDS_API int sdds_writer_write(sdds_writer *writer, const void *sample, size_t len);
+
+SDDS_API int sdds_reader_new(sdds_topic *topic, const sdds_qos *qos, sdds_reader **ret_reader);
+SDDS_API void sdds_reader_free(sdds_reader *reader);
+/*
+ * Take the next sample into buf (cap bytes, at least the sample size).
+ * timeout_ns: 0 = do not wait (-EAGAIN when empty), < 0 = wait forever,
+ * else wait that long (-ETIMEDOUT). *ret_len (may be NULL) gets the length.
+ * A local dequeue from the shared segment: no round trip to the daemon.
+ */
+SDDS_API int sdds_reader_take(sdds_reader *reader, void *buf, size_t cap, size_t *ret_len, int64_t timeout_ns);
+
+typedef void (*sdds_listener_fn)(sdds_reader *reader, void *arg);
+/*
+ * Call fn(reader, arg) on the client's callback-manager thread once for every
+ * sample that arrives (the listener is expected to take it). fn NULL removes
+ * the listener. Returns once the change is in effect.
+ */
+SDDS_API int sdds_reader_set_listener(sdds_reader *reader, sdds_listener_fn fn, void *arg);
+/* Samples this reader lost because it fell behind (best effort). */
+SDDS_API uint64_t sdds_reader_lost(const sdds_reader *reader);
+
+/* A static, human-readable text for an error code from this API. */
+SDDS_API const char *sdds_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SDDS_SDDS_H */

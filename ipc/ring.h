@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring.h - the two ring kinds of the shared segment (layout in layout.h).
+ *
+ * OVERVIEW
+ * Each side keeps a private handle (struct ring_prod / ring_cons /
+ * rring_prod / rring_cons) holding its own free-running index and pointers
+ * into the mapping. A side never re-reads an index it owns from shared
+ * memory; it only publishes it. The daemon's consumer and producer handles
+ * bound every index the client published and report a violation with
+ * -EPROTO; the caller disconnects the client.
+ *
+ * Threads: each handle is used by one thread at a time (the caller
+ * serialises several application threads on the client side).
+ */
+#ifndef SDDS_IPC_RING_H
+#define SDDS_IPC_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "layout.h"
+
+/* ---------------- request ring: client produces, daemon consumes ------- */
+
+struct ring_prod {
+	struct sdds_ring_ctl *ctl;
+	uint8_t *data;
+	uint32_t cap;        /* power of two */
+	uint32_t max_record; /* header + payload, aligned */
+	uint64_t prod;       /* private */
+	uint64_t cons_cache; /* last cons seen */
+	uint32_t seq;
+};
+
+struct ring_cons {
+	struct sdds_ring_ctl *ctl;
+	uint8_t *data;
+	uint32_t cap;
+	uint32_t max_record;
+	uint64_t cons;      /* private */
+	uint64_t prod_seen; /* last validated prod */
+};
+
+/* Lay out an empty ring at ctl (cap data bytes follow); both indices 0. */
+void ring_format(struct sdds_ring_ctl *ctl, uint32_t cap);
+
+/*
+ * Attach handles to a formatted ring. ctl must be followed by cap bytes.
+ * cap must be a power of two >= 4 * max_record. Returns 0 or -EINVAL.
+ */
+int ring_prod_init(struct ring_prod *p, struct sdds_ring_ctl *ctl, uint32_t cap, uint32_t max_record);
+int ring_cons_init(struct ring_cons *c, struct sdds_ring_ctl *ctl, uint32_t cap, uint32_t max_record);
+
+/*
+ * Producer: reserve a record with `len` payload bytes. On success *ret_rec
+ * points into the ring (the caller fills header fields type/handle and the
+ * payload after it; len is already set) and the record is not visible until
+ * ring_prod_publish. Several reservations may precede one publish.
+ * Returns 0, -EAGAIN (no room now) or -EMSGSIZE (can never fit).
+ */
+int ring_prod_reserve(struct ring_prod *p, uint32_t len, struct sdds_rec **ret_rec);
+
+/*
+ * Publish every reserved record (one release store). Returns true when the
+ * consumer has announced that it sleeps (data.waiters != 0) and must be
+ * kicked; the fence that makes this check correct is inside.
+ */
+bool ring_prod_publish(struct ring_prod *p);
+
+/* Bytes free for the producer right now (refreshes cons_cache). */
+uint32_t ring_prod_free(struct ring_prod *p);
+
+/*
+ * Consumer: copy the next record out into rec (header) and buf (payload,
+ * up to buf_cap bytes). The header is copied before it is checked, the
+ * payload after the header was checked. PAD records are consumed silently.
+ * Returns 1 when a record was taken, 0 when the ring is empty, -EPROTO when
+ * the producer broke the protocol (bad index, length, type, flags or a record
+ * crossing the end); -EPROTO is sticky.
+ * The record's bytes are released (cons advanced privately) at once;
+ * ring_cons_release publishes cons.
+ */
+int ring_cons_next(struct ring_cons *c, struct sdds_rec *rec, void *buf, size_t buf_cap);
+
+/*
+ * Publish cons (one release store) and wake a producer that waits for
+ * space. Call once per batch. Returns true if a futex wake was issued.
+ */
+bool ring_cons_release(struct ring_cons *c);
+
+/* True when the ring holds nothing the consumer has not taken (acquire). */
+bool ring_cons_empty(struct ring_cons *c);
+
+/* ---------------- reader ring: daemon produces, client consumes -------- */
+
+struct rring_prod {
+	struct sdds_rring_ctl *ctl;
+	uint8_t *slots;
+	uint32_t cap;       /* slots, power of two */
+	uint32_t slot_size; /* bytes per slot including struct sdds_rslot */
+	uint64_t prod;      /* private */
+	uint64_t cons_seen; /* last validated cons */
+	uint64_t overwritten; /* best-effort drops (client lagged by cap) */
+};
+
+struct rring_cons {
+	struct sdds_rring_ctl *ctl;
+	uint8_t *slots;
+	uint32_t cap;
+	uint32_t slot_size;
+	uint64_t cons; /* private */
+	uint64_t lost; /* slots skipped because the producer lapped us */
+};
+
+/* Bytes needed for a reader ring of cap slots with payloads up to max_payload. */
+size_t rring_size(uint32_t cap, uint32_t max_payload);
+/* Slot size for a payload size (header + payload rounded up to 16). */
+uint32_t rring_slot_size(uint32_t max_payload);
+
+/* Lay out an empty reader ring at ctl; writes cap and slot_size into ctl. */
+void rring_format(struct sdds_rring_ctl *ctl, uint32_t cap, uint32_t slot_size);
+
+/* Attach; the daemon passes the values it chose, never those read back. */
+int rring_prod_init(struct rring_prod *p, struct sdds_rring_ctl *ctl, uint32_t cap, uint32_t slot_size);
+int rring_cons_init(struct rring_cons *c, struct sdds_rring_ctl *ctl, uint32_t cap, uint32_t slot_size);
+
+/*
+ * Producer: number of slots the client has not consumed yet, read from the
+ * client's cons and bounded: returns -EPROTO if cons is ahead of prod or
+ * went backwards. Used for reliable readers (full when == cap).
+ */
+int64_t rring_prod_backlog(struct rring_prod *p);
+
+/*
+ * Producer: write one sample. reliable: returns -EAGAIN when full (then
+ * the caller sets the space doorbell via rring_prod_wait_space and retries
+ * later); best effort: overwrites the oldest slot when full and counts it in
+ * p->overwritten. Returns 0, -EAGAIN, -EMSGSIZE (len > slot payload) or
+ * -EPROTO (client cons invalid, reliable only).
+ * The payload is copied; the caller keeps ownership of data.
+ */
+int rring_prod_push(struct rring_prod *p, const void *data, uint32_t len, uint32_t origin, bool reliable);
+
+/*
+ * Producer (reliable): announce that the daemon waits for space and re-check
+ * (full fence inside). Returns true if there is space now after all.
+ */
+bool rring_prod_wait_space(struct rring_prod *p);
+/* Producer: withdraw the announcement. */
+void rring_prod_stop_wait_space(struct rring_prod *p);
+
+/*
+ * Consumer: take the next sample into buf (up to buf_cap bytes; a longer
+ * payload gives -EMSGSIZE and is skipped). *ret_len gets the payload length,
+ * *ret_origin (may be NULL) the origin. Returns 1 taken, 0 empty.
+ * Skips forward over overwritten slots and adds them to c->lost.
+ * After taking, returns via *ret_kick (may be NULL) whether the daemon waits
+ * for space and must be kicked.
+ */
+int rring_cons_take(struct rring_cons *c, void *buf, size_t buf_cap, uint32_t *ret_len,
+		    uint32_t *ret_origin, bool *ret_kick);
+
+/* Consumer: true when nothing new is published (acquire load of prod). */
+bool rring_cons_empty(struct rring_cons *c);
+/* Consumer: number of published, untaken slots (may exceed cap when lapped). */
+uint64_t rring_cons_pending(struct rring_cons *c);
+
+#endif /* SDDS_IPC_RING_H */

@@ -1,0 +1,23 @@
+#!/bin/sh
+# install-deps.sh - install the Debian 12 packages sddsd builds and tests with.
+# Idempotent: installs only what is missing; needs root (or sudo) only then.
+# Uses the package mirror the machine is already configured with.
+set -eu
+
+PKGS="gcc clang make meson ninja-build pkg-config python3
+libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev
+libseccomp-dev iproute2 procps"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: installing:$missing" >&2
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
