@@ -77,11 +77,22 @@ struct broker_qos {
 	uint32_t max_blocking_ms;
 };
 
-/* Called by broker_flush once for each reader that got samples. */
+/*
+ * Called by broker_flush once for each reader that got samples. It may free
+ * readers (this one too), write and flush; it must not call broker_free.
+ */
 typedef void (*broker_notify_fn)(struct broker_reader *r, void *owner);
 
+/*
+ * limits NULL = broker_limits_init defaults; -EINVAL on a zero limit or
+ * max_topics over 2^20 (the topic table is sized once, here).
+ */
 int broker_new(const struct broker_limits *limits, struct broker **ret);
-void broker_free(struct broker *b); /* accepts NULL; frees everything left */
+/*
+ * Accepts NULL. Frees everything left (topics, writers, readers): every
+ * handle the broker gave out is invalid afterwards.
+ */
+void broker_free(struct broker *b);
 
 /*
  * Find the topic (domain, topic_id) or create it. An existing topic must
@@ -89,11 +100,20 @@ void broker_free(struct broker *b); /* accepts NULL; frees everything left */
  * configuration error between applications). Takes a reference the caller
  * drops with broker_topic_put. -ENOSPC over max_topics, -EMSGSIZE over
  * max_sample.
+ * desc is copied. sample_size >= 1; with fields (n_fields > 0), every field
+ * must have a known type with its wire size (1/2/4/8 for the integer types,
+ * 1, 2, 4 or 8 for ENUM, K + 1 >= 1 for STRING) and the sizes must add up to
+ * sample_size, else -EINVAL. "Same layout" compares type and size of each
+ * field, not names. A raw description (n_fields == 0) only has to match
+ * sample_size, either way round; the first typed registration of a raw
+ * topic fixes its field list.
  */
 int broker_topic_get(struct broker *b, const struct broker_topic_desc *desc, struct broker_topic **ret);
 void broker_topic_put(struct broker_topic *t);
 const struct broker_topic_desc *broker_topic_desc(const struct broker_topic *t);
 const struct broker_counters *broker_topic_counters(const struct broker_topic *t);
+uint32_t broker_topic_readers(const struct broker_topic *t); /* readers attached now */
+uint32_t broker_topic_writers(const struct broker_topic *t); /* writers attached now */
 
 /* owner_id: the session id of the creating client (0 = network/in-process). */
 int broker_writer_new(struct broker *b, struct broker_topic *t, const struct broker_qos *qos,
@@ -102,7 +122,9 @@ void broker_writer_free(struct broker_writer *w); /* accepts NULL */
 
 /*
  * ring: a producer handle for a formatted reader ring (copied; the memory
- * must outlive the reader). notify/owner: see broker_notify_fn.
+ * must outlive the reader; its slots must hold sample_size payload bytes,
+ * else -EINVAL). notify/owner: see broker_notify_fn; notify may be NULL (the
+ * reader is then never put on the flush list).
  */
 int broker_reader_new(struct broker *b, struct broker_topic *t, const struct broker_qos *qos,
 		      uint32_t owner_id, const struct rring_prod *ring, broker_notify_fn notify,
@@ -115,12 +137,30 @@ void broker_reader_free(struct broker_reader *r); /* accepts NULL */
  * whose owner_id equals skip_owner (0 = skip none). Returns 0, -EAGAIN (a
  * reliable reader is full; nothing was delivered; *ret_blocker names it when
  * ret_blocker is not NULL) or -EPROTO (a reader's client corrupted its cons
- * index: *ret_blocker names the reader; its owner must be disconnected).
+ * index: *ret_blocker names the reader; nothing was delivered; its owner
+ * must be disconnected, then the write may be retried). Only reliable
+ * readers' cons indices are read, and only when the producer's cached view
+ * (rring_prod.cons_seen) shows the ring full: a corrupted cons is reported
+ * when its ring looks full, not earlier. data is copied into the
+ * rings; the caller keeps it. Counters: written per routed sample,
+ * delivered per reader ring pushed to, dropped per best-effort overwrite.
  */
 int broker_write(struct broker_writer *w, const void *data, uint32_t len, uint32_t skip_owner,
 		 struct broker_reader **ret_blocker);
 
-/* Call notify for every reader delivered to since the last flush. */
+/*
+ * Like broker_write, but never -EAGAIN: for the writer's max_blocking_ms
+ * timeout. Full reliable readers miss this sample (counted as dropped on
+ * the reader, the writer and the topic); all others get it. -EPROTO as for
+ * broker_write (then nothing was delivered).
+ */
+int broker_write_force(struct broker_writer *w, const void *data, uint32_t len, uint32_t skip_owner,
+		       struct broker_reader **ret_blocker);
+
+/*
+ * Call notify for every reader delivered to since the last flush, each
+ * once. Readers that callbacks deliver to wait for the next flush.
+ */
 void broker_flush(struct broker *b);
 
 /* Accessors for stats and for the session layer. */
@@ -131,9 +171,13 @@ struct broker_topic *broker_reader_topic(const struct broker_reader *r);
 const struct broker_qos *broker_reader_qos(const struct broker_reader *r);
 const struct broker_qos *broker_writer_qos(const struct broker_writer *w);
 uint32_t broker_reader_owner(const struct broker_reader *r);
+uint32_t broker_writer_owner(const struct broker_writer *w);
 struct rring_prod *broker_reader_ring(struct broker_reader *r);
 
-/* Iterate topics (for stats); fn returns non-zero to stop. */
+/*
+ * Iterate topics in creation order (for stats); fn returns non-zero to
+ * stop. fn may put the topic it is handed, no other.
+ */
 void broker_foreach_topic(struct broker *b, int (*fn)(struct broker_topic *t, void *arg), void *arg);
 
 #endif /* SDDS_DAEMON_BROKER_H */
