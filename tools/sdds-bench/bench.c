@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.c - the two helpers every part of sdds-bench uses (see bench.h).
+ *
+ * OVERVIEW
+ * CLOCK_MONOTONIC through the vDSO: one read costs some 20 ns on a
+ * kvm-clock guest, which is why the latency loops read it once per
+ * iteration (see baseline.c).
+ */
+#include "bench.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <string.h>
+#include <stdio.h>
+#include <time.h>
+
+int64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void bench_why(char *why, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, BENCH_WHY_MAX, fmt, ap);
+	va_end(ap);
+}
+
+void bench_lat_finish(const struct bench_opts *o, const char *name, uint64_t *rtt, uint64_t n,
+		      struct lat_result *ret)
+{
+	if (n == 0) {
+		ret->ok = false;
+		bench_why(ret->why, "no iteration completed");
+		return;
+	}
+	if (o->raw_prefix) {
+		char path[PATH_MAX];
+		int err;
+
+		snprintf(path, sizeof(path), "%s-%s.txt", o->raw_prefix, name);
+		err = stats_dump(path, rtt, n, 0.5);
+		if (err < 0)
+			fprintf(stderr, "sdds-bench: cannot write %s: %s (figures are kept)\n", path,
+				strerror(-err));
+	}
+	stats_compute(rtt, n, 0.5, &ret->st);
+	ret->ok = true;
+}

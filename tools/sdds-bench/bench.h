@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench.h - options and result records shared by the parts of sdds-bench.
+ *
+ * OVERVIEW
+ * sdds-bench is a program that prints figures; it is never a timed test.
+ * main.c parses the command line into struct bench_opts, runs the baselines
+ * (baseline.c), the path through sddsd (local.c, with sddsd.c starting the
+ * daemon) and monolithic mode, and hands the filled result records to
+ * report.c. A run that failed keeps ok == false and a reason in `why`; no
+ * figure and no ratio is ever printed for it.
+ *
+ * Latency results are one-way figures in nanoseconds: every measured
+ * iteration is a round trip, and one-way = RTT / 2.
+ */
+#ifndef SDDS_BENCH_BENCH_H
+#define SDDS_BENCH_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stats.h"
+
+#define BENCH_WHY_MAX 256
+#define BENCH_MAX_SIZE 4096u
+/* Not pinned. */
+#define BENCH_CPU_ANY (-1)
+
+/* Where the three processes of the sddsd path run (CPU ids, or BENCH_CPU_ANY). */
+struct bench_placement {
+	int daemon_cpu;
+	int a_cpu; /* ping side; writer in the throughput run */
+	int b_cpu; /* pong side; reader in the throughput run */
+};
+
+struct bench_opts {
+	uint32_t size;          /* sample bytes */
+	uint64_t iterations;    /* measured round trips per latency run */
+	uint64_t warmup;        /* unmeasured round trips before them */
+	double max_seconds;     /* cap on one latency run (measured part) */
+	double tput_seconds;    /* length of one throughput run */
+	uint32_t depth;         /* reader history depth in the throughput run */
+	bool reliable;          /* QoS of every writer and reader */
+	bool json;
+	bool pin;               /* pin anything at all */
+	bool pin_sweep;         /* try every placement of pin_list */
+	struct bench_placement pin_spec; /* the placement when pin && !pin_sweep */
+	int64_t poll_spin_ns;   /* client spin budget in polling mode */
+	const char *sddsd_path; /* the daemon binary */
+	const char *raw_prefix; /* NULL, or write per-iteration values to PREFIX-<run>.txt */
+};
+
+/* One latency run (a baseline or a path through sddsd). */
+struct lat_result {
+	bool ran;       /* attempted at all */
+	bool ok;
+	char why[BENCH_WHY_MAX];
+	uint64_t requested; /* iterations asked for */
+	bool truncated;     /* stopped by max_seconds before `requested` */
+	struct stats st;    /* one-way, ns */
+};
+
+/* One throughput run. */
+struct tput_result {
+	bool ran;
+	bool ok;
+	char why[BENCH_WHY_MAX];
+	uint64_t written;  /* samples the writer wrote */
+	uint64_t received; /* samples the reader took */
+	uint64_t lost;     /* samples the reader lost (best effort) */
+	double seconds;    /* reader: first to last counted sample */
+	double rate;       /* samples/s at the reader */
+	double writer_rate; /* samples/s at the writer */
+};
+
+/* The sddsd path in one daemon mode and one placement. */
+struct mode_result {
+	struct bench_placement pl;
+	struct lat_result lat;
+	struct tput_result tput;
+	char daemon_note[BENCH_WHY_MAX]; /* the daemon misbehaved at stop; figures kept */
+};
+
+#define BENCH_MAX_PLACEMENTS 8
+
+struct bench_results {
+	int n_cpus; /* CPUs this process may run on */
+	const char *sddsd_path; /* resolved daemon binary, or NULL */
+	struct bench_placement base_pl; /* where the baselines ran (daemon_cpu unused) */
+	struct lat_result spin;
+	struct lat_result futex;
+	struct lat_result futex_same; /* only when pinning: both on one CPU */
+	int n_placements;
+	struct mode_result polling[BENCH_MAX_PLACEMENTS];
+	struct mode_result blocking[BENCH_MAX_PLACEMENTS];
+	int best_polling;  /* index of the lowest median that ran, or -1 */
+	int best_blocking;
+	struct tput_result mono_spin;  /* monolithic, clients spinning */
+	struct tput_result mono_sleep; /* monolithic, spin budget 0 */
+};
+
+/* Goals printed next to the figures (PERF.md, on this machine kind). */
+#define BENCH_GOAL_POLLING_US 0.6
+#define BENCH_GOAL_BLOCKING_HOPS 2.1
+#define BENCH_GOAL_TPUT 10e6
+
+/* Monotonic clock in nanoseconds. */
+int64_t bench_now_ns(void);
+
+/*
+ * Finish a latency run: dump the n round trips in rtt (owned by the caller,
+ * sorted in place here) when o->raw_prefix is set, to PREFIX-<name>.txt as
+ * one-way values, then fill ret->st with one-way statistics and ret->ok.
+ * n == 0 leaves ret->ok false with a reason.
+ */
+void bench_lat_finish(const struct bench_opts *o, const char *name, uint64_t *rtt, uint64_t n,
+		      struct lat_result *ret);
+
+/* snprintf into a result's why; returns nothing, truncates silently. */
+void bench_why(char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* SDDS_BENCH_BENCH_H */

@@ -1,0 +1,727 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * local.c - latency and throughput through sddsd, and monolithic
+ * throughput (see local.h).
+ *
+ * OVERVIEW
+ * Shared state (struct lc_shm, one memfd mapping made before the fork):
+ *   - `ready`: B (pong side, or reader) has created its endpoints. A waits
+ *     for it before its first write, so no sample is written before its
+ *     reader exists (a best-effort writer would lose it silently).
+ *   - `stop`: A is done. A sets it (release) and then writes one last ping;
+ *     the daemon's acquire/release chain carries the flag to B with that
+ *     ping, and B, having taken a ping while `stop` is set, exits without
+ *     answering. B also checks it whenever a take times out, in case the
+ *     last ping died with A's connection.
+ *   - `abort`: a side failed; the other gives up at its next timeout slice
+ *     instead of waiting out the whole hop timeout.
+ *   - throughput: `done`/`written` from the writer, the reader's counters
+ *     and timestamps, `reader_done`: the writer keeps its connection until
+ *     the reader has finished, so no sample in flight is lost to a
+ *     disconnect.
+ *   - rtt[]: one round-trip time per measured iteration (A only).
+ * Each side frees every handle it made before it exits 0; an error exit
+ * leaves cleanup to process exit (the daemon sees the hang-up).
+ *
+ * Takes wait in slices of LC_SLICE_NS so that `abort` and `stop` are seen
+ * quickly; a slice that times out costs nothing on the measured path (a
+ * sample that arrives ends the wait at once).
+ */
+#include "local.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sdds/sdds.h>
+
+#include "layout.h"
+#include "proc.h"
+
+#define LC_SLICE_NS (100 * 1000000LL)
+/* A hop slower than this is a failure, not a figure. */
+#define LC_HOP_TIMEOUT_NS (5 * 1000000000LL)
+#define LC_READY_TIMEOUT_NS (10 * 1000000000LL)
+/* The reader of a throughput run must finish this long after the writer. */
+#define LC_DRAIN_TIMEOUT_NS (10 * 1000000000LL)
+#define LC_DOMAIN 0
+#define LC_ID_PING 1
+#define LC_ID_PONG 2
+#define LC_ID_DATA 3
+
+enum { LC_SIDE_A = 0, LC_SIDE_B = 1 };
+
+struct lc_shm {
+	alignas(SDDS_CACHELINE) _Atomic uint32_t ready;
+	_Atomic uint32_t abort;
+	alignas(SDDS_CACHELINE) _Atomic uint32_t stop;
+	alignas(SDDS_CACHELINE) _Atomic uint32_t done; /* writer finished; `written` is final */
+	uint64_t written;
+	int64_t w_t0, w_t1;
+	alignas(SDDS_CACHELINE) _Atomic uint32_t reader_done;
+	uint64_t received;  /* every sample the reader took */
+	uint64_t lost;
+	uint64_t count_mark; /* samples taken at t_mark */
+	int64_t t_first, t_mark;
+	uint64_t n_measured;
+	uint32_t truncated;
+	char why[2][BENCH_WHY_MAX];
+	alignas(SDDS_CACHELINE) uint64_t rtt[];
+};
+
+struct lc_args {
+	const struct bench_opts *o;
+	struct lc_shm *s;
+	const char *sock;
+	int64_t spin_ns;
+	bool monolithic;
+	const struct bench_placement *pl;
+};
+
+/* The handles one side holds; lc_close frees whatever is set. */
+struct lc_side {
+	sdds_client *client;
+	sdds_topic *t_in, *t_out;
+	sdds_reader *r;
+	sdds_writer *w;
+};
+
+static void lc_close(struct lc_side *x)
+{
+	sdds_reader_free(x->r);
+	sdds_writer_free(x->w);
+	sdds_topic_free(x->t_in);
+	sdds_topic_free(x->t_out);
+	sdds_client_free(x->client);
+	memset(x, 0, sizeof(*x));
+}
+
+/* Record why `side` failed and tell the peer to give up; returns code. */
+static int lc_fail(struct lc_shm *s, int side, int code, const char *what, int err)
+{
+	const char *e = err == -ETIMEDOUT ? "no sample within 5 s"
+		      : err == -ECANCELED ? "peer failed"
+		      : err == -EPROTO    ? "wrong sample"
+					  : sdds_strerror(err);
+
+	bench_why(s->why[side], "%s: %s", what, e);
+	atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
+	return code;
+}
+
+static int lc_connect(const struct lc_args *a, const char *name, sdds_client **ret)
+{
+	sdds_client_options opts;
+
+	sdds_client_options_init(&opts);
+	opts.socket_path = a->sock;
+	opts.name = name;
+	opts.spin_ns = a->spin_ns;
+	opts.monolithic = a->monolithic;
+	return sdds_client_new(&opts, ret);
+}
+
+/*
+ * A topic of `size` bytes laid out as a real sample would be: a 16-bit
+ * sequence number first, the rest an octet string (K + 1 bytes on the wire).
+ */
+static int lc_topic(sdds_client *c, uint16_t id, const char *name, uint32_t size, sdds_topic **ret)
+{
+	sdds_field f[2];
+	sdds_topic_desc d = {.name = name, .domain = LC_DOMAIN, .id = id, .sample_size = size, .fields = f};
+
+	if (size == 1) {
+		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_OCTET, .size = 1};
+		d.n_fields = 1;
+	} else {
+		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_USHORT, .size = 2};
+		f[1] = (sdds_field){.name = "pad", .type = SDDS_FIELD_STRING, .size = size - 2};
+		d.n_fields = size > 2 ? 2 : 1;
+	}
+	return sdds_topic_new(c, &d, ret);
+}
+
+static void lc_qos(const struct bench_opts *o, uint32_t depth, sdds_qos *q)
+{
+	sdds_qos_init(q);
+	q->reliability = o->reliable ? SDDS_RELIABLE : SDDS_BEST_EFFORT;
+	if (depth)
+		q->history_depth = depth;
+	/* A reliable write that waits this long means the pipeline is stuck. */
+	q->max_blocking_ms = 1000;
+}
+
+static void lc_put_counter(uint8_t *p, uint32_t size, uint64_t i)
+{
+	/* Big-endian like the marshalled seq field. */
+	if (size == 1) {
+		p[0] = (uint8_t)i;
+		return;
+	}
+	p[0] = (uint8_t)(i >> 8);
+	p[1] = (uint8_t)i;
+	for (uint32_t k = 2; k < size && k < 8; k++)
+		p[k] = (uint8_t)(i >> (8 * k));
+}
+
+/*
+ * Take one sample into buf (cap bytes) within LC_HOP_TIMEOUT_NS. Returns 0,
+ * 1 when `stop` was seen while waiting (only when watch_stop), -ECANCELED
+ * when the peer failed, -ETIMEDOUT, or the error of sdds_reader_take.
+ */
+static int lc_take(sdds_reader *r, struct lc_shm *s, void *buf, size_t cap, size_t *ret_len, bool watch_stop)
+{
+	int64_t deadline = bench_now_ns() + LC_HOP_TIMEOUT_NS;
+
+	for (;;) {
+		int err = sdds_reader_take(r, buf, cap, ret_len, LC_SLICE_NS);
+
+		if (err != -ETIMEDOUT && err != -EAGAIN)
+			return err;
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+			return -ECANCELED;
+		if (watch_stop && atomic_load_explicit(&s->stop, memory_order_acquire))
+			return 1;
+		if (bench_now_ns() > deadline)
+			return -ETIMEDOUT;
+	}
+}
+
+static int lc_wait_ready(struct lc_shm *s)
+{
+	int64_t deadline = bench_now_ns() + LC_READY_TIMEOUT_NS;
+
+	while (!atomic_load_explicit(&s->ready, memory_order_acquire)) {
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+			return -ECANCELED;
+		if (bench_now_ns() > deadline)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* Endpoints of a ping-pong side: reads `in`, writes `out`. */
+static int lc_open_pp(const struct lc_args *a, const char *name, uint16_t in, uint16_t out, struct lc_side *x)
+{
+	const struct bench_opts *o = a->o;
+	sdds_qos q;
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	err = lc_connect(a, name, &x->client);
+	if (err < 0)
+		return err;
+	err = lc_topic(x->client, in, in == LC_ID_PING ? "bench_ping" : "bench_pong", o->size, &x->t_in);
+	if (err < 0)
+		goto fail_close;
+	err = lc_topic(x->client, out, out == LC_ID_PING ? "bench_ping" : "bench_pong", o->size, &x->t_out);
+	if (err < 0)
+		goto fail_close;
+	lc_qos(o, 0, &q);
+	err = sdds_reader_new(x->t_in, &q, &x->r);
+	if (err < 0)
+		goto fail_close;
+	err = sdds_writer_new(x->t_out, &q, &x->w);
+	if (err < 0)
+		goto fail_close;
+	return 0;
+
+fail_close:
+	lc_close(x);
+	return err;
+}
+
+static int lc_ping(void *arg)
+{
+	struct lc_args *a = arg;
+	const struct bench_opts *o = a->o;
+	struct lc_shm *s = a->s;
+	uint64_t total = o->warmup + o->iterations, i, n = 0;
+	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
+	int64_t t_prev, t_cap = 0;
+	struct lc_side x;
+	char what[96];
+	int err;
+
+	err = lc_open_pp(a, "sdds-bench-ping", LC_ID_PONG, LC_ID_PING, &x);
+	if (err < 0)
+		return lc_fail(s, LC_SIDE_A, 2, "ping side: connect and create endpoints", err);
+	err = lc_wait_ready(s);
+	if (err < 0) {
+		lc_close(&x);
+		return lc_fail(s, LC_SIDE_A, 2, "ping side: waiting for the pong side", err);
+	}
+	t_prev = bench_now_ns();
+	for (i = 0; i < total; i++) {
+		size_t len = 0;
+		int64_t t;
+
+		lc_put_counter(out, o->size, i);
+		err = sdds_writer_write(x.w, out, o->size);
+		if (err < 0) {
+			snprintf(what, sizeof(what), "ping side: write %llu", (unsigned long long)i);
+			return lc_fail(s, LC_SIDE_A, 3, what, err);
+		}
+		err = lc_take(x.r, s, in, sizeof(in), &len, false);
+		if (err == 0 && (len != o->size || memcmp(in, out, o->size) != 0))
+			err = -EPROTO;
+		if (err < 0) {
+			snprintf(what, sizeof(what), "ping side: take pong %llu", (unsigned long long)i);
+			return lc_fail(s, LC_SIDE_A, 3, what, err);
+		}
+		t = bench_now_ns();
+		if (i >= o->warmup) {
+			s->rtt[n++] = (uint64_t)(t - t_prev);
+			if (n == 1)
+				t_cap = t + (int64_t)(o->max_seconds * 1e9);
+			else if (t > t_cap)
+				break;
+		}
+		t_prev = t;
+	}
+	s->n_measured = n;
+	s->truncated = n < o->iterations;
+	atomic_store_explicit(&s->stop, 1, memory_order_release);
+	/* The last ping only carries `stop`; B does not answer it. */
+	sdds_writer_write(x.w, out, o->size);
+	lc_close(&x);
+	return 0;
+}
+
+static int lc_pong(void *arg)
+{
+	struct lc_args *a = arg;
+	const struct bench_opts *o = a->o;
+	struct lc_shm *s = a->s;
+	uint8_t buf[BENCH_MAX_SIZE];
+	struct lc_side x;
+	uint64_t i;
+	int err;
+
+	err = lc_open_pp(a, "sdds-bench-pong", LC_ID_PING, LC_ID_PONG, &x);
+	if (err < 0)
+		return lc_fail(s, LC_SIDE_B, 2, "pong side: connect and create endpoints", err);
+	atomic_store_explicit(&s->ready, 1, memory_order_release);
+	for (i = 0;; i++) {
+		size_t len = 0;
+		char what[96];
+
+		err = lc_take(x.r, s, buf, sizeof(buf), &len, true);
+		if (err == 0 && atomic_load_explicit(&s->stop, memory_order_acquire))
+			err = 1;
+		if (err == 1)
+			break;
+		if (err == 0 && len != o->size)
+			err = -EPROTO;
+		if (err == 0)
+			err = sdds_writer_write(x.w, buf, len);
+		if (err < 0) {
+			snprintf(what, sizeof(what), "pong side: iteration %llu", (unsigned long long)i);
+			return lc_fail(s, LC_SIDE_B, 3, what, err);
+		}
+	}
+	lc_close(&x);
+	return 0;
+}
+
+/* Wait for the roles; on failure compose ret_why from both sides and the statuses. */
+static int lc_wait(struct lc_shm *s, pid_t *pids, size_t n, int64_t deadline, char *why)
+{
+	int st[2] = {0, 0};
+	char s0[64], s1[64];
+	int err = proc_wait_all(pids, n, deadline, st);
+
+	if (err == 0)
+		return 0;
+	proc_status_str(st[0], s0, sizeof(s0));
+	proc_status_str(st[1], s1, sizeof(s1));
+	if (err == -ETIMEDOUT)
+		bench_why(why, "run did not end in time, killed%s%s%s%s", s->why[0][0] ? ": " : "", s->why[0],
+			  s->why[1][0] ? "; " : "", s->why[1]);
+	else if (s->why[0][0] || s->why[1][0])
+		bench_why(why, "%s%s%s", s->why[0], s->why[0][0] && s->why[1][0] ? "; " : "", s->why[1]);
+	else
+		bench_why(why, "a side died (%s, %s)", s0, s1);
+	return err;
+}
+
+/* Spawn fn_a on a_cpu and fn_b on b_cpu (B first: it announces `ready`). */
+static int lc_spawn_pair(proc_role_fn fn_a, proc_role_fn fn_b, struct lc_args *a, pid_t *pids, char *why)
+{
+	int err = proc_spawn(a->pl->b_cpu, fn_b, a, &pids[1]);
+
+	if (err < 0) {
+		bench_why(why, "fork: %s", strerror(-err));
+		return err;
+	}
+	err = proc_spawn(a->pl->a_cpu, fn_a, a, &pids[0]);
+	if (err < 0) {
+		int st;
+
+		bench_why(why, "fork: %s", strerror(-err));
+		kill(pids[1], SIGKILL);
+		proc_wait_all(&pids[1], 1, 0, &st);
+		return err;
+	}
+	return 0;
+}
+
+void local_latency(const struct bench_opts *o, const char *sock, bool polling,
+		   const struct bench_placement *pl, const char *name, struct lat_result *ret)
+{
+	struct proc_shm shm;
+	struct lc_args a = {.o = o, .sock = sock, .pl = pl};
+	pid_t pids[2];
+	int64_t deadline;
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->ran = true;
+	ret->requested = o->iterations;
+	a.spin_ns = polling ? o->poll_spin_ns : 0;
+	err = proc_shm_new(sizeof(struct lc_shm) + o->iterations * sizeof(uint64_t), &shm);
+	if (err < 0) {
+		bench_why(ret->why, "shared memory: %s", strerror(-err));
+		return;
+	}
+	a.s = shm.base;
+	if (lc_spawn_pair(lc_ping, lc_pong, &a, pids, ret->why) < 0)
+		goto out_free_shm;
+	deadline = bench_now_ns() + (int64_t)((o->max_seconds * 2 + 60) * 1e9);
+	if (lc_wait(a.s, pids, 2, deadline, ret->why) < 0)
+		goto out_free_shm;
+	ret->truncated = a.s->truncated != 0;
+	bench_lat_finish(o, name, a.s->rtt, a.s->n_measured, ret);
+
+out_free_shm:
+	proc_shm_free(&shm);
+}
+
+/* ------------------------------------------------------------ throughput */
+
+/*
+ * Stream samples until tput_seconds have passed; the reader must exist.
+ * Publishes `written` and `done` at the end. Returns 0 or an exit code.
+ */
+static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_shm *s)
+{
+	uint8_t out[BENCH_MAX_SIZE] = {0};
+	int64_t t0 = bench_now_ns(), end = t0 + (int64_t)(o->tput_seconds * 1e9);
+	uint64_t i;
+
+	for (i = 0;; i++) {
+		int err;
+
+		lc_put_counter(out, o->size, i);
+		err = sdds_writer_write(w, out, o->size);
+		if (err < 0) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "writer: sample %llu", (unsigned long long)i);
+			return lc_fail(s, LC_SIDE_A, 3, what, err);
+		}
+		/* The clock every 256 samples: a read costs a fifth of a sample at 10 M/s. */
+		if ((i & 255) == 255 && bench_now_ns() >= end)
+			break;
+		if ((i & 4095) == 4095 && atomic_load_explicit(&s->abort, memory_order_relaxed))
+			return lc_fail(s, LC_SIDE_A, 3, "writer", -ECANCELED);
+	}
+	s->w_t0 = t0;
+	s->w_t1 = bench_now_ns();
+	s->written = i + 1;
+	atomic_store_explicit(&s->done, 1, memory_order_release);
+	return 0;
+}
+
+/*
+ * Take until every written sample arrived (or, after the writer is done,
+ * nothing comes for one slice: lost samples). The clock is read every 1024
+ * samples: the rate is (count_mark - 1) / (t_mark - t_first), both read at
+ * the same sample boundary. Reliable runs check the sequence of every
+ * sample. Returns 0 or an exit code.
+ */
+static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_shm *s)
+{
+	uint8_t buf[BENCH_MAX_SIZE], want[BENCH_MAX_SIZE] = {0};
+	int64_t last_progress = bench_now_ns();
+	uint64_t count = 0;
+	bool check = o->reliable;
+
+	for (;;) {
+		size_t len = 0;
+		int err = sdds_reader_take(r, buf, sizeof(buf), &len, LC_SLICE_NS);
+
+		if (err == 0) {
+			if (check) {
+				lc_put_counter(want, o->size, count);
+				if (len != o->size || memcmp(buf, want, o->size < 2 ? o->size : 2) != 0)
+					return lc_fail(s, LC_SIDE_B, 4, "reader: reliable sample out of sequence",
+						       -EPROTO);
+			}
+			count++;
+			if (count == 1) {
+				s->t_first = bench_now_ns();
+			} else if ((count & 1023) == 0) {
+				s->t_mark = bench_now_ns();
+				s->count_mark = count;
+			}
+			if (atomic_load_explicit(&s->done, memory_order_acquire) && count >= s->written) {
+				s->t_mark = bench_now_ns();
+				s->count_mark = count;
+				break;
+			}
+			continue;
+		}
+		if (err != -ETIMEDOUT && err != -EAGAIN)
+			return lc_fail(s, LC_SIDE_B, 3, "reader: take", err);
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+			return lc_fail(s, LC_SIDE_B, 3, "reader", -ECANCELED);
+		if (atomic_load_explicit(&s->done, memory_order_acquire)) {
+			/* Nothing for a whole slice after the end: the rest is lost. */
+			break;
+		}
+		if (count == 0 && bench_now_ns() - last_progress > LC_READY_TIMEOUT_NS)
+			return lc_fail(s, LC_SIDE_B, 3, "reader: first sample", -ETIMEDOUT);
+	}
+	s->received = count;
+	s->lost = sdds_reader_lost(r);
+	atomic_store_explicit(&s->reader_done, 1, memory_order_release);
+	return 0;
+}
+
+static int lc_open_data(const struct lc_args *a, const char *name, bool reader, struct lc_side *x)
+{
+	const struct bench_opts *o = a->o;
+	sdds_qos q;
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	err = lc_connect(a, name, &x->client);
+	if (err < 0)
+		return err;
+	err = lc_topic(x->client, LC_ID_DATA, "bench_data", o->size, &x->t_in);
+	if (err < 0)
+		goto fail_close;
+	lc_qos(o, o->depth, &q);
+	if (reader)
+		err = sdds_reader_new(x->t_in, &q, &x->r);
+	else
+		err = sdds_writer_new(x->t_in, &q, &x->w);
+	if (err < 0)
+		goto fail_close;
+	return 0;
+
+fail_close:
+	lc_close(x);
+	return err;
+}
+
+static int lc_tput_writer_role(void *arg)
+{
+	struct lc_args *a = arg;
+	struct lc_shm *s = a->s;
+	int64_t deadline;
+	struct lc_side x;
+	int err, rc;
+
+	err = lc_open_data(a, "sdds-bench-writer", false, &x);
+	if (err < 0)
+		return lc_fail(s, LC_SIDE_A, 2, "writer: connect and create the writer", err);
+	err = lc_wait_ready(s);
+	if (err < 0) {
+		lc_close(&x);
+		return lc_fail(s, LC_SIDE_A, 2, "writer: waiting for the reader", err);
+	}
+	rc = lc_tput_write(x.w, a->o, s);
+	if (rc != 0)
+		return rc;
+	/* Stay connected until the reader is through: samples in flight stay deliverable. */
+	deadline = bench_now_ns() + LC_DRAIN_TIMEOUT_NS;
+	while (!atomic_load_explicit(&s->reader_done, memory_order_acquire) &&
+	       !atomic_load_explicit(&s->abort, memory_order_relaxed) && bench_now_ns() < deadline)
+		usleep(1000);
+	lc_close(&x);
+	return 0;
+}
+
+static int lc_tput_reader_role(void *arg)
+{
+	struct lc_args *a = arg;
+	struct lc_shm *s = a->s;
+	struct lc_side x;
+	int err, rc;
+
+	err = lc_open_data(a, "sdds-bench-reader", true, &x);
+	if (err < 0)
+		return lc_fail(s, LC_SIDE_B, 2, "reader: connect and create the reader", err);
+	atomic_store_explicit(&s->ready, 1, memory_order_release);
+	rc = lc_tput_read(x.r, a->o, s);
+	if (rc != 0)
+		return rc;
+	lc_close(&x);
+	return 0;
+}
+
+/* Turn the shared counters into *ret. */
+static void lc_tput_finish(const struct lc_shm *s, struct tput_result *ret)
+{
+	double w_secs = (double)(s->w_t1 - s->w_t0) / 1e9;
+
+	ret->written = s->written;
+	ret->received = s->received;
+	ret->lost = s->lost;
+	ret->seconds = (double)(s->t_mark - s->t_first) / 1e9;
+	if (s->count_mark < 2 || ret->seconds <= 0) {
+		bench_why(ret->why, "too few samples arrived to time (%llu)", (unsigned long long)s->received);
+		return;
+	}
+	ret->rate = (double)(s->count_mark - 1) / ret->seconds;
+	ret->writer_rate = w_secs > 0 ? (double)s->written / w_secs : 0;
+	ret->ok = true;
+}
+
+void local_throughput(const struct bench_opts *o, const char *sock, bool polling,
+		      const struct bench_placement *pl, struct tput_result *ret)
+{
+	struct proc_shm shm;
+	struct lc_args a = {.o = o, .sock = sock, .pl = pl};
+	pid_t pids[2];
+	int64_t deadline;
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->ran = true;
+	a.spin_ns = polling ? o->poll_spin_ns : 0;
+	err = proc_shm_new(sizeof(struct lc_shm), &shm);
+	if (err < 0) {
+		bench_why(ret->why, "shared memory: %s", strerror(-err));
+		return;
+	}
+	a.s = shm.base;
+	if (lc_spawn_pair(lc_tput_writer_role, lc_tput_reader_role, &a, pids, ret->why) < 0)
+		goto out_free_shm;
+	deadline = bench_now_ns() + (int64_t)((o->tput_seconds + 60) * 1e9);
+	if (lc_wait(a.s, pids, 2, deadline, ret->why) < 0)
+		goto out_free_shm;
+	lc_tput_finish(a.s, ret);
+
+out_free_shm:
+	proc_shm_free(&shm);
+}
+
+/* ------------------------------------------------------------ monolithic */
+
+struct lc_thread {
+	struct lc_args *a;
+	struct lc_side *x;
+	int cpu;
+	int rc;
+};
+
+static void *lc_mono_writer(void *arg)
+{
+	struct lc_thread *t = arg;
+
+	if (proc_pin_self(t->cpu) < 0) {
+		t->rc = lc_fail(t->a->s, LC_SIDE_A, 5, "writer thread: pin", -EINVAL);
+		return NULL;
+	}
+	t->rc = lc_tput_write(t->x->w, t->a->o, t->a->s);
+	return NULL;
+}
+
+static void *lc_mono_reader(void *arg)
+{
+	struct lc_thread *t = arg;
+
+	if (proc_pin_self(t->cpu) < 0) {
+		t->rc = lc_fail(t->a->s, LC_SIDE_B, 5, "reader thread: pin", -EINVAL);
+		return NULL;
+	}
+	t->rc = lc_tput_read(t->x->r, t->a->o, t->a->s);
+	return NULL;
+}
+
+/* The monolithic run in its own process: one client, a writer and a reader thread. */
+static int lc_mono_role(void *arg)
+{
+	struct lc_args *a = arg;
+	struct lc_shm *s = a->s;
+	const struct bench_opts *o = a->o;
+	struct lc_side x = {0};
+	struct lc_thread tw = {.a = a, .x = &x, .cpu = a->pl->a_cpu};
+	struct lc_thread tr = {.a = a, .x = &x, .cpu = a->pl->b_cpu};
+	pthread_t hw, hr;
+	sdds_qos q;
+	int err;
+
+	err = lc_connect(a, "sdds-bench-monolithic", &x.client);
+	if (err < 0)
+		return lc_fail(s, LC_SIDE_A, 2, "monolithic client", err);
+	err = lc_topic(x.client, LC_ID_DATA, "bench_data", o->size, &x.t_in);
+	if (err < 0)
+		goto fail;
+	lc_qos(o, o->depth, &q);
+	err = sdds_reader_new(x.t_in, &q, &x.r);
+	if (err < 0)
+		goto fail;
+	err = sdds_writer_new(x.t_in, &q, &x.w);
+	if (err < 0)
+		goto fail;
+	err = -pthread_create(&hr, NULL, lc_mono_reader, &tr);
+	if (err < 0)
+		goto fail;
+	err = -pthread_create(&hw, NULL, lc_mono_writer, &tw);
+	if (err < 0) {
+		atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
+		pthread_join(hr, NULL);
+		goto fail;
+	}
+	pthread_join(hw, NULL);
+	pthread_join(hr, NULL);
+	lc_close(&x);
+	return tw.rc ? tw.rc : tr.rc;
+
+fail:
+	lc_close(&x);
+	return lc_fail(s, LC_SIDE_A, 2, "monolithic endpoints", err);
+}
+
+void local_monolithic(const struct bench_opts *o, bool spinning, const struct bench_placement *pl,
+		      struct tput_result *ret)
+{
+	struct proc_shm shm;
+	struct lc_args a = {.o = o, .pl = pl, .monolithic = true};
+	pid_t pid;
+	int64_t deadline;
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->ran = true;
+	a.spin_ns = spinning ? o->poll_spin_ns : 0;
+	err = proc_shm_new(sizeof(struct lc_shm), &shm);
+	if (err < 0) {
+		bench_why(ret->why, "shared memory: %s", strerror(-err));
+		return;
+	}
+	a.s = shm.base;
+	/* The threads pin themselves; the process is not pinned as a whole. */
+	err = proc_spawn(BENCH_CPU_ANY, lc_mono_role, &a, &pid);
+	if (err < 0) {
+		bench_why(ret->why, "fork: %s", strerror(-err));
+		goto out_free_shm;
+	}
+	deadline = bench_now_ns() + (int64_t)((o->tput_seconds + 60) * 1e9);
+	if (lc_wait(a.s, &pid, 1, deadline, ret->why) < 0)
+		goto out_free_shm;
+	lc_tput_finish(a.s, ret);
+
+out_free_shm:
+	proc_shm_free(&shm);
+}

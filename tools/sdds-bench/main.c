@@ -1,0 +1,416 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - sdds-bench: the local-path benchmark of sddsd.
+ *
+ * OVERVIEW
+ * `sdds-bench local [options]` measures, in one run and on one payload:
+ *   1. the raw baselines between two processes: spin on a shared cache line,
+ *      futex wait/wake (baseline.c);
+ *   2. one-way latency between two client processes through a private sddsd,
+ *      in polling mode (sddsd --poll, clients spin) and blocking mode (sddsd
+ *      sleeps, client spin budget 0), and throughput writer -> reader in
+ *      both modes (local.c, sddsd.c);
+ *   3. throughput of monolithic mode (broker in-process) as the reference
+ *      for what isolation costs;
+ * and prints a table or one JSON object (report.c) with ratios against the
+ * baselines and the goals. With --pin it pins every process and tries
+ * several placements of the daemon and the two clients (or the one given).
+ *
+ * The main process stays single-threaded and holds no client: every
+ * measured party is a forked child, and each daemon run is stopped and its
+ * directory removed before the next starts. Exit status: 0, 1 when any run
+ * of the sddsd path failed, 2 on a usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "bench.h"
+#include "local.h"
+#include "proc.h"
+#include "report.h"
+#include "sddsd.h"
+
+#define MAIN_DEFAULT_ITERATIONS 100000
+#define MAIN_DEFAULT_WARMUP 1000
+#define MAIN_DEFAULT_SIZE 2
+#define MAIN_DEFAULT_MAX_SECONDS 30.0
+#define MAIN_DEFAULT_TPUT_SECONDS 2.0
+#define MAIN_DEFAULT_DEPTH 1024
+/* "Very large": longer than any wait of the benchmark, so polling clients never sleep. */
+#define MAIN_DEFAULT_POLL_SPIN_NS (10 * 1000000000LL)
+
+static void main_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sdds-bench local [options]\n"
+		"\n"
+		"One-way latency (ping-pong, RTT/2) between two client processes through a\n"
+		"private sddsd in polling and blocking mode, throughput writer -> reader, the\n"
+		"same in monolithic mode, and the raw baselines (spin, futex) of this machine.\n"
+		"\n"
+		"  -n, --iterations N   measured round trips per latency run (default %d;\n"
+		"                       use >= 100000 for figures you report)\n"
+		"      --warmup N       unmeasured round trips first (default %d)\n"
+		"  -s, --size N         sample bytes, 1..%u (default %d)\n"
+		"      --max-seconds S  cap on the measured part of one latency run (default %.0f)\n"
+		"  -t, --tput-seconds S length of one throughput run (default %.1f)\n"
+		"      --depth N        reader history depth in throughput runs (default %d)\n"
+		"      --best-effort    best-effort QoS (default: reliable)\n"
+		"      --pin[=D,A,B]    pin the daemon (D) and the clients (A = ping/writer,\n"
+		"                       B = pong/reader) to CPUs; without a value try several\n"
+		"                       placements and report the best; '-' leaves one unpinned\n"
+		"      --poll-spin-ns N client spin budget in polling mode (default %lld)\n"
+		"      --sddsd PATH     the daemon binary (default: ../../daemon/sddsd from here)\n"
+		"      --raw PREFIX     write per-iteration one-way ns to PREFIX-<run>.txt\n"
+		"      --json           print one JSON object instead of the table\n"
+		"  -h, --help\n",
+		MAIN_DEFAULT_ITERATIONS, MAIN_DEFAULT_WARMUP, BENCH_MAX_SIZE, MAIN_DEFAULT_SIZE,
+		MAIN_DEFAULT_MAX_SECONDS, MAIN_DEFAULT_TPUT_SECONDS, MAIN_DEFAULT_DEPTH,
+		(long long)MAIN_DEFAULT_POLL_SPIN_NS);
+}
+
+static int main_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*s == '-')
+		return -EINVAL;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int main_parse_secs(const char *s, double min, double max, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= min && v <= max))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int main_parse_cpu(const char *s, size_t len, int *ret)
+{
+	char buf[16];
+	uint64_t v;
+
+	if (len == 0 || len >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (strcmp(buf, "-") == 0 || strcmp(buf, "any") == 0) {
+		*ret = BENCH_CPU_ANY;
+		return 0;
+	}
+	if (main_parse_u64(buf, 0, 1023, &v) < 0)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+/* "D,A,B" into *ret. */
+static int main_parse_placement(const char *s, struct bench_placement *ret)
+{
+	int cpu[3];
+	const char *p = s;
+
+	for (int i = 0; i < 3; i++) {
+		const char *c = strchr(p, ',');
+		size_t len = c ? (size_t)(c - p) : strlen(p);
+
+		if ((i < 2) != (c != NULL))
+			return -EINVAL;
+		if (main_parse_cpu(p, len, &cpu[i]) < 0)
+			return -EINVAL;
+		p = c ? c + 1 : p + len;
+	}
+	*ret = (struct bench_placement){.daemon_cpu = cpu[0], .a_cpu = cpu[1], .b_cpu = cpu[2]};
+	return 0;
+}
+
+enum {
+	OPT_WARMUP = 256,
+	OPT_MAX_SECONDS,
+	OPT_DEPTH,
+	OPT_BEST_EFFORT,
+	OPT_PIN,
+	OPT_POLL_SPIN,
+	OPT_SDDSD,
+	OPT_RAW,
+	OPT_JSON,
+};
+
+/* Returns 0, 1 for --help (exit 0) or -EINVAL (usage error, message printed). */
+static int main_parse(int argc, char **argv, struct bench_opts *o)
+{
+	static const struct option longopts[] = {
+		{"iterations", required_argument, NULL, 'n'},
+		{"warmup", required_argument, NULL, OPT_WARMUP},
+		{"size", required_argument, NULL, 's'},
+		{"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
+		{"tput-seconds", required_argument, NULL, 't'},
+		{"depth", required_argument, NULL, OPT_DEPTH},
+		{"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
+		{"pin", optional_argument, NULL, OPT_PIN},
+		{"poll-spin-ns", required_argument, NULL, OPT_POLL_SPIN},
+		{"sddsd", required_argument, NULL, OPT_SDDSD},
+		{"raw", required_argument, NULL, OPT_RAW},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	int c;
+
+	*o = (struct bench_opts){
+		.size = MAIN_DEFAULT_SIZE,
+		.iterations = MAIN_DEFAULT_ITERATIONS,
+		.warmup = MAIN_DEFAULT_WARMUP,
+		.max_seconds = MAIN_DEFAULT_MAX_SECONDS,
+		.tput_seconds = MAIN_DEFAULT_TPUT_SECONDS,
+		.depth = MAIN_DEFAULT_DEPTH,
+		.reliable = true,
+		.poll_spin_ns = MAIN_DEFAULT_POLL_SPIN_NS,
+	};
+	while ((c = getopt_long(argc, argv, "n:s:t:h", longopts, NULL)) != -1) {
+		int err = 0;
+
+		switch (c) {
+		case 'n':
+			err = main_parse_u64(optarg, 1, 1000000000, &o->iterations);
+			break;
+		case OPT_WARMUP:
+			err = main_parse_u64(optarg, 0, 1000000000, &o->warmup);
+			break;
+		case 's':
+			err = main_parse_u64(optarg, 1, BENCH_MAX_SIZE, &v);
+			o->size = (uint32_t)v;
+			break;
+		case OPT_MAX_SECONDS:
+			err = main_parse_secs(optarg, 0.1, 86400, &o->max_seconds);
+			break;
+		case 't':
+			err = main_parse_secs(optarg, 0.05, 3600, &o->tput_seconds);
+			break;
+		case OPT_DEPTH:
+			err = main_parse_u64(optarg, 1, 1u << 20, &v);
+			o->depth = (uint32_t)v;
+			break;
+		case OPT_BEST_EFFORT:
+			o->reliable = false;
+			break;
+		case OPT_PIN:
+			o->pin = true;
+			o->pin_sweep = optarg == NULL;
+			if (optarg)
+				err = main_parse_placement(optarg, &o->pin_spec);
+			break;
+		case OPT_POLL_SPIN:
+			err = main_parse_u64(optarg, 0, INT64_MAX, &v);
+			o->poll_spin_ns = (int64_t)v;
+			break;
+		case OPT_SDDSD:
+			o->sddsd_path = optarg;
+			break;
+		case OPT_RAW:
+			o->raw_prefix = optarg;
+			break;
+		case OPT_JSON:
+			o->json = true;
+			break;
+		case 'h':
+			main_usage(stdout);
+			return 1;
+		default:
+			main_usage(stderr);
+			return -EINVAL;
+		}
+		if (err < 0) {
+			fprintf(stderr, "sdds-bench: bad value for %s: %s\n", argv[optind - 1], optarg ? optarg : "");
+			return -EINVAL;
+		}
+	}
+	if (optind != argc - 1 || strcmp(argv[optind], "local") != 0) {
+		main_usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * The placements to try. Unpinned first; then, on two or more CPUs, the
+ * daemon alone on one CPU with both clients on the other, the daemon
+ * sharing with either client, and everything on one CPU (where a futex
+ * wake-up needs no cross-CPU interrupt).
+ */
+static int main_placements(const struct bench_opts *o, int n_cpus, struct bench_placement *pl)
+{
+	int c0 = proc_cpu_nth(0), c1 = proc_cpu_nth(1);
+	int n = 0;
+
+	if (!o->pin) {
+		pl[n++] = (struct bench_placement){BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
+		return n;
+	}
+	if (!o->pin_sweep) {
+		pl[n++] = o->pin_spec;
+		return n;
+	}
+	pl[n++] = (struct bench_placement){BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
+	if (n_cpus >= 2) {
+		pl[n++] = (struct bench_placement){c0, c1, c1};
+		pl[n++] = (struct bench_placement){c0, c0, c1};
+		pl[n++] = (struct bench_placement){c0, c1, c0};
+	}
+	pl[n++] = (struct bench_placement){c0, c0, c0};
+	return n;
+}
+
+/* Lowest median among the placements whose latency run succeeded, or -1. */
+static int main_best(const struct mode_result *m, int n)
+{
+	int best = -1;
+
+	for (int i = 0; i < n; i++)
+		if (m[i].lat.ok && (best < 0 || m[i].lat.st.median < m[best].lat.st.median))
+			best = i;
+	return best;
+}
+
+/* Progress goes to stderr, so stdout holds only the table or the JSON. */
+__attribute__((format(printf, 1, 2))) static void main_progress(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fflush(stderr);
+}
+
+/* One daemon mode in one placement: start sddsd, latency, throughput, stop. */
+static void main_run_mode(const struct bench_opts *o, const char *sddsd_path, bool polling, struct mode_result *m)
+{
+	struct sddsd_proc d;
+	char name[64], pl[96], why[BENCH_WHY_MAX];
+	const char *mode = polling ? "polling" : "blocking";
+	int err;
+
+	report_placement_str(&m->pl, pl, sizeof(pl));
+	if (!sddsd_path) {
+		m->lat.ran = m->tput.ran = true;
+		bench_why(m->lat.why, "sddsd binary not found (give --sddsd PATH)");
+		bench_why(m->tput.why, "sddsd binary not found (give --sddsd PATH)");
+		return;
+	}
+	err = sddsd_start(sddsd_path, polling, m->pl.daemon_cpu, &d, why);
+	if (err < 0) {
+		m->lat.ran = m->tput.ran = true;
+		memcpy(m->lat.why, why, sizeof(why));
+		memcpy(m->tput.why, why, sizeof(why));
+		return;
+	}
+	snprintf(name, sizeof(name), "sddsd-%s-%c%d-%c%d-%c%d", mode, 'd', m->pl.daemon_cpu, 'a', m->pl.a_cpu, 'b',
+		 m->pl.b_cpu);
+	main_progress("sdds-bench: sddsd %s latency, %s\n", mode, pl);
+	local_latency(o, d.sock, polling, &m->pl, name, &m->lat);
+	if (sddsd_alive(&d)) {
+		main_progress("sdds-bench: sddsd %s throughput, %s\n", mode, pl);
+		local_throughput(o, d.sock, polling, &m->pl, &m->tput);
+	} else {
+		m->tput.ran = true;
+		bench_why(m->tput.why, "sddsd died during the latency run");
+	}
+	err = sddsd_stop(&d, why);
+	if (err < 0) {
+		memcpy(m->daemon_note, why, sizeof(why));
+		fprintf(stderr, "sdds-bench: %s, %s: %s\n", mode, pl, why);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct bench_results r;
+	struct bench_placement pl[BENCH_MAX_PLACEMENTS];
+	char sddsd_buf[PATH_MAX];
+	struct bench_opts o;
+	int rc, n;
+
+	rc = main_parse(argc, argv, &o);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	r.n_cpus = proc_cpu_count();
+	if (sddsd_find(o.sddsd_path, sddsd_buf, sizeof(sddsd_buf)) == 0)
+		r.sddsd_path = sddsd_buf;
+	else
+		fprintf(stderr, "sdds-bench: sddsd not found%s%s\n", o.sddsd_path ? " at " : "",
+			o.sddsd_path ? o.sddsd_path : " next to sdds-bench (give --sddsd PATH)");
+	if (o.iterations < 100000)
+		fprintf(stderr, "sdds-bench: note: %llu iterations; report figures from >= 100000\n",
+			(unsigned long long)o.iterations);
+
+	/* Baselines: the two processes on different CPUs when pinning, like the clients at best. */
+	r.base_pl = (struct bench_placement){BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
+	if (o.pin && r.n_cpus >= 2) {
+		r.base_pl.a_cpu = proc_cpu_nth(0);
+		r.base_pl.b_cpu = proc_cpu_nth(1);
+	}
+	main_progress("sdds-bench: baseline spin\n");
+	baseline_run(BASELINE_SPIN, &o, r.base_pl.a_cpu, r.base_pl.b_cpu, "spin", &r.spin);
+	main_progress("sdds-bench: baseline futex\n");
+	baseline_run(BASELINE_FUTEX, &o, r.base_pl.a_cpu, r.base_pl.b_cpu, "futex", &r.futex);
+	if (o.pin) {
+		int c0 = proc_cpu_nth(0);
+
+		main_progress("sdds-bench: baseline futex on one CPU\n");
+		baseline_run(BASELINE_FUTEX, &o, c0, c0, "futex-same-cpu", &r.futex_same);
+	}
+
+	n = main_placements(&o, r.n_cpus, pl);
+	r.n_placements = n;
+	for (int i = 0; i < n; i++) {
+		r.polling[i].pl = pl[i];
+		main_run_mode(&o, r.sddsd_path, true, &r.polling[i]);
+	}
+	for (int i = 0; i < n; i++) {
+		r.blocking[i].pl = pl[i];
+		main_run_mode(&o, r.sddsd_path, false, &r.blocking[i]);
+	}
+	r.best_polling = main_best(r.polling, n);
+	r.best_blocking = main_best(r.blocking, n);
+
+	main_progress("sdds-bench: monolithic throughput\n");
+	{
+		/* The threads go where the baselines ran: the clients' best case. */
+		struct bench_placement mono_pl = r.base_pl;
+
+		local_monolithic(&o, true, &mono_pl, &r.mono_spin);
+		local_monolithic(&o, false, &mono_pl, &r.mono_sleep);
+	}
+
+	if (o.json)
+		report_json(stdout, &o, &r);
+	else
+		report_table(stdout, &o, &r);
+
+	rc = 0;
+	for (int i = 0; i < n; i++)
+		if (!r.polling[i].lat.ok || !r.polling[i].tput.ok || !r.blocking[i].lat.ok || !r.blocking[i].tput.ok)
+			rc = 1;
+	return rc;
+}

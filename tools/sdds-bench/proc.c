@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proc.c - shared memory, pinning and role processes (see proc.h).
+ *
+ * OVERVIEW
+ * proc_wait_all holds one pidfd per child (pidfd_open, Linux 5.3) and polls
+ * them: a pidfd becomes readable when its process exits, which lets the
+ * parent sleep with a deadline instead of polling waitpid.
+ */
+#include "proc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define PROC_MAX_CHILDREN 8
+#define PROC_EXIT_PIN 120
+
+int proc_shm_new(size_t size, struct proc_shm *ret)
+{
+	void *base;
+	int fd, err;
+
+	/* A memfd like the daemon's segments, so both paths use the same kind of memory. */
+	fd = memfd_create("sdds-bench", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0) {
+		err = -errno;
+		goto fail_close_fd;
+	}
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED) {
+		err = -errno;
+		goto fail_close_fd;
+	}
+	/* The mapping keeps the memory alive; the fd is not needed any more. */
+	close(fd);
+	ret->base = base;
+	ret->size = size;
+	return 0;
+
+fail_close_fd:
+	close(fd);
+	return err;
+}
+
+void proc_shm_free(struct proc_shm *s)
+{
+	if (s->base)
+		munmap(s->base, s->size);
+	s->base = NULL;
+	s->size = 0;
+}
+
+int proc_cpu_count(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	n = CPU_COUNT(&set);
+	return n > 0 ? n : 1;
+}
+
+int proc_cpu_nth(int idx)
+{
+	cpu_set_t set;
+	int n = proc_cpu_count();
+	int seen = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return idx;
+	idx %= n;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		if (seen++ == idx)
+			return cpu;
+	}
+	return 0;
+}
+
+int proc_pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	if (cpu >= CPU_SETSIZE)
+		return -EINVAL;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	/* pid 0 is the calling thread; children inherit the mask at fork. */
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		return -errno;
+	return 0;
+}
+
+int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid)
+{
+	pid_t pid;
+
+	/* Buffered output would be written twice, once by each process. */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int rc;
+
+		if (proc_pin_self(cpu) < 0)
+			_exit(PROC_EXIT_PIN);
+		rc = fn(arg);
+		fflush(stdout);
+		fflush(stderr);
+		_exit(rc & 0xff);
+	}
+	*ret_pid = pid;
+	return 0;
+}
+
+static int proc_pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static bool proc_failed(int status)
+{
+	return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+}
+
+int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuses)
+{
+	struct pollfd pfd[PROC_MAX_CHILDREN];
+	int pidfd[PROC_MAX_CHILDREN];
+	bool done[PROC_MAX_CHILDREN] = {false};
+	size_t left = n;
+	bool timed_out = false, failed = false, killed = false;
+	int err = 0;
+
+	if (n > PROC_MAX_CHILDREN)
+		return -EINVAL;
+	/* Without a pidfd (old kernel) poll just times out and waitpid still reaps. */
+	for (size_t i = 0; i < n; i++)
+		pidfd[i] = proc_pidfd_open(pids[i]);
+	while (left > 0) {
+		int64_t now = bench_now_ns();
+		int timeout_ms;
+
+		if (now >= deadline_ns && !killed) {
+			timed_out = true;
+			killed = true;
+			for (size_t i = 0; i < n; i++)
+				if (!done[i])
+					kill(pids[i], SIGKILL);
+		}
+		timeout_ms = killed ? 100 : (int)((deadline_ns - now) / 1000000 + 1);
+		if (timeout_ms > 1000)
+			timeout_ms = 1000;
+		for (size_t i = 0; i < n; i++) {
+			pfd[i].fd = done[i] ? -1 : pidfd[i];
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		if (poll(pfd, n, timeout_ms) < 0 && errno != EINTR) {
+			err = -errno;
+			break;
+		}
+		for (size_t i = 0; i < n; i++) {
+			int st;
+			pid_t r;
+
+			if (done[i])
+				continue;
+			r = waitpid(pids[i], &st, WNOHANG);
+			if (r == 0)
+				continue;
+			if (r < 0)
+				st = 0x7f00; /* reaped elsewhere: report as exit 127 */
+			done[i] = true;
+			left--;
+			statuses[i] = st;
+			if (proc_failed(st))
+				failed = true;
+		}
+		if (failed && !killed && left > 0) {
+			/* The peer of a failed role would only wait for it: stop it now. */
+			killed = true;
+			for (size_t i = 0; i < n; i++)
+				if (!done[i])
+					kill(pids[i], SIGKILL);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!done[i]) {
+			/* Only after a poll error: make sure nobody is left behind. */
+			kill(pids[i], SIGKILL);
+			waitpid(pids[i], &statuses[i], 0);
+		}
+		if (pidfd[i] >= 0)
+			close(pidfd[i]);
+	}
+	if (err)
+		return err;
+	if (timed_out)
+		return -ETIMEDOUT;
+	return failed ? -ECHILD : 0;
+}
+
+void proc_status_str(int status, char *buf, size_t cap)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, cap, "exit %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, cap, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, cap, "status 0x%x", status);
+}

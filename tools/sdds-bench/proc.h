@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proc.h - the processes of a benchmark run: shared memory, CPU pinning,
+ * forked role processes and waiting for them with a deadline.
+ *
+ * OVERVIEW
+ * Every run forks its role processes from the single-threaded main process
+ * (so fork is safe: no lock of another thread can be held) and shares
+ * results with them through a MAP_SHARED memfd mapping made before the fork.
+ * A role function returns 0 or an exit code; it never returns into the
+ * caller's stack in the child (the child _exits). The parent waits on pidfds
+ * with poll(), so it sleeps and costs the measured processes no CPU, and
+ * kills every child still running when the deadline passes or when one of
+ * them failed (its peer would otherwise wait for it until its own timeout).
+ * All descriptors made here are close-on-exec, so the daemon exec'd later
+ * inherits none of them.
+ */
+#ifndef SDDS_BENCH_PROC_H
+#define SDDS_BENCH_PROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct proc_shm {
+	void *base; /* mapping, owned */
+	size_t size;
+};
+
+/* Map size zeroed bytes shared with children forked later. Returns 0 or -errno. */
+int proc_shm_new(size_t size, struct proc_shm *ret);
+/* Unmap; accepts a zeroed struct. */
+void proc_shm_free(struct proc_shm *s);
+
+/* Number of CPUs in this process's affinity mask (>= 1). */
+int proc_cpu_count(void);
+/* The idx-th CPU id of the affinity mask (idx taken modulo the count). */
+int proc_cpu_nth(int idx);
+/* Pin the calling thread to cpu; cpu < 0 does nothing. Returns 0 or -errno. */
+int proc_pin_self(int cpu);
+
+/* A role run in a child; returns its exit code (0 = success). */
+typedef int (*proc_role_fn)(void *arg);
+
+/*
+ * Fork a child that pins itself to cpu (< 0: not pinned), runs fn(arg) and
+ * _exits with its result (an exit code 120 if pinning failed). *ret_pid is
+ * the child. Returns 0 or -errno.
+ */
+int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid);
+
+/*
+ * Wait for the n children in pids until deadline_ns (CLOCK_MONOTONIC).
+ * statuses[i] gets the wait status of child i. A child that fails (non-zero
+ * exit or a signal) makes the others be killed at once; at the deadline
+ * everyone left is killed. Every child is reaped before this returns.
+ * Returns 0 when all exited 0, -ETIMEDOUT when the deadline killed someone,
+ * -ECHILD when a child failed, or another -errno.
+ */
+int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuses);
+
+/* Describe a wait status ("exit 3", "signal 9 (Killed)") into buf. */
+void proc_status_str(int status, char *buf, size_t cap);
+
+#endif /* SDDS_BENCH_PROC_H */

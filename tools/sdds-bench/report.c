@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - the table and the JSON object (see report.h).
+ *
+ * OVERVIEW
+ * Figures are kept in nanoseconds and samples per second; they are printed
+ * in microseconds and M samples/s. The "best" placement of a daemon mode
+ * (lowest median latency among the runs that succeeded) is the one the
+ * ratios and goals use; with a placement sweep every placement is listed.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "json.h"
+
+/* A ratio of two successful figures, or NAN. */
+static double report_ratio(bool ok_a, double a, bool ok_b, double b)
+{
+	if (!ok_a || !ok_b || b <= 0)
+		return NAN;
+	return a / b;
+}
+
+void report_placement_str(const struct bench_placement *pl, char *buf, size_t cap)
+{
+	char d[16], a[16], b[16];
+
+	if (pl->daemon_cpu < 0 && pl->a_cpu < 0 && pl->b_cpu < 0) {
+		snprintf(buf, cap, "unpinned");
+		return;
+	}
+	snprintf(d, sizeof(d), pl->daemon_cpu < 0 ? "any" : "cpu%d", pl->daemon_cpu);
+	snprintf(a, sizeof(a), pl->a_cpu < 0 ? "any" : "cpu%d", pl->a_cpu);
+	snprintf(b, sizeof(b), pl->b_cpu < 0 ? "any" : "cpu%d", pl->b_cpu);
+	snprintf(buf, cap, "sddsd:%s A:%s B:%s", d, a, b);
+}
+
+static const struct mode_result *report_best(const struct mode_result *m, int best)
+{
+	return best >= 0 ? &m[best] : NULL;
+}
+
+/* The figures the ratios and goals use; NaN where a run failed. */
+struct report_ratios {
+	double polling_over_spin, polling_over_spin_p99;
+	double blocking_over_hop, blocking_over_hop_p99;
+	double blocking_over_hop_same; /* against the same-CPU futex hop, when measured */
+	double tput_polling_over_mono, tput_blocking_over_mono;
+};
+
+static void report_ratios_compute(const struct bench_results *r, struct report_ratios *x)
+{
+	const struct mode_result *p = report_best(r->polling, r->best_polling);
+	const struct mode_result *b = report_best(r->blocking, r->best_blocking);
+	bool p_ok = p && p->lat.ok, b_ok = b && b->lat.ok;
+
+	x->polling_over_spin = report_ratio(p_ok, p_ok ? p->lat.st.median : 0, r->spin.ok, r->spin.st.median);
+	x->polling_over_spin_p99 = report_ratio(p_ok, p_ok ? p->lat.st.p99 : 0, r->spin.ok, r->spin.st.p99);
+	x->blocking_over_hop = report_ratio(b_ok, b_ok ? b->lat.st.median : 0, r->futex.ok, r->futex.st.median);
+	x->blocking_over_hop_p99 = report_ratio(b_ok, b_ok ? b->lat.st.p99 : 0, r->futex.ok, r->futex.st.p99);
+	x->blocking_over_hop_same =
+		report_ratio(b_ok, b_ok ? b->lat.st.median : 0, r->futex_same.ok, r->futex_same.st.median);
+	x->tput_polling_over_mono = report_ratio(p && p->tput.ok, p && p->tput.ok ? p->tput.rate : 0,
+						 r->mono_spin.ok, r->mono_spin.rate);
+	x->tput_blocking_over_mono = report_ratio(b && b->tput.ok, b && b->tput.ok ? b->tput.rate : 0,
+						  r->mono_sleep.ok, r->mono_sleep.rate);
+}
+
+/* ------------------------------------------------------------------ table */
+
+static void report_lat_row(FILE *f, const char *label, const struct lat_result *l)
+{
+	if (!l->ran)
+		return;
+	if (!l->ok) {
+		fprintf(f, "  %-34s  FAILED: %s\n", label, l->why);
+		return;
+	}
+	fprintf(f, "  %-34s %8llu %9.3f %9.3f %9.3f %10.3f%s\n", label, (unsigned long long)l->st.n,
+		l->st.median / 1e3, l->st.p99 / 1e3, l->st.p999 / 1e3, l->st.max / 1e3,
+		l->truncated ? "  (time cap)" : "");
+}
+
+static void report_tput_row(FILE *f, const char *label, const struct tput_result *t, bool goal)
+{
+	if (!t->ran)
+		return;
+	if (!t->ok) {
+		fprintf(f, "  %-34s  FAILED: %s\n", label, t->why);
+		return;
+	}
+	fprintf(f, "  %-34s %9.3f M/s  (writer %.3f M/s, %llu taken, %llu lost)", label, t->rate / 1e6,
+		t->writer_rate / 1e6, (unsigned long long)t->received, (unsigned long long)t->lost);
+	if (goal)
+		fprintf(f, "  goal >= %.0f M/s: %s", BENCH_GOAL_TPUT / 1e6,
+			t->rate >= BENCH_GOAL_TPUT ? "met" : "NOT MET");
+	fputc('\n', f);
+}
+
+static void report_ratio_row(FILE *f, const char *label, double v, const char *why_missing)
+{
+	if (isnan(v))
+		fprintf(f, "  %-44s  n/a (%s)\n", label, why_missing);
+	else
+		fprintf(f, "  %-44s %8.2fx\n", label, v);
+}
+
+void report_table(FILE *f, const struct bench_opts *o, const struct bench_results *r)
+{
+	const struct mode_result *p = report_best(r->polling, r->best_polling);
+	const struct mode_result *b = report_best(r->blocking, r->best_blocking);
+	struct report_ratios x;
+	char pl[96];
+
+	report_ratios_compute(r, &x);
+	fprintf(f, "sdds-bench local: %u-byte samples, %s, %llu iterations (+%llu warm-up, cap %.0f s), %d CPUs\n",
+		o->size, o->reliable ? "reliable" : "best effort", (unsigned long long)o->iterations,
+		(unsigned long long)o->warmup, o->max_seconds, r->n_cpus);
+	fprintf(f, "sddsd: %s\n", r->sddsd_path ? r->sddsd_path : "(not found)");
+	report_placement_str(&r->base_pl, pl, sizeof(pl));
+	fprintf(f, "baselines: ping side %s\n", strstr(pl, "A:") ? strstr(pl, "A:") : pl);
+	if (!o->pin)
+		fprintf(f, "pinning: none (--pin tries placements, --pin=D,A,B sets one)\n");
+	fputc('\n', f);
+
+	fprintf(f, "one-way latency, us (RTT/2)                 n    median       p99     p99.9        max\n");
+	report_lat_row(f, "baseline: spin on a shared line", &r->spin);
+	report_lat_row(f, "baseline: futex wait/wake (1 hop)", &r->futex);
+	report_lat_row(f, "baseline: futex, both on one CPU", &r->futex_same);
+	if (p)
+		report_lat_row(f, "sddsd --poll, clients spin", &p->lat);
+	else
+		fprintf(f, "  %-34s  FAILED: %s\n", "sddsd --poll, clients spin", r->polling[0].lat.why);
+	if (b)
+		report_lat_row(f, "sddsd blocking, clients sleep", &b->lat);
+	else
+		fprintf(f, "  %-34s  FAILED: %s\n", "sddsd blocking, clients sleep", r->blocking[0].lat.why);
+	if (p) {
+		report_placement_str(&p->pl, pl, sizeof(pl));
+		fprintf(f, "  (sddsd polling ran %s)\n", pl);
+	}
+	if (b) {
+		report_placement_str(&b->pl, pl, sizeof(pl));
+		fprintf(f, "  (sddsd blocking ran %s)\n", pl);
+	}
+	fputc('\n', f);
+
+	fprintf(f, "ratios and goals\n");
+	report_ratio_row(f, "sddsd polling / spin (median)", x.polling_over_spin, "a run failed");
+	report_ratio_row(f, "sddsd polling / spin (p99)", x.polling_over_spin_p99, "a run failed");
+	if (p && p->lat.ok)
+		fprintf(f, "  %-44s %8.3f us  goal <= %.1f us (iceoryx polling): %s\n", "sddsd polling median",
+			p->lat.st.median / 1e3, BENCH_GOAL_POLLING_US,
+			p->lat.st.median / 1e3 <= BENCH_GOAL_POLLING_US ? "met" : "NOT MET");
+	report_ratio_row(f, "sddsd blocking / one futex hop (median)", x.blocking_over_hop, "a run failed");
+	if (!isnan(x.blocking_over_hop))
+		fprintf(f, "  %-44s %8s    goal <= %.1fx: %s\n", "", "", BENCH_GOAL_BLOCKING_HOPS,
+			x.blocking_over_hop <= BENCH_GOAL_BLOCKING_HOPS ? "met" : "NOT MET");
+	report_ratio_row(f, "sddsd blocking / one futex hop (p99)", x.blocking_over_hop_p99, "a run failed");
+	if (r->futex_same.ran)
+		report_ratio_row(f, "sddsd blocking / same-CPU futex hop (median)", x.blocking_over_hop_same,
+				 "a run failed");
+	fputc('\n', f);
+
+	fprintf(f, "throughput, samples/s taken by the reader (%.1f s each, reader depth %u)\n", o->tput_seconds,
+		o->depth);
+	if (p)
+		report_tput_row(f, "sddsd --poll, clients spin", &p->tput, true);
+	if (b)
+		report_tput_row(f, "sddsd blocking, clients sleep", &b->tput, true);
+	report_tput_row(f, "monolithic, threads spin", &r->mono_spin, false);
+	report_tput_row(f, "monolithic, threads sleep", &r->mono_sleep, false);
+	report_ratio_row(f, "isolated / monolithic, polling (spinning)", x.tput_polling_over_mono, "a run failed");
+	report_ratio_row(f, "isolated / monolithic, blocking (sleeping)", x.tput_blocking_over_mono,
+			 "a run failed");
+
+	if (r->n_placements > 1) {
+		fputc('\n', f);
+		fprintf(f, "placements (A = ping side / writer, B = pong side / reader)\n");
+		fprintf(f, "  %-8s %-30s %9s %9s %9s %10s %8s %9s\n", "mode", "placement", "median", "p99", "p99.9",
+			"max", "n", "tput M/s");
+		for (int mode = 0; mode < 2; mode++) {
+			const struct mode_result *m = mode == 0 ? r->polling : r->blocking;
+			int best = mode == 0 ? r->best_polling : r->best_blocking;
+
+			for (int i = 0; i < r->n_placements; i++) {
+				report_placement_str(&m[i].pl, pl, sizeof(pl));
+				fprintf(f, "  %-8s %-30s", mode == 0 ? "polling" : "blocking", pl);
+				if (m[i].lat.ok)
+					fprintf(f, " %9.3f %9.3f %9.3f %10.3f %8llu", m[i].lat.st.median / 1e3,
+						m[i].lat.st.p99 / 1e3, m[i].lat.st.p999 / 1e3, m[i].lat.st.max / 1e3,
+						(unsigned long long)m[i].lat.st.n);
+				else
+					fprintf(f, " %9s %9s %9s %10s %8s", "failed", "", "", "", "");
+				if (m[i].tput.ok)
+					fprintf(f, " %9.3f", m[i].tput.rate / 1e6);
+				else
+					fprintf(f, " %9s", "failed");
+				fprintf(f, "%s%s\n", i == best ? "  <- best" : "",
+					m[i].lat.truncated ? " (time cap)" : "");
+			}
+		}
+	}
+	for (int mode = 0; mode < 2; mode++) {
+		const struct mode_result *m = mode == 0 ? r->polling : r->blocking;
+
+		for (int i = 0; i < r->n_placements; i++) {
+			if (!m[i].daemon_note[0])
+				continue;
+			report_placement_str(&m[i].pl, pl, sizeof(pl));
+			fprintf(f, "note: %s, %s: %s\n", mode == 0 ? "polling" : "blocking", pl, m[i].daemon_note);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------- JSON */
+
+static void report_json_lat(struct json *j, const char *key, const struct lat_result *l)
+{
+	json_obj_begin(j, key);
+	json_bool(j, "ok", l->ok);
+	if (!l->ok) {
+		json_str(j, "error", l->ran ? l->why : "not run");
+	} else {
+		json_uint(j, "iterations", l->st.n);
+		json_uint(j, "requested", l->requested);
+		json_bool(j, "truncated", l->truncated);
+		json_num(j, "median_us", l->st.median / 1e3);
+		json_num(j, "p99_us", l->st.p99 / 1e3);
+		json_num(j, "p999_us", l->st.p999 / 1e3);
+		json_num(j, "max_us", l->st.max / 1e3);
+		json_num(j, "min_us", l->st.min / 1e3);
+		json_num(j, "mean_us", l->st.mean / 1e3);
+	}
+	json_obj_end(j);
+}
+
+static void report_json_tput(struct json *j, const char *key, const struct tput_result *t)
+{
+	json_obj_begin(j, key);
+	json_bool(j, "ok", t->ok);
+	if (!t->ok) {
+		json_str(j, "error", t->ran ? t->why : "not run");
+	} else {
+		json_num(j, "samples_per_s", t->rate);
+		json_num(j, "writer_samples_per_s", t->writer_rate);
+		json_uint(j, "written", t->written);
+		json_uint(j, "received", t->received);
+		json_uint(j, "lost", t->lost);
+		json_num(j, "seconds", t->seconds);
+	}
+	json_obj_end(j);
+}
+
+static void report_json_pl(struct json *j, const struct bench_placement *pl)
+{
+	char s[96];
+
+	json_obj_begin(j, "placement");
+	report_placement_str(pl, s, sizeof(s));
+	json_str(j, "text", s);
+	json_int(j, "daemon_cpu", pl->daemon_cpu);
+	json_int(j, "a_cpu", pl->a_cpu);
+	json_int(j, "b_cpu", pl->b_cpu);
+	json_obj_end(j);
+}
+
+static void report_json_mode(struct json *j, const char *key, const struct mode_result *m, int best)
+{
+	json_obj_begin(j, key);
+	if (best >= 0) {
+		report_json_pl(j, &m[best].pl);
+		report_json_lat(j, "latency", &m[best].lat);
+		report_json_tput(j, "throughput", &m[best].tput);
+	} else {
+		/* Every placement failed: show the first one's reasons. */
+		report_json_pl(j, &m[0].pl);
+		report_json_lat(j, "latency", &m[0].lat);
+		report_json_tput(j, "throughput", &m[0].tput);
+	}
+	json_obj_end(j);
+}
+
+/* A goal check: true/false, or null when a figure is missing. */
+static void report_json_met(struct json *j, const char *key, double v, double goal, bool at_most)
+{
+	if (isnan(v))
+		json_null(j, key);
+	else
+		json_bool(j, key, at_most ? v <= goal : v >= goal);
+}
+
+void report_json(FILE *f, const struct bench_opts *o, const struct bench_results *r)
+{
+	const struct mode_result *p = report_best(r->polling, r->best_polling);
+	const struct mode_result *b = report_best(r->blocking, r->best_blocking);
+	struct report_ratios x;
+	struct json j;
+	char pl[96];
+
+	report_ratios_compute(r, &x);
+	json_init(&j, f);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "tool", "sdds-bench");
+	json_str(&j, "command", "local");
+	json_uint(&j, "size_bytes", o->size);
+	json_uint(&j, "iterations", o->iterations);
+	json_uint(&j, "warmup", o->warmup);
+	json_num(&j, "max_seconds", o->max_seconds);
+	json_num(&j, "tput_seconds", o->tput_seconds);
+	json_uint(&j, "depth", o->depth);
+	json_str(&j, "reliability", o->reliable ? "reliable" : "best_effort");
+	json_int(&j, "poll_spin_ns", o->poll_spin_ns);
+	json_int(&j, "cpus", r->n_cpus);
+	json_str(&j, "sddsd", r->sddsd_path);
+	json_str(&j, "pinning", !o->pin ? "none" : o->pin_sweep ? "sweep" : "explicit");
+	report_placement_str(&r->base_pl, pl, sizeof(pl));
+	json_str(&j, "baseline_placement", pl);
+
+	json_obj_begin(&j, "baseline");
+	report_json_lat(&j, "spin", &r->spin);
+	report_json_lat(&j, "futex", &r->futex);
+	if (r->futex_same.ran)
+		report_json_lat(&j, "futex_same_cpu", &r->futex_same);
+	json_obj_end(&j);
+
+	report_json_mode(&j, "polling", r->polling, r->best_polling);
+	report_json_mode(&j, "blocking", r->blocking, r->best_blocking);
+
+	json_obj_begin(&j, "monolithic");
+	report_json_tput(&j, "spin", &r->mono_spin);
+	report_json_tput(&j, "sleep", &r->mono_sleep);
+	json_obj_end(&j);
+
+	json_obj_begin(&j, "ratios");
+	json_num(&j, "polling_over_spin", x.polling_over_spin);
+	json_num(&j, "polling_over_spin_p99", x.polling_over_spin_p99);
+	json_num(&j, "blocking_over_futex_hop", x.blocking_over_hop);
+	json_num(&j, "blocking_over_futex_hop_p99", x.blocking_over_hop_p99);
+	if (r->futex_same.ran)
+		json_num(&j, "blocking_over_futex_hop_same_cpu", x.blocking_over_hop_same);
+	json_num(&j, "tput_polling_over_monolithic", x.tput_polling_over_mono);
+	json_num(&j, "tput_blocking_over_monolithic", x.tput_blocking_over_mono);
+	json_obj_end(&j);
+
+	json_obj_begin(&j, "goals");
+	json_num(&j, "polling_median_us_max", BENCH_GOAL_POLLING_US);
+	report_json_met(&j, "polling_met", p && p->lat.ok ? p->lat.st.median / 1e3 : NAN, BENCH_GOAL_POLLING_US,
+			true);
+	json_num(&j, "blocking_over_futex_hop_max", BENCH_GOAL_BLOCKING_HOPS);
+	report_json_met(&j, "blocking_met", x.blocking_over_hop, BENCH_GOAL_BLOCKING_HOPS, true);
+	json_num(&j, "tput_samples_per_s_min", BENCH_GOAL_TPUT);
+	report_json_met(&j, "tput_polling_met", p && p->tput.ok ? p->tput.rate : NAN, BENCH_GOAL_TPUT, false);
+	report_json_met(&j, "tput_blocking_met", b && b->tput.ok ? b->tput.rate : NAN, BENCH_GOAL_TPUT, false);
+	json_obj_end(&j);
+
+	json_arr_begin(&j, "placements");
+	for (int mode = 0; mode < 2; mode++) {
+		const struct mode_result *m = mode == 0 ? r->polling : r->blocking;
+
+		for (int i = 0; i < r->n_placements; i++) {
+			json_obj_begin(&j, NULL);
+			json_str(&j, "mode", mode == 0 ? "polling" : "blocking");
+			report_json_pl(&j, &m[i].pl);
+			report_json_lat(&j, "latency", &m[i].lat);
+			report_json_tput(&j, "throughput", &m[i].tput);
+			if (m[i].daemon_note[0])
+				json_str(&j, "daemon_note", m[i].daemon_note);
+			json_obj_end(&j);
+		}
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}
