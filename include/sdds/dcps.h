@@ -95,7 +95,10 @@ SDDS_API void sdds_dcps_log(uint8_t lvl, const char *func, const char *fmt, ...)
 #define Log_error(...) sdds_dcps_log(3, __func__, __VA_ARGS__)
 #define Log_panic(...) sdds_dcps_log(4, __func__, __VA_ARGS__)
 
-/* The node id: the daemon session id of this process's client (non-zero once connected). */
+/*
+ * The node id: derived from the daemon session id of this process's client
+ * (from the pid in monolithic mode); non-zero once connected, 0 before.
+ */
 SDDS_API uint16_t NodeConfig_getNodeID(void);
 
 SDDS_API DDS_ReturnCode_t DDS_DataReader_set_listener(DDS_DataReader reader,

@@ -23,6 +23,7 @@
 #ifndef SDDS_SDDS_H
 #define SDDS_SDDS_H
 
+#include <errno.h> /* the -E* codes every function returns */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,7 +43,10 @@ typedef struct sdds_client_options {
 	const char *socket_path; /* NULL: $SDDS_SOCKET or the default path */
 	const char *name;        /* shown by sddsctl; NULL: program name */
 	int ctl_fd;              /* >= 0: an already connected control socket
-				  * (handed in by a sandbox); -1: connect */
+				  * (handed in by a sandbox); -1: connect.
+				  * The client owns it once sdds_client_new
+				  * succeeded (sdds_client_free closes it); on
+				  * failure the caller keeps it. */
 	int64_t spin_ns;         /* spin budget before sleeping; <0: $SDDS_SPIN_NS or 20000 */
 	bool monolithic;         /* run the broker core in-process, no daemon */
 } sdds_client_options;
@@ -53,7 +57,13 @@ SDDS_API void sdds_client_options_init(sdds_client_options *opts);
 
 /* Connect. opts may be NULL for defaults. */
 SDDS_API int sdds_client_new(const sdds_client_options *opts, sdds_client **ret_client);
-/* Disconnect and free every topic, writer and reader it still holds. */
+/*
+ * Disconnect and free every topic, writer and reader it still holds (their
+ * handles are invalid afterwards). Before hanging up it waits for the daemon
+ * to consume the samples already written, while the daemon makes progress
+ * (at most a few seconds). Works in every state, also after the daemon went
+ * away. Not from a listener: it joins the callback-manager thread.
+ */
 SDDS_API void sdds_client_free(sdds_client *client);
 /* Session id the daemon gave this client (0 in monolithic mode). */
 SDDS_API uint32_t sdds_client_session_id(const sdds_client *client);
@@ -107,27 +117,39 @@ SDDS_API void sdds_qos_init(sdds_qos *qos);
 SDDS_API int sdds_writer_new(sdds_topic *topic, const sdds_qos *qos, sdds_writer **ret_writer);
 SDDS_API void sdds_writer_free(sdds_writer *writer);
 /*
- * Write one sample of exactly the topic's sample size (the bytes are copied).
- * Waits up to max_blocking_ms for room when the pipeline is full, then gives
- * -ETIMEDOUT. Returns 0 also when nobody reads the topic.
+ * Write one sample of exactly the topic's sample size (the bytes are copied;
+ * the caller keeps sample). Waits up to max_blocking_ms for room when the
+ * pipeline is full, then gives -ETIMEDOUT (max_blocking_ms 0: -EAGAIN at
+ * once). Returns 0 also when nobody reads the topic.
+ * Through sddsd, "room" is room in the client's request ring; the daemon
+ * holds a sample for a full reliable reader up to max_blocking_ms and then
+ * delivers it to the other readers. In monolithic mode the write itself
+ * waits for the full reliable reader, and after max_blocking_ms delivers to
+ * the readers with room and returns -ETIMEDOUT.
  */
 SDDS_API int sdds_writer_write(sdds_writer *writer, const void *sample, size_t len);
 
 SDDS_API int sdds_reader_new(sdds_topic *topic, const sdds_qos *qos, sdds_reader **ret_reader);
 SDDS_API void sdds_reader_free(sdds_reader *reader);
 /*
- * Take the next sample into buf (cap bytes, at least the sample size).
+ * Take the next sample into buf (cap bytes, at least the sample size, else
+ * -EINVAL; buf is the caller's).
  * timeout_ns: 0 = do not wait (-EAGAIN when empty), < 0 = wait forever,
  * else wait that long (-ETIMEDOUT). *ret_len (may be NULL) gets the length.
  * A local dequeue from the shared segment: no round trip to the daemon.
+ * Once the daemon went away it returns -ENOTCONN, also when samples remain.
  */
 SDDS_API int sdds_reader_take(sdds_reader *reader, void *buf, size_t cap, size_t *ret_len, int64_t timeout_ns);
 
 typedef void (*sdds_listener_fn)(sdds_reader *reader, void *arg);
 /*
  * Call fn(reader, arg) on the client's callback-manager thread once for every
- * sample that arrives (the listener is expected to take it). fn NULL removes
- * the listener. Returns once the change is in effect.
+ * sample that arrives (the listener is expected to take it; samples already
+ * waiting when the listener is set count as arriving). fn NULL removes
+ * the listener. Returns once the change is in effect: after removal returns,
+ * the old fn is not running and will not run. May be called from inside a
+ * listener (also to free the reader). -ENOTCONN when setting one after the
+ * daemon went away; removal always works.
  */
 SDDS_API int sdds_reader_set_listener(sdds_reader *reader, sdds_listener_fn fn, void *arg);
 /* Samples this reader lost because it fell behind (best effort). */

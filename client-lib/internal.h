@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - libsddsclient's private objects and the transport vtable.
+ *
+ * OVERVIEW
+ * A client talks to the broker through one of two transports:
+ *   - remote (remote.c): sddsd over the control socket and the shared
+ *     segment; writes go into the request ring, reader rings live in the
+ *     segment's arena;
+ *   - mono (mono.c): the broker core in this process behind one process-wide
+ *     mutex; reader rings live in process memory.
+ * Everything else (take, blocking, listeners, object lifetime) is common code
+ * in client.c and listener.c and only sees `struct client_ops` plus two
+ * pointers: the `evt` doorbell samples are announced on and each reader's
+ * consumer handle. The transports differ in nothing a reader can observe.
+ *
+ * Locks, in the order they may nest (never the other way):
+ *   cb_lock (listener.c)  >  take_lock (per reader)
+ *   obj_lock (object lists)  and  the transport's own locks are leaves.
+ * No lock is held while a thread sleeps on a doorbell.
+ *
+ * Lifetime: the client owns every topic, writer and reader created through
+ * it and frees what is left in sdds_client_free. A topic is referenced by
+ * its writers and readers and by the application until sdds_topic_free; its
+ * memory goes with the last reference.
+ */
+#ifndef SDDS_CLIENT_INTERNAL_H
+#define SDDS_CLIENT_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sdds/sdds.h"
+
+#include "ipc/layout.h"
+#include "ipc/ring.h"
+#include "ipc/segment.h"
+
+struct broker_topic;
+struct broker_writer;
+struct broker_reader;
+
+/* Intrusive doubly linked list; a head is a link whose ends point at itself. */
+struct cl_link {
+	struct cl_link *prev;
+	struct cl_link *next;
+};
+
+static inline void cl_list_init(struct cl_link *head)
+{
+	head->prev = head;
+	head->next = head;
+}
+
+static inline void cl_list_add(struct cl_link *head, struct cl_link *l)
+{
+	l->next = head;
+	l->prev = head->prev;
+	head->prev->next = l;
+	head->prev = l;
+}
+
+static inline void cl_list_del(struct cl_link *l)
+{
+	l->prev->next = l->next;
+	l->next->prev = l->prev;
+	l->prev = l;
+	l->next = l;
+}
+
+static inline bool cl_list_empty(const struct cl_link *head)
+{
+	return head->next == head;
+}
+
+#define cl_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Transport operations; each returns 0 or -errno like the public API. */
+struct client_ops {
+	/* Fill t->handle / t->bt. */
+	int (*topic_new)(struct sdds_topic *t, const sdds_topic_desc *desc);
+	void (*topic_free)(struct sdds_topic *t);
+	/* Fill w->id / w->bw. */
+	int (*writer_new)(struct sdds_writer *w, const sdds_qos *qos);
+	/* closing: the client goes away (no round trip needed). */
+	void (*writer_free)(struct sdds_writer *w, bool closing);
+	/* len was checked against the topic's sample size. */
+	int (*writer_write)(struct sdds_writer *w, const void *sample, uint32_t len);
+	/* Fill r->id and attach r->cons to a formatted reader ring. */
+	int (*reader_new)(struct sdds_reader *r, const sdds_qos *qos);
+	void (*reader_free)(struct sdds_reader *r, bool closing);
+	/* A take freed a slot the producer waits for. */
+	void (*reader_kick)(struct sdds_reader *r);
+	/* Stop the transport's threads and wake every waiter; idempotent. */
+	void (*shutdown)(struct sdds_client *c);
+	/* Release what the transport holds; after shutdown and all objects. */
+	void (*destroy)(struct sdds_client *c);
+};
+
+/* The daemon transport's state (remote.c). */
+struct remote_state {
+	int ctl_fd;  /* owned */
+	int kick_fd; /* eventfd to wake the daemon, owned */
+	struct segment seg;
+	struct sdds_ring_ctl *req; /* request ring, inside seg */
+	bool daemon_polling;
+	uint32_t max_sample;
+
+	pthread_mutex_t prod_lock; /* the request ring producer */
+	struct ring_prod prod;
+
+	pthread_mutex_t rpc_lock; /* the control socket, request ids */
+	uint32_t next_id;
+
+	pthread_t monitor;
+	bool monitor_started;
+};
+
+struct sdds_client {
+	const struct client_ops *ops;
+	bool mono;
+	int64_t spin_ns;
+	uint32_t session_id;
+	atomic_bool disconnected;
+	/* Samples are announced here: the segment's or the local doorbell. */
+	struct sdds_doorbell *evt;
+
+	pthread_mutex_t obj_lock; /* the three lists below */
+	struct cl_link topics;
+	struct cl_link writers;
+	struct cl_link readers;
+
+	/* Callback manager (listener.c). */
+	pthread_mutex_t cb_lock;
+	pthread_cond_t cb_cond;
+	struct cl_link listening; /* readers with a listener, under cb_lock */
+	uint64_t cb_gen;          /* bumped when `listening` changes, under cb_lock */
+	pthread_t cb_thread;
+	bool cb_started; /* under cb_lock */
+	atomic_bool cb_stop;
+
+	struct remote_state remote;
+
+	/* Mono mode: the evt doorbell in process memory. */
+	struct sdds_doorbell local_evt;
+};
+
+struct sdds_topic {
+	struct sdds_client *client;
+	struct cl_link node; /* client->topics */
+	uint32_t refs;       /* under obj_lock */
+	bool user_ref;       /* the application has not called sdds_topic_free */
+	uint32_t sample_size;
+	uint32_t handle;          /* remote */
+	struct broker_topic *bt;  /* mono */
+};
+
+struct sdds_writer {
+	struct sdds_client *client;
+	struct sdds_topic *topic;
+	struct cl_link node; /* client->writers */
+	uint32_t id;                /* remote */
+	uint32_t max_blocking_ms;
+	bool reliable;
+	struct broker_writer *bw; /* mono */
+};
+
+struct sdds_reader {
+	struct sdds_client *client;
+	struct sdds_topic *topic;
+	struct cl_link node; /* client->readers */
+	uint32_t id;         /* remote */
+	bool reliable;
+
+	pthread_mutex_t take_lock; /* cons */
+	struct rring_cons cons;
+	atomic_uint_fast64_t lost; /* copy of cons.lost for other threads */
+
+	/* Listener, under client->cb_lock. */
+	sdds_listener_fn fn;
+	void *fn_arg;
+	uint64_t cb_seen; /* producer position up to which fn was called */
+	struct cl_link cb_node; /* client->listening while fn != NULL */
+
+	/* Mono mode, under the process-wide broker lock. */
+	struct broker_reader *br;
+	void *ring_mem; /* aligned_alloc, owned */
+	uint64_t serial;
+	uint32_t n_blocked; /* writers waiting for room in this ring */
+	struct cl_link mono_node;
+};
+
+extern const struct client_ops remote_ops;
+extern const struct client_ops mono_ops;
+
+/* remote.c: connect and hello; fills c->remote, c->session_id, c->evt. */
+int remote_open(struct sdds_client *c, const sdds_client_options *opts);
+/* mono.c: join the process-wide broker; fills c->evt. */
+int mono_open(struct sdds_client *c);
+
+/*
+ * client.c: mark the client disconnected (once) and wake everybody who
+ * sleeps on one of its doorbells. Safe from any thread, any number of times.
+ */
+void client_mark_disconnected(struct sdds_client *c);
+
+/* client.c: wait helper shared by the transports. */
+struct client_wait {
+	struct sdds_client *client;
+	bool (*ready)(struct client_wait *w);
+	_Atomic uint64_t *watch64; /* ready when *watch64 != seen64 */
+	uint64_t seen64;
+	_Atomic uint32_t *watch32; /* ready when *watch32 != seen32 */
+	uint32_t seen32;
+};
+/*
+ * Sleep on db until the watched word moved or the client got disconnected,
+ * with the client's spin budget, up to timeout_ns (< 0 forever).
+ * Returns 0 (moved), -ETIMEDOUT or -ENOTCONN.
+ */
+int client_wait_db(struct sdds_client *c, struct sdds_doorbell *db, struct client_wait *w,
+		   int64_t timeout_ns);
+
+/* listener.c */
+int listener_set(struct sdds_reader *r, sdds_listener_fn fn, void *arg);
+/* Withdraw r's listener before r goes away (waits for a running callback). */
+void listener_detach(struct sdds_reader *r);
+/* Stop and join the callback-manager thread (never from the thread itself). */
+void listener_stop(struct sdds_client *c);
+/* True on the callback-manager thread of c. */
+bool listener_on_thread(const struct sdds_client *c);
+
+#endif /* SDDS_CLIENT_INTERNAL_H */

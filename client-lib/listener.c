@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * listener.c - the callback-manager thread: calls reader listeners.
+ *
+ * OVERVIEW
+ * One thread per client, started by the first sdds_reader_set_listener with
+ * a function and joined by sdds_client_free. It sleeps on the client's evt
+ * doorbell and, for each reader with a listener, calls fn once per sample
+ * the producer published since the last pass: it compares the ring's prod
+ * with r->cb_seen, not "while the ring is not empty", so a listener that does
+ * not take costs one call per sample and the thread goes back to sleep.
+ * A lapped best-effort ring announces at most cap samples (the rest are
+ * lost anyway).
+ *
+ * Invariants:
+ *   - The thread holds cb_lock for a whole dispatch pass, callbacks
+ *     included. sdds_reader_set_listener and reader destruction take
+ *     cb_lock, so when they return no callback of the old listener runs or
+ *     will run. Called from a listener (on this thread, which already holds
+ *     cb_lock) they change the state directly.
+ *   - cb_gen is bumped whenever `listening` changes; the pass restarts from
+ *     the head when a callback changed it, so it never follows a link of a
+ *     reader that was unlinked or freed meanwhile.
+ *   - A new listener starts at the reader's consumer position, so samples
+ *     that were waiting when it was set are announced too.
+ *   - No lock is held while the thread sleeps.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+#include "ipc/doorbell.h"
+
+/* The client whose callback thread this is (NULL on other threads). */
+static __thread struct sdds_client *listener_tls_client;
+
+bool listener_on_thread(const struct sdds_client *c)
+{
+	return listener_tls_client == c;
+}
+
+/* Producer position of r's ring (acquire: the slots before it are written). */
+static uint64_t listener_prod(struct sdds_reader *r)
+{
+	return atomic_load_explicit(&r->cons.ctl->prod, memory_order_acquire);
+}
+
+/* Calls with cb_lock held. */
+static void listener_dispatch(struct sdds_client *c)
+{
+	struct cl_link *l;
+	uint64_t gen;
+
+restart:
+	gen = c->cb_gen;
+	for (l = c->listening.next; l != &c->listening; l = l->next) {
+		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, cb_node);
+		uint64_t prod = listener_prod(r);
+
+		if (prod - r->cb_seen > r->cons.cap)
+			r->cb_seen = prod - r->cons.cap;
+		/* cb_seen advances per call, so a restarted pass misses nothing. */
+		while (r->cb_seen != prod) {
+			r->cb_seen++;
+			r->fn(r, r->fn_arg);
+			/* The callback may have removed r or freed it: do not touch it. */
+			if (c->cb_gen != gen || atomic_load_explicit(&c->cb_stop, memory_order_relaxed))
+				goto restart_or_stop;
+		}
+	}
+	return;
+
+restart_or_stop:
+	if (atomic_load_explicit(&c->cb_stop, memory_order_relaxed))
+		return;
+	goto restart;
+}
+
+static bool listener_has_work(struct client_wait *w)
+{
+	struct sdds_client *c = w->client;
+	struct cl_link *l;
+	bool work = false;
+
+	if (atomic_load_explicit(&c->cb_stop, memory_order_acquire))
+		return true;
+	pthread_mutex_lock(&c->cb_lock);
+	for (l = c->listening.next; l != &c->listening && !work; l = l->next) {
+		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, cb_node);
+
+		work = listener_prod(r) != r->cb_seen;
+	}
+	pthread_mutex_unlock(&c->cb_lock);
+	return work;
+}
+
+static void *listener_main(void *arg)
+{
+	struct sdds_client *c = arg;
+	struct client_wait w;
+
+	listener_tls_client = c;
+	for (;;) {
+		pthread_mutex_lock(&c->cb_lock);
+		if (atomic_load(&c->cb_stop)) {
+			pthread_mutex_unlock(&c->cb_lock);
+			break;
+		}
+		if (atomic_load(&c->disconnected)) {
+			/* Nothing will arrive any more: park until the client is freed. */
+			while (!atomic_load(&c->cb_stop))
+				pthread_cond_wait(&c->cb_cond, &c->cb_lock);
+			pthread_mutex_unlock(&c->cb_lock);
+			break;
+		}
+		listener_dispatch(c);
+		pthread_mutex_unlock(&c->cb_lock);
+
+		memset(&w, 0, sizeof(w));
+		w.ready = listener_has_work;
+		(void)client_wait_db(c, c->evt, &w, -1);
+	}
+	listener_tls_client = NULL;
+	return NULL;
+}
+
+/* Start the thread with every signal blocked: signals belong to the application. */
+static int listener_start(struct sdds_client *c)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&c->cb_thread, NULL, listener_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return -rc;
+	c->cb_started = true;
+	return 0;
+}
+
+int listener_set(struct sdds_reader *r, sdds_listener_fn fn, void *arg)
+{
+	struct sdds_client *c = r->client;
+	bool on_thread = listener_on_thread(c);
+	int rc = 0;
+
+	if (fn && atomic_load(&c->disconnected))
+		return -ENOTCONN;
+	if (!on_thread)
+		pthread_mutex_lock(&c->cb_lock);
+	if (fn && !c->cb_started && !atomic_load(&c->cb_stop)) {
+		rc = listener_start(c);
+		if (rc < 0)
+			goto out_unlock;
+	}
+	if (fn) {
+		if (!r->fn) {
+			pthread_mutex_lock(&r->take_lock);
+			r->cb_seen = r->cons.cons;
+			pthread_mutex_unlock(&r->take_lock);
+			cl_list_add(&c->listening, &r->cb_node);
+			c->cb_gen++;
+		}
+		r->fn = fn;
+		r->fn_arg = arg;
+	} else if (r->fn) {
+		cl_list_del(&r->cb_node);
+		c->cb_gen++;
+		r->fn = NULL;
+		r->fn_arg = NULL;
+	}
+out_unlock:
+	if (!on_thread)
+		pthread_mutex_unlock(&c->cb_lock);
+	/* Let the thread look at the new listener's pending samples. */
+	if (fn && rc == 0 && !on_thread)
+		doorbell_notify(c->evt);
+	return rc;
+}
+
+void listener_detach(struct sdds_reader *r)
+{
+	(void)listener_set(r, NULL, NULL);
+}
+
+void listener_stop(struct sdds_client *c)
+{
+	bool started;
+
+	pthread_mutex_lock(&c->cb_lock);
+	atomic_store(&c->cb_stop, true);
+	started = c->cb_started;
+	pthread_cond_broadcast(&c->cb_cond);
+	pthread_mutex_unlock(&c->cb_lock);
+	if (!started)
+		return;
+	/* cb_stop is part of the thread's wait condition. */
+	doorbell_notify(c->evt);
+	pthread_join(c->cb_thread, NULL);
+	pthread_mutex_lock(&c->cb_lock);
+	c->cb_started = false;
+	pthread_mutex_unlock(&c->cb_lock);
+}
