@@ -66,9 +66,10 @@ typedef void *DDS_Subscriber;
 typedef void *DDS_DataWriter;
 typedef void *DDS_DataReader;
 typedef void *DDS_InstanceHandle_t;
-typedef uint32_t DDS_StatusMask;
+/* A pointer type as in sDDS (DDS_Object), whose applications pass NULL for the mask. */
+typedef void *DDS_StatusMask;
 #define DDS_STATUS_MASK_NONE ((DDS_StatusMask)0)
-#define DDS_STATUS_MASK_ANY ((DDS_StatusMask)0xffffffffu)
+#define DDS_STATUS_MASK_ANY ((DDS_StatusMask)(uintptr_t)0xffffffffu)
 
 typedef struct DDS_SampleInfo {
 	int dummy;
