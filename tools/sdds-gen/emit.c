@@ -1,0 +1,603 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emit.c - C code for a resolved project (see emit.h for what is emitted).
+ *
+ * OVERVIEW
+ * Everything is written with fprintf to the caller's FILE; the result is
+ * checked once with ferror at the end of each emitter. Flattening walks the
+ * attributes of a topic depth first through its structs, carrying the C
+ * access path ("sample->pos.x"), the flattened field name ("pos.x") and the
+ * wire offset; the model guarantees the names fit GEN_NAME_MAX and the
+ * offsets GEN_MAX_SAMPLE, so fixed buffers suffice.
+ *
+ * Text from the XML (descriptions) only ever goes into comments, with any
+ * comment terminator broken up; names are C identifiers checked by the
+ * model, and the project name is checked by the reader.
+ */
+#include "emit.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#define PATH_MAX_LEN (GEN_NAME_MAX + 16)
+
+static const char *role_text(const gen_topic *t)
+{
+	if (t->publisher && t->subscriber)
+		return "publishes and subscribes to";
+	return t->publisher ? "publishes" : "subscribes to";
+}
+
+/* Text inside a C comment: a "*" followed by "/" must not end it. */
+static void put_comment_text(FILE *out, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		fputc(*s, out);
+		if (s[0] == '*' && s[1] == '/')
+			fputc(' ', out);
+	}
+}
+
+int emit_basename(const gen_project *p, char *buf, size_t cap)
+{
+	int n = snprintf(buf, cap, "%s_sdds_impl", p->name);
+
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+/* The C type of an attribute (for strings: the element type; the caller adds [K+1]). */
+static const char *attr_ctype(const gen_project *p, const gen_attr *a)
+{
+	switch (a->kind) {
+	case GEN_ENUM:
+		return p->enums[a->ref].c_name;
+	case GEN_DATATYPE:
+		return p->datatypes[a->ref].c_name;
+	case GEN_STRUCT:
+		return p->structs[a->ref].c_name;
+	default:
+		return gen_kind_ctype(a->kind);
+	}
+}
+
+/* The primitive kind and wire size a leaf attribute is marshalled as. */
+static gen_kind leaf_kind(const gen_project *p, const gen_attr *a)
+{
+	if (a->kind == GEN_DATATYPE)
+		return p->datatypes[a->ref].kind;
+	return a->kind;
+}
+
+static const char *field_type_name(const gen_project *p, const gen_attr *a)
+{
+	switch (leaf_kind(p, a)) {
+	case GEN_OCTET:
+		return "SDDS_FIELD_OCTET";
+	case GEN_CHAR:
+		return "SDDS_FIELD_CHAR";
+	case GEN_BOOLEAN:
+		return "SDDS_FIELD_BOOLEAN";
+	case GEN_SHORT:
+		return "SDDS_FIELD_SHORT";
+	case GEN_USHORT:
+		return "SDDS_FIELD_USHORT";
+	case GEN_LONG:
+		return "SDDS_FIELD_LONG";
+	case GEN_ULONG:
+		return "SDDS_FIELD_ULONG";
+	case GEN_LONGLONG:
+		return "SDDS_FIELD_LONGLONG";
+	case GEN_ULONGLONG:
+		return "SDDS_FIELD_ULONGLONG";
+	case GEN_STRING:
+		return "SDDS_FIELD_STRING";
+	case GEN_ENUM:
+		return "SDDS_FIELD_ENUM";
+	default:
+		return "0";
+	}
+}
+
+static void put_member(FILE *out, const char *indent, const char *ctype, const char *name, const gen_attr *a)
+{
+	if (a->kind == GEN_STRING)
+		fprintf(out, "%s%s %s[%" PRIu32 "];\n", indent, ctype, name, a->str_size + 1);
+	else
+		fprintf(out, "%s%s %s;\n", indent, ctype, name);
+}
+
+/* Members of a struct or topic; keys of a topic get their sDDS union alias (snps-wire.md §6.4). */
+static void put_members(FILE *out, const gen_project *p, const gen_attr *attrs, size_t n, bool keys)
+{
+	for (size_t i = 0; i < n; i++) {
+		const gen_attr *a = &attrs[i];
+		const char *ctype = attr_ctype(p, a);
+
+		if (a->description[0] != '\0') {
+			fputs("\t/* ", out);
+			put_comment_text(out, a->description);
+			fputs(" */\n", out);
+		}
+		if (keys && a->key != GEN_KEY_NONE) {
+			fputs("\tSDDS_GEN_ANONYMOUS union {\n", out);
+			put_member(out, "\t\t", ctype, a->key == GEN_KEY_PRIMARY ? "pkey" : "skey", a);
+			put_member(out, "\t\t", ctype, a->name, a);
+			fputs("\t};\n", out);
+		} else {
+			put_member(out, "\t", ctype, a->name, a);
+		}
+	}
+}
+
+static void put_upper(FILE *out, const char *s)
+{
+	for (; *s != '\0'; s++)
+		fputc(*s >= 'a' && *s <= 'z' ? *s - 'a' + 'A' : *s, out);
+}
+
+static void put_guard(FILE *out, const gen_project *p)
+{
+	for (const char *s = p->name; *s != '\0'; s++) {
+		char c = *s;
+		if (c >= 'a' && c <= 'z')
+			c = (char)(c - 'a' + 'A');
+		else if (!((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+			c = '_';
+		fputc(c, out);
+	}
+	fputs("_SDDS_IMPL_H", out);
+}
+
+static bool attrs_use_strings(const gen_project *p, const gen_attr *attrs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (attrs[i].kind == GEN_STRING)
+			return true;
+		if (attrs[i].kind == GEN_STRUCT &&
+		    attrs_use_strings(p, p->structs[attrs[i].ref].attrs, p->structs[attrs[i].ref].n_attrs))
+			return true;
+	}
+	return false;
+}
+
+static bool has_keys(const gen_project *p)
+{
+	for (size_t i = 0; i < p->n_topics; i++)
+		for (size_t j = 0; j < p->topics[i].n_attrs; j++)
+			if (p->topics[i].attrs[j].key != GEN_KEY_NONE)
+				return true;
+	return false;
+}
+
+int emit_header(const gen_project *p, FILE *out)
+{
+	fprintf(out,
+		"/* %s_sdds_impl.h - generated by sdds-gen from the sdds.xml of project %s. Do not edit.\n",
+		p->name, p->name);
+	if (p->description[0] != '\0') {
+		fputs(" *\n * ", out);
+		put_comment_text(out, p->description);
+		fputs("\n", out);
+	}
+	fputs(" *\n"
+	      " * Per topic Foo: struct Foo, Foo_SAMPLE_SIZE (bytes on the wire), Foo_desc,\n"
+	      " * Foo_marshal/Foo_unmarshal, DDS_FooDataWriter_write, DDS_FooDataReader_take_next_sample\n"
+	      " * and the globals g_Foo_topic, g_Foo_writer (publisher) / g_Foo_reader (subscriber),\n"
+	      " * valid once sDDS_init() returned SDDS_RT_OK.\n"
+	      " */\n",
+	      out);
+	fputs("#ifndef ", out);
+	put_guard(out, p);
+	fputs("\n#define ", out);
+	put_guard(out, p);
+	fputs("\n\n#include <sdds/dcps.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n", out);
+
+	if (p->n_defines > 0) {
+		fputs("\n/* The project's <define>s. */\n", out);
+		for (size_t i = 0; i < p->n_defines; i++) {
+			const gen_define *d = &p->defines[i];
+			fprintf(out, "#ifndef %s\n#define %s%s%s\n#endif\n", d->name, d->name,
+				d->value ? " " : "", d->value ? d->value : "");
+		}
+	}
+
+	if (has_keys(p))
+		fputs("\n/* Key aliases are anonymous unions (C11); __extension__ keeps -std=c99 -pedantic "
+		      "quiet. */\n"
+		      "#ifndef SDDS_GEN_ANONYMOUS\n#ifdef __GNUC__\n#define SDDS_GEN_ANONYMOUS "
+		      "__extension__\n#else\n"
+		      "#define SDDS_GEN_ANONYMOUS\n#endif\n#endif\n",
+		      out);
+
+	for (size_t i = 0; i < p->n_enums; i++) {
+		const gen_enum *e = &p->enums[i];
+
+		fprintf(out, "\n/* enum %s: %" PRIu32 " byte%s on the wire", e->name, e->wire_size,
+			e->wire_size == 1 ? "" : "s");
+		if (e->description[0] != '\0') {
+			fputs(". ", out);
+			put_comment_text(out, e->description);
+		}
+		fprintf(out, " */\ntypedef uint%" PRIu32 "_t %s;\n", e->wire_size * 8, e->c_name);
+		for (size_t j = 0; j < e->n_literals; j++) {
+			fprintf(out, "#define %s_", e->c_name);
+			put_upper(out, e->literals[j].name);
+			fprintf(out, " ((%s)%" PRIu64 "ull)\n", e->c_name, e->literals[j].value);
+		}
+	}
+	if (p->n_datatypes > 0)
+		fputs("\n", out);
+	for (size_t i = 0; i < p->n_datatypes; i++)
+		fprintf(out, "typedef %s %s;\n", gen_kind_ctype(p->datatypes[i].kind),
+			p->datatypes[i].c_name);
+
+	for (size_t k = 0; k < p->n_structs; k++) {
+		const gen_struct *s = &p->structs[p->struct_order[k]];
+
+		fprintf(out, "\n/* struct %s: %" PRIu32 " bytes on the wire, flattened into the sample",
+			s->name, s->wire_size);
+		if (s->description[0] != '\0') {
+			fputs(". ", out);
+			put_comment_text(out, s->description);
+		}
+		fprintf(out, " */\nstruct %s {\n", s->c_name);
+		put_members(out, p, s->attrs, s->n_attrs, false);
+		fprintf(out, "};\ntypedef struct %s %s;\n", s->c_name, s->c_name);
+	}
+
+	for (size_t i = 0; i < p->n_topics; i++) {
+		const gen_topic *t = &p->topics[i];
+		const char *c = t->c_name;
+
+		fprintf(out, "\n/* Topic %s: domain %X, id %X; this node %s it.", t->name, t->domain, t->id,
+			role_text(t));
+		if (t->description[0] != '\0') {
+			fputs("\n * ", out);
+			put_comment_text(out, t->description);
+		}
+		fputs(" */\n", out);
+		fprintf(out, "#define %s_SAMPLE_SIZE %" PRIu32 "\n", c, t->wire_size);
+		fprintf(out, "struct %s {\n", c);
+		put_members(out, p, t->attrs, t->n_attrs, true);
+		fprintf(out, "};\ntypedef struct %s %s;\n\n", c, c);
+		fprintf(out, "extern DDS_Topic g_%s_topic;\n", c);
+		if (t->publisher)
+			fprintf(out, "extern DDS_DataWriter g_%s_writer;\n", c);
+		if (t->subscriber)
+			fprintf(out, "extern DDS_DataReader g_%s_reader;\n", c);
+		fprintf(out,
+			"/* The layout sDDS_init() registers with sddsd. */\n"
+			"extern const sdds_topic_desc %s_desc;\n\n"
+			"/* Marshal *sample into wire[0 .. %s_SAMPLE_SIZE) as SNPS carries it; both buffers "
+			"are the\n"
+			" * caller's. Unmarshal is the reverse (strings come out NUL-terminated). */\n"
+			"void %s_marshal(const %s *sample, uint8_t *wire);\n"
+			"void %s_unmarshal(const uint8_t *wire, %s *sample);\n\n",
+			c, c, c, c, c, c);
+		fprintf(
+		    out,
+		    "/* Copy *instance_data into the pipeline; DDS_RETCODE_OK also when nobody reads the "
+		    "topic. */\n"
+		    "DDS_ReturnCode_t DDS_%sDataWriter_write(DDS_DataWriter self, const %s *instance_data,\n"
+		    "\t\t\t\t\tconst DDS_InstanceHandle_t handle);\n"
+		    "/* Copy the next sample into **values (*values must point to the caller's %s);\n"
+		    " * DDS_RETCODE_NO_DATA when there is none. */\n"
+		    "DDS_ReturnCode_t DDS_%sDataReader_take_next_sample(DDS_DataReader self, %s **values,\n"
+		    "\t\t\t\t\t\tDDS_SampleInfo *sample_info);\n",
+		    c, c, c, c, c);
+	}
+
+	fputs("\n/* Connect to sddsd, register the topics, create the readers and writers.\n"
+	      " * SDDS_RT_OK or SDDS_RT_FAIL (logged); calling it again retries what failed. */\n"
+	      "rc_t sDDS_init(void);\n",
+	      out);
+	fputs("\n#ifdef __cplusplus\n}\n#endif\n\n#endif /* ", out);
+	put_guard(out, p);
+	fputs(" */\n", out);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- the source ---- */
+
+struct walk {
+	FILE *out;
+	const gen_project *p;
+	uint32_t offset;
+};
+
+/* One line of the field table per leaf: { "pos.x", SDDS_FIELD_SHORT, 2 }. */
+static void put_fields(struct walk *w, const gen_attr *attrs, size_t n, const char *prefix)
+{
+	for (size_t i = 0; i < n; i++) {
+		const gen_attr *a = &attrs[i];
+		char name[PATH_MAX_LEN];
+
+		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "", a->name);
+		if (a->kind == GEN_STRUCT) {
+			const gen_struct *s = &w->p->structs[a->ref];
+			put_fields(w, s->attrs, s->n_attrs, name);
+			continue;
+		}
+		fprintf(w->out, "\t{\"%s\", %s, %" PRIu32 "},\n", name, field_type_name(w->p, a),
+			a->wire_size);
+	}
+}
+
+/* Marshal (enc) or unmarshal statements for every leaf, at increasing wire offsets. */
+static void put_codec(struct walk *w, const gen_attr *attrs, size_t n, const char *path, bool enc)
+{
+	for (size_t i = 0; i < n; i++) {
+		const gen_attr *a = &attrs[i];
+		char x[PATH_MAX_LEN + 16];
+		uint32_t o = w->offset;
+		gen_kind k = leaf_kind(w->p, a);
+		unsigned bits = a->wire_size * 8;
+
+		snprintf(x, sizeof(x), "%s%s", path, a->name);
+		if (a->kind == GEN_STRUCT) {
+			const gen_struct *s = &w->p->structs[a->ref];
+			char sub[PATH_MAX_LEN + 24];
+			snprintf(sub, sizeof(sub), "%s.", x);
+			put_codec(w, s->attrs, s->n_attrs, sub, enc);
+			continue;
+		}
+		w->offset += a->wire_size;
+		if (k == GEN_STRING) {
+			if (enc)
+				fprintf(w->out,
+					"\tsdds_gen_put_string(wire + %" PRIu32 ", %s, %" PRIu32 ");\n", o, x,
+					a->str_size);
+			else
+				fprintf(w->out,
+					"\tsdds_gen_get_string(wire + %" PRIu32 ", %s, %" PRIu32 ");\n", o, x,
+					a->str_size);
+			continue;
+		}
+		if (bits == 8) {
+			if (enc)
+				fprintf(w->out, "\twire[%" PRIu32 "] = (uint8_t)%s;\n", o, x);
+			else
+				fprintf(w->out, "\t%s = (%s)wire[%" PRIu32 "];\n", x, attr_ctype(w->p, a), o);
+		} else {
+			if (enc)
+				fprintf(w->out, "\tsdds_put_u%u(wire + %" PRIu32 ", (uint%u_t)%s);\n", bits,
+					o, bits, x);
+			else
+				fprintf(w->out, "\t%s = (%s)sdds_get_u%u(wire + %" PRIu32 ");\n", x,
+					attr_ctype(w->p, a), bits, o);
+		}
+	}
+}
+
+static void put_qos(FILE *out, const gen_topic *t, bool writer)
+{
+	fputs("\t\tsdds_qos_init(&qos);\n", out);
+	if (t->has_reliability)
+		fprintf(out, "\t\tqos.reliability = %s;\n",
+			t->reliability == GEN_REL_RELIABLE ? "SDDS_RELIABLE" : "SDDS_BEST_EFFORT");
+	if (writer && t->has_max_blocking)
+		fprintf(out, "\t\tqos.max_blocking_ms = %" PRIu32 ";\n", t->max_blocking_ms);
+	if (!writer && t->has_history)
+		fprintf(out, "\t\tqos.history_depth = %" PRIu32 ";\n", t->history_depth);
+}
+
+int emit_source(const gen_project *p, const char *header_name, FILE *out)
+{
+	bool strings = false;
+
+	for (size_t i = 0; i < p->n_topics; i++)
+		strings = strings || attrs_use_strings(p, p->topics[i].attrs, p->topics[i].n_attrs);
+
+	fprintf(out,
+		"/* %s_sdds_impl.c - generated by sdds-gen from the sdds.xml of project %s. Do not edit.\n"
+		" *\n"
+		" * Samples are marshalled as SNPS puts them on the wire (snps-wire.md 6): fields in\n"
+		" * declaration order, packed, multi-byte integers big-endian, structs flattened,\n"
+		" * strings K+1 bytes. sddsd routes these bytes without looking into them.\n"
+		" */\n"
+		"#include \"%s\"\n",
+		p->name, p->name, header_name);
+
+	if (strings)
+		fputs("\n/* A string travels as K bytes, zero-filled after the text, and one 0x00 (the byte "
+		      "sDDS never\n"
+		      " * writes, snps-wire.md 6.3). Decoding keeps K bytes and forces the terminating NUL. "
+		      "*/\n"
+		      "static void sdds_gen_put_string(uint8_t *wire, const char *s, size_t k)\n"
+		      "{\n"
+		      "\tconst char *nul = memchr(s, 0, k);\n"
+		      "\tsize_t n = nul != NULL ? (size_t)(nul - s) : k;\n\n"
+		      "\tmemcpy(wire, s, n);\n"
+		      "\tmemset(wire + n, 0, k + 1 - n);\n"
+		      "}\n\n"
+		      "static void sdds_gen_get_string(const uint8_t *wire, char *s, size_t k)\n"
+		      "{\n"
+		      "\tmemcpy(s, wire, k);\n"
+		      "\ts[k] = '\\0';\n"
+		      "}\n",
+		      out);
+
+	for (size_t i = 0; i < p->n_topics; i++) {
+		const gen_topic *t = &p->topics[i];
+		const char *c = t->c_name;
+		struct walk w = {out, p, 0};
+
+		fprintf(out, "\n/* ---- topic %s ---- */\n\nDDS_Topic g_%s_topic;\n", t->name, c);
+		if (t->publisher)
+			fprintf(out, "DDS_DataWriter g_%s_writer;\n", c);
+		if (t->subscriber)
+			fprintf(out, "DDS_DataReader g_%s_reader;\n", c);
+		fprintf(out, "\nstatic const sdds_field %s_fields[] = {\n", c);
+		put_fields(&w, t->attrs, t->n_attrs, "");
+		fprintf(out,
+			"};\n\n"
+			"const sdds_topic_desc %s_desc = {\n"
+			"\t.name = \"%s\",\n"
+			"\t.domain = 0x%X,\n"
+			"\t.id = 0x%X,\n"
+			"\t.sample_size = %s_SAMPLE_SIZE,\n"
+			"\t.fields = %s_fields,\n"
+			"\t.n_fields = sizeof(%s_fields) / sizeof(%s_fields[0]),\n"
+			"};\n\n",
+			c, t->name, t->domain, t->id, c, c, c, c);
+
+		fprintf(out, "void %s_marshal(const %s *sample, uint8_t *wire)\n{\n", c, c);
+		put_codec(&w, t->attrs, t->n_attrs, "sample->", true);
+		fprintf(out, "}\n\nvoid %s_unmarshal(const uint8_t *wire, %s *sample)\n{\n", c, c);
+		w.offset = 0;
+		put_codec(&w, t->attrs, t->n_attrs, "sample->", false);
+		fputs("}\n\n", out);
+
+		fprintf(
+		    out,
+		    "DDS_ReturnCode_t DDS_%sDataWriter_write(DDS_DataWriter self, const %s *instance_data,\n"
+		    "\t\t\t\t\tconst DDS_InstanceHandle_t handle)\n"
+		    "{\n"
+		    "\tuint8_t wire[%s_SAMPLE_SIZE];\n\n"
+		    "\t(void)handle;\n"
+		    "\tif (instance_data == NULL)\n"
+		    "\t\treturn DDS_RETCODE_BAD_PARAMETER;\n"
+		    "\t%s_marshal(instance_data, wire);\n"
+		    "\treturn sdds_dcps_write(self, wire, sizeof(wire));\n"
+		    "}\n\n",
+		    c, c, c, c);
+		fprintf(
+		    out,
+		    "DDS_ReturnCode_t DDS_%sDataReader_take_next_sample(DDS_DataReader self, %s **values,\n"
+		    "\t\t\t\t\t\tDDS_SampleInfo *sample_info)\n"
+		    "{\n"
+		    "\tuint8_t wire[%s_SAMPLE_SIZE];\n"
+		    "\tDDS_ReturnCode_t ret;\n\n"
+		    "\t(void)sample_info;\n"
+		    "\tif (values == NULL || *values == NULL)\n"
+		    "\t\treturn DDS_RETCODE_BAD_PARAMETER;\n"
+		    "\tret = sdds_dcps_take(self, wire, sizeof(wire));\n"
+		    "\tif (ret != DDS_RETCODE_OK)\n"
+		    "\t\treturn ret;\n"
+		    "\t%s_unmarshal(wire, *values);\n"
+		    "\treturn DDS_RETCODE_OK;\n"
+		    "}\n",
+		    c, c, c, c);
+	}
+
+	fprintf(out,
+		"\n/* ---- init ---- */\n\n"
+		"rc_t sDDS_init(void)\n"
+		"{\n"
+		"\tif (sdds_dcps_init(\"%s\") != SDDS_RT_OK)\n"
+		"\t\treturn SDDS_RT_FAIL;\n",
+		p->name);
+	for (size_t i = 0; i < p->n_topics; i++) {
+		const gen_topic *t = &p->topics[i];
+		const char *c = t->c_name;
+
+		/* Each step is skipped once done, so a second call retries only what failed. */
+		fprintf(out,
+			"\n\t/* %s */\n"
+			"\tif (g_%s_topic == NULL) {\n"
+			"\t\tg_%s_topic = sdds_dcps_topic(&%s_desc);\n"
+			"\t\tif (g_%s_topic == NULL)\n"
+			"\t\t\treturn SDDS_RT_FAIL;\n"
+			"\t}\n",
+			t->name, c, c, c, c);
+		if (t->publisher) {
+			fprintf(out, "\tif (g_%s_writer == NULL) {\n\t\tsdds_qos qos;\n\n", c);
+			put_qos(out, t, true);
+			fprintf(out,
+				"\t\tg_%s_writer = sdds_dcps_writer(g_%s_topic, &qos);\n"
+				"\t\tif (g_%s_writer == NULL)\n"
+				"\t\t\treturn SDDS_RT_FAIL;\n"
+				"\t}\n",
+				c, c, c);
+		}
+		if (t->subscriber) {
+			fprintf(out, "\tif (g_%s_reader == NULL) {\n\t\tsdds_qos qos;\n\n", c);
+			put_qos(out, t, false);
+			fprintf(out,
+				"\t\tg_%s_reader = sdds_dcps_reader(g_%s_topic, &qos);\n"
+				"\t\tif (g_%s_reader == NULL)\n"
+				"\t\t\treturn SDDS_RT_FAIL;\n"
+				"\t}\n",
+				c, c, c);
+		}
+	}
+	fputs("\treturn SDDS_RT_OK;\n}\n", out);
+	return ferror(out) ? -EIO : 0;
+}
+
+/* ---- --dump ---- */
+
+static const char *kind_text(const gen_project *p, const gen_attr *a)
+{
+	switch (a->kind) {
+	case GEN_ENUM:
+		return p->enums[a->ref].name;
+	case GEN_DATATYPE:
+		return p->datatypes[a->ref].name;
+	case GEN_STRUCT:
+		return p->structs[a->ref].name;
+	default:
+		return a->type_name;
+	}
+}
+
+static void dump_attrs(FILE *out, const gen_project *p, const gen_attr *attrs, size_t n, const char *prefix,
+		       uint32_t *offset)
+{
+	for (size_t i = 0; i < n; i++) {
+		const gen_attr *a = &attrs[i];
+		char name[PATH_MAX_LEN];
+
+		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "", a->name);
+		if (a->kind == GEN_STRUCT) {
+			const gen_struct *s = &p->structs[a->ref];
+			dump_attrs(out, p, s->attrs, s->n_attrs, name, offset);
+			continue;
+		}
+		fprintf(out, "  %4" PRIu32 " %-24s %s", *offset, name, kind_text(p, a));
+		if (a->kind == GEN_STRING)
+			fprintf(out, "[%" PRIu32 "]", a->str_size);
+		fprintf(out, " (%" PRIu32 " byte%s)%s\n", a->wire_size, a->wire_size == 1 ? "" : "s",
+			a->key == GEN_KEY_PRIMARY     ? " primary key"
+			: a->key == GEN_KEY_SECONDARY ? " secondary key"
+						      : "");
+		*offset += a->wire_size;
+	}
+}
+
+int emit_dump(const gen_project *p, FILE *out)
+{
+	fprintf(out, "project %s: endian '%s', os %s, protocol %s, ip %s, iface '%s', device '%s', port %u\n",
+		p->name, p->endian, p->os, p->protocol, p->ip, p->iface, p->device, p->port);
+	for (size_t i = 0; i < p->n_topics; i++) {
+		const gen_topic *t = &p->topics[i];
+		uint32_t off = 0;
+
+		fprintf(out, "topic %s (%s): domain %X, id %X, %" PRIu32 " bytes, %s%s%s", t->name, t->c_name,
+			t->domain, t->id, t->wire_size, t->publisher ? "publisher" : "",
+			t->publisher && t->subscriber ? " and " : "", t->subscriber ? "subscriber" : "");
+		if (t->has_reliability)
+			fprintf(out, ", %s", t->reliability == GEN_REL_RELIABLE ? "reliable" : "best effort");
+		if (t->confirm != GEN_CONFIRM_NONE)
+			fprintf(out, " (%s)", t->confirm == GEN_CONFIRM_ACK ? "ack" : "nack");
+		if (t->seqnr_bits)
+			fprintf(out, ", %u-bit seqnr", t->seqnr_bits);
+		if (t->has_max_blocking)
+			fprintf(out, ", max blocking %" PRIu32 " ms", t->max_blocking_ms);
+		if (t->has_history)
+			fprintf(out, ", history %" PRIu32, t->history_depth);
+		fputs("\n", out);
+		dump_attrs(out, p, t->attrs, t->n_attrs, "", &off);
+	}
+	for (size_t i = 0; i < p->n_subscriptions; i++)
+		for (size_t j = 0; j < p->subscriptions[i].n_subscribers; j++) {
+			const gen_subscriber *s = &p->subscriptions[i].subscribers[j];
+			fprintf(out, "subscription %s -> [%s]:%u\n", p->subscriptions[i].topic, s->ip,
+				s->port ? s->port : p->port);
+		}
+	for (size_t i = 0; i < p->n_defines; i++)
+		fprintf(out, "define %s%s%s\n", p->defines[i].name, p->defines[i].value ? " " : "",
+			p->defines[i].value ? p->defines[i].value : "");
+	return ferror(out) ? -EIO : 0;
+}
