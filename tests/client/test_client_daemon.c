@@ -423,13 +423,12 @@ static void *stream_writer_main(void *arg)
  * A reliable stream through a ring of 4 in both daemon modes: blocking (the
  * reader's takes kick the daemon) and polling (nobody kicks).
  */
-static void test_reliable_stream(void **state)
+static void reliable_stream(struct daemon *d, bool one_client, uint32_t n)
 {
-	struct daemon *d = *state;
-	sdds_client *a = client(d, "pub"), *b = client(d, "sub");
-	sdds_topic *ta = topic(a, 8), *tb = topic(b, 8);
+	sdds_client *a = client(d, "pub"), *b = one_client ? a : client(d, "sub");
+	sdds_topic *ta = topic(a, 8), *tb = one_client ? ta : topic(b, 8);
 	sdds_reader *r = reader(tb, SDDS_RELIABLE, 4);
-	struct stream st = { .w = writer(ta, SDDS_RELIABLE, 5000), .n = 20000 };
+	struct stream st = { .w = writer(ta, SDDS_RELIABLE, 5000), .n = n };
 	uint8_t s[SAMPLE];
 	pthread_t th;
 
@@ -446,7 +445,64 @@ static void test_reliable_stream(void **state)
 	assert_int_equal(st.rc, 0);
 	assert_int_equal(sdds_reader_lost(r), 0);
 	sdds_client_free(a);
-	sdds_client_free(b);
+	if (b != a)
+		sdds_client_free(b);
+}
+
+static void test_reliable_stream(void **state)
+{
+	reliable_stream(*state, false, 20000);
+}
+
+/*
+ * Writer and reliable reader in one client: the reader's kicks (room made)
+ * reach the session whose request ring the writer fills, also while that
+ * session sleeps with an empty ring. The daemon must stay armed for data.
+ */
+static void test_reliable_stream_one_client(void **state)
+{
+	reliable_stream(*state, true, 100000);
+}
+
+/*
+ * A reader's kick ("I made room") reaches the daemon while the reader's own
+ * session sleeps with an empty request ring. Afterwards that session must
+ * still be woken by its next write. Deterministic: C1 idles (the daemon
+ * sleeps on its ring), C2's reliable write stalls on C1's full reader, C1's
+ * take kicks, then C1 writes.
+ */
+static void test_room_kick_then_write(void **state)
+{
+	struct daemon *d = *state;
+	sdds_client *c1 = client(d, "c1"), *c2 = client(d, "c2");
+	sdds_topic *t1a = topic(c1, 10), *t2a = topic(c1, 11);
+	sdds_topic *t1b = topic(c2, 10), *t2b = topic(c2, 11);
+	sdds_writer *w1 = writer(t1a, SDDS_BEST_EFFORT, 100);
+	sdds_reader *r2 = reader(t2a, SDDS_RELIABLE, 1);
+	sdds_writer *w2 = writer(t2b, SDDS_RELIABLE, 5000);
+	sdds_reader *r1 = reader(t1b, SDDS_BEST_EFFORT, 8);
+	uint8_t s[SAMPLE];
+
+	put_seq(s, 1);
+	assert_int_equal(sdds_writer_write(w2, s, SAMPLE), 0);
+	assert_int_equal(sdds_reader_take(r2, s, sizeof(s), NULL, 2 * SEC), 0);
+	/* sddsd gives depth 1 two slots: 2 and 3 fill them, 4 stalls on r2. */
+	for (uint32_t i = 2; i <= 4; i++) {
+		put_seq(s, i);
+		assert_int_equal(sdds_writer_write(w2, s, SAMPLE), 0);
+	}
+	sleep_ms(100); /* both sessions go to sleep */
+	for (uint32_t i = 2; i <= 4; i++) {
+		assert_int_equal(sdds_reader_take(r2, s, sizeof(s), NULL, 2 * SEC), 0);
+		assert_int_equal(get_seq(s), i);
+	}
+	sleep_ms(100);
+	put_seq(s, 4);
+	assert_int_equal(sdds_writer_write(w1, s, SAMPLE), 0);
+	assert_int_equal(sdds_reader_take(r1, s, sizeof(s), NULL, 2 * SEC), 0);
+	assert_int_equal(get_seq(s), 4);
+	sdds_client_free(c1);
+	sdds_client_free(c2);
 }
 
 struct counter {
@@ -641,6 +697,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_take_two_processes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reliable_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reliable_stream, setup_poll, teardown),
+		cmocka_unit_test_setup_teardown(test_reliable_stream_one_client, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_room_kick_then_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listener_through_daemon, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_daemon_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_daemon_killed_while_writer_blocked, setup, teardown),
