@@ -145,9 +145,9 @@ static int bl_ping(void *arg)
 	struct bl_args *a = arg;
 	const struct bench_opts *o = a->o;
 	struct bl_shm *s = a->shm;
-	uint64_t total = o->warmup + o->iterations;
 	int64_t ready_deadline = bench_now_ns() + BL_READY_TIMEOUT_NS;
-	int64_t t_prev, t_cap = 0;
+	int64_t t_prev, t_cap = 0, warm_cap;
+	bool measuring;
 	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
 	uint64_t i, n = 0;
 
@@ -157,7 +157,9 @@ static int bl_ping(void *arg)
 		usleep(1000);
 	}
 	t_prev = bench_now_ns();
-	for (i = 0; i < total; i++) {
+	warm_cap = t_prev + (int64_t)(o->max_seconds / 4 * 1e9);
+	measuring = o->warmup == 0;
+	for (i = 0; n < o->iterations; i++) {
 		uint32_t v;
 		int64_t t;
 		int err;
@@ -172,12 +174,14 @@ static int bl_ping(void *arg)
 		if (v != 2 * i + 2 || memcmp(in, out, o->size) != 0)
 			return bl_fail(a, 0, 4, "ping", i, -EPROTO);
 		t = bench_now_ns();
-		if (i >= o->warmup) {
+		if (measuring) {
 			s->rtt[n++] = (uint64_t)(t - t_prev);
 			if (n == 1)
 				t_cap = t + (int64_t)(o->max_seconds * 1e9);
 			else if (t > t_cap)
 				break;
+		} else if (i + 1 >= o->warmup || t > warm_cap) {
+			measuring = true;
 		}
 		t_prev = t;
 	}

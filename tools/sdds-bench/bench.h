@@ -36,8 +36,8 @@ struct bench_placement {
 struct bench_opts {
 	uint32_t size;          /* sample bytes */
 	uint64_t iterations;    /* measured round trips per latency run */
-	uint64_t warmup;        /* unmeasured round trips before them */
-	double max_seconds;     /* cap on one latency run (measured part) */
+	uint64_t warmup;        /* unmeasured round trips before them (cut at max_seconds / 4) */
+	double max_seconds;     /* cap on the measured part of one latency run */
 	double tput_seconds;    /* length of one throughput run */
 	uint32_t depth;         /* reader history depth in the throughput run */
 	bool reliable;          /* QoS of every writer and reader */
@@ -86,6 +86,7 @@ struct mode_result {
 struct bench_results {
 	int n_cpus; /* CPUs this process may run on */
 	const char *sddsd_path; /* resolved daemon binary, or NULL */
+	double load_start, load_end; /* 1-minute load average before and after; < 0 unknown */
 	struct bench_placement base_pl; /* where the baselines ran (daemon_cpu unused) */
 	struct lat_result spin;
 	struct lat_result futex;

@@ -104,10 +104,7 @@ static void lc_close(struct lc_side *x)
 /* Record why `side` failed and tell the peer to give up; returns code. */
 static int lc_fail(struct lc_shm *s, int side, int code, const char *what, int err)
 {
-	const char *e = err == -ETIMEDOUT ? "no sample within 5 s"
-		      : err == -ECANCELED ? "peer failed"
-		      : err == -EPROTO    ? "wrong sample"
-					  : sdds_strerror(err);
+	const char *e = err == -ECANCELED ? "peer failed" : err == -EPROTO ? "wrong sample" : sdds_strerror(err);
 
 	bench_why(s->why[side], "%s: %s", what, e);
 	atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
@@ -242,9 +239,10 @@ static int lc_ping(void *arg)
 	struct lc_args *a = arg;
 	const struct bench_opts *o = a->o;
 	struct lc_shm *s = a->s;
-	uint64_t total = o->warmup + o->iterations, i, n = 0;
+	uint64_t i, n = 0;
 	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
-	int64_t t_prev, t_cap = 0;
+	int64_t t_prev, t_cap = 0, warm_cap;
+	bool measuring;
 	struct lc_side x;
 	char what[96];
 	int err;
@@ -258,30 +256,34 @@ static int lc_ping(void *arg)
 		return lc_fail(s, LC_SIDE_A, 2, "ping side: waiting for the pong side", err);
 	}
 	t_prev = bench_now_ns();
-	for (i = 0; i < total; i++) {
+	warm_cap = t_prev + (int64_t)(o->max_seconds / 4 * 1e9);
+	measuring = o->warmup == 0;
+	for (i = 0; n < o->iterations; i++) {
 		size_t len = 0;
 		int64_t t;
 
 		lc_put_counter(out, o->size, i);
 		err = sdds_writer_write(x.w, out, o->size);
 		if (err < 0) {
-			snprintf(what, sizeof(what), "ping side: write %llu", (unsigned long long)i);
+			snprintf(what, sizeof(what), "ping side: write ping %llu", (unsigned long long)i);
 			return lc_fail(s, LC_SIDE_A, 3, what, err);
 		}
 		err = lc_take(x.r, s, in, sizeof(in), &len, false);
 		if (err == 0 && (len != o->size || memcmp(in, out, o->size) != 0))
 			err = -EPROTO;
 		if (err < 0) {
-			snprintf(what, sizeof(what), "ping side: take pong %llu", (unsigned long long)i);
+			snprintf(what, sizeof(what), "ping side: take pong %llu (waits up to 5 s)", (unsigned long long)i);
 			return lc_fail(s, LC_SIDE_A, 3, what, err);
 		}
 		t = bench_now_ns();
-		if (i >= o->warmup) {
+		if (measuring) {
 			s->rtt[n++] = (uint64_t)(t - t_prev);
 			if (n == 1)
 				t_cap = t + (int64_t)(o->max_seconds * 1e9);
 			else if (t > t_cap)
 				break;
+		} else if (i + 1 >= o->warmup || t > warm_cap) {
+			measuring = true;
 		}
 		t_prev = t;
 	}
@@ -322,7 +324,8 @@ static int lc_pong(void *arg)
 		if (err == 0)
 			err = sdds_writer_write(x.w, buf, len);
 		if (err < 0) {
-			snprintf(what, sizeof(what), "pong side: iteration %llu", (unsigned long long)i);
+			snprintf(what, sizeof(what), "pong side: take ping or write pong %llu (waits up to 5 s)",
+				 (unsigned long long)i);
 			return lc_fail(s, LC_SIDE_B, 3, what, err);
 		}
 	}
@@ -423,7 +426,8 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
 		if (err < 0) {
 			char what[96];
 
-			snprintf(what, sizeof(what), "writer: sample %llu", (unsigned long long)i);
+			snprintf(what, sizeof(what), "writer: sample %llu (a reliable write waits 1 s for room)",
+				 (unsigned long long)i);
 			return lc_fail(s, LC_SIDE_A, 3, what, err);
 		}
 		/* The clock every 256 samples: a read costs a fifth of a sample at 10 M/s. */
@@ -487,7 +491,7 @@ static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_sh
 			break;
 		}
 		if (count == 0 && bench_now_ns() - last_progress > LC_READY_TIMEOUT_NS)
-			return lc_fail(s, LC_SIDE_B, 3, "reader: first sample", -ETIMEDOUT);
+			return lc_fail(s, LC_SIDE_B, 3, "reader: no first sample within 10 s", -ETIMEDOUT);
 	}
 	s->received = count;
 	s->lost = sdds_reader_lost(r);
@@ -627,9 +631,10 @@ struct lc_thread {
 static void *lc_mono_writer(void *arg)
 {
 	struct lc_thread *t = arg;
+	int err = proc_pin_self(t->cpu);
 
-	if (proc_pin_self(t->cpu) < 0) {
-		t->rc = lc_fail(t->a->s, LC_SIDE_A, 5, "writer thread: pin", -EINVAL);
+	if (err < 0) {
+		t->rc = lc_fail(t->a->s, LC_SIDE_A, 5, "writer thread: pin", err);
 		return NULL;
 	}
 	t->rc = lc_tput_write(t->x->w, t->a->o, t->a->s);
@@ -639,9 +644,10 @@ static void *lc_mono_writer(void *arg)
 static void *lc_mono_reader(void *arg)
 {
 	struct lc_thread *t = arg;
+	int err = proc_pin_self(t->cpu);
 
-	if (proc_pin_self(t->cpu) < 0) {
-		t->rc = lc_fail(t->a->s, LC_SIDE_B, 5, "reader thread: pin", -EINVAL);
+	if (err < 0) {
+		t->rc = lc_fail(t->a->s, LC_SIDE_B, 5, "reader thread: pin", err);
 		return NULL;
 	}
 	t->rc = lc_tput_read(t->x->r, t->a->o, t->a->s);

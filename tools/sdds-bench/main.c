@@ -281,6 +281,14 @@ static int main_placements(const struct bench_opts *o, int n_cpus, struct bench_
 	return n;
 }
 
+/* The 1-minute load average, or -1: other work on a shared machine shows here. */
+static double main_loadavg(void)
+{
+	double l;
+
+	return getloadavg(&l, 1) == 1 ? l : -1;
+}
+
 /* Lowest median among the placements whose latency run succeeded, or -1. */
 static int main_best(const struct mode_result *m, int n)
 {
@@ -355,6 +363,7 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
 	r.n_cpus = proc_cpu_count();
+	r.load_start = main_loadavg();
 	if (sddsd_find(o.sddsd_path, sddsd_buf, sizeof(sddsd_buf)) == 0)
 		r.sddsd_path = sddsd_buf;
 	else
@@ -403,6 +412,7 @@ int main(int argc, char **argv)
 		local_monolithic(&o, false, &mono_pl, &r.mono_sleep);
 	}
 
+	r.load_end = main_loadavg();
 	if (o.json)
 		report_json(stdout, &o, &r);
 	else

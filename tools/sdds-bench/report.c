@@ -42,6 +42,12 @@ static const struct mode_result *report_best(const struct mode_result *m, int be
 	return best >= 0 ? &m[best] : NULL;
 }
 
+/* The placement a summary row shows: the best, or the first when all failed (for its reason). */
+static const struct mode_result *report_shown(const struct mode_result *m, int best)
+{
+	return best >= 0 ? &m[best] : &m[0];
+}
+
 /* The figures the ratios and goals use; NaN where a run failed. */
 struct report_ratios {
 	double polling_over_spin, polling_over_spin_p99;
@@ -123,20 +129,21 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	fprintf(f, "baselines: ping side %s\n", strstr(pl, "A:") ? strstr(pl, "A:") : pl);
 	if (!o->pin)
 		fprintf(f, "pinning: none (--pin tries placements, --pin=D,A,B sets one)\n");
+	if (r->load_start >= 0)
+		fprintf(f, "load average (1 min): %.2f before, %.2f after the run (which adds its own)%s\n",
+			r->load_start, r->load_end,
+			r->load_start >= 0.5 ? ": other work shared the machine, figures are disturbed" : "");
+	if (o->iterations < 100000)
+		fprintf(f, "note: %llu iterations; report figures from >= 100000\n",
+			(unsigned long long)o->iterations);
 	fputc('\n', f);
 
 	fprintf(f, "one-way latency, us (RTT/2)                 n    median       p99     p99.9        max\n");
 	report_lat_row(f, "baseline: spin on a shared line", &r->spin);
 	report_lat_row(f, "baseline: futex wait/wake (1 hop)", &r->futex);
 	report_lat_row(f, "baseline: futex, both on one CPU", &r->futex_same);
-	if (p)
-		report_lat_row(f, "sddsd --poll, clients spin", &p->lat);
-	else
-		fprintf(f, "  %-34s  FAILED: %s\n", "sddsd --poll, clients spin", r->polling[0].lat.why);
-	if (b)
-		report_lat_row(f, "sddsd blocking, clients sleep", &b->lat);
-	else
-		fprintf(f, "  %-34s  FAILED: %s\n", "sddsd blocking, clients sleep", r->blocking[0].lat.why);
+	report_lat_row(f, "sddsd --poll, clients spin", &report_shown(r->polling, r->best_polling)->lat);
+	report_lat_row(f, "sddsd blocking, clients sleep", &report_shown(r->blocking, r->best_blocking)->lat);
 	if (p) {
 		report_placement_str(&p->pl, pl, sizeof(pl));
 		fprintf(f, "  (sddsd polling ran %s)\n", pl);
@@ -166,10 +173,9 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 
 	fprintf(f, "throughput, samples/s taken by the reader (%.1f s each, reader depth %u)\n", o->tput_seconds,
 		o->depth);
-	if (p)
-		report_tput_row(f, "sddsd --poll, clients spin", &p->tput, true);
-	if (b)
-		report_tput_row(f, "sddsd blocking, clients sleep", &b->tput, true);
+	report_tput_row(f, "sddsd --poll, clients spin", &report_shown(r->polling, r->best_polling)->tput, true);
+	report_tput_row(f, "sddsd blocking, clients sleep", &report_shown(r->blocking, r->best_blocking)->tput,
+			true);
 	report_tput_row(f, "monolithic, threads spin", &r->mono_spin, false);
 	report_tput_row(f, "monolithic, threads sleep", &r->mono_sleep, false);
 	report_ratio_row(f, "isolated / monolithic, polling (spinning)", x.tput_polling_over_mono, "a run failed");
@@ -205,12 +211,17 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	}
 	for (int mode = 0; mode < 2; mode++) {
 		const struct mode_result *m = mode == 0 ? r->polling : r->blocking;
+		const char *name = mode == 0 ? "polling" : "blocking";
 
 		for (int i = 0; i < r->n_placements; i++) {
-			if (!m[i].daemon_note[0])
-				continue;
 			report_placement_str(&m[i].pl, pl, sizeof(pl));
-			fprintf(f, "note: %s, %s: %s\n", mode == 0 ? "polling" : "blocking", pl, m[i].daemon_note);
+			/* With one placement its failures are in the tables above already. */
+			if (r->n_placements > 1 && m[i].lat.ran && !m[i].lat.ok)
+				fprintf(f, "failed: %s latency, %s: %s\n", name, pl, m[i].lat.why);
+			if (r->n_placements > 1 && m[i].tput.ran && !m[i].tput.ok)
+				fprintf(f, "failed: %s throughput, %s: %s\n", name, pl, m[i].tput.why);
+			if (m[i].daemon_note[0])
+				fprintf(f, "note: %s, %s: %s\n", name, pl, m[i].daemon_note);
 		}
 	}
 }
@@ -269,17 +280,12 @@ static void report_json_pl(struct json *j, const struct bench_placement *pl)
 
 static void report_json_mode(struct json *j, const char *key, const struct mode_result *m, int best)
 {
+	const struct mode_result *x = report_shown(m, best);
+
 	json_obj_begin(j, key);
-	if (best >= 0) {
-		report_json_pl(j, &m[best].pl);
-		report_json_lat(j, "latency", &m[best].lat);
-		report_json_tput(j, "throughput", &m[best].tput);
-	} else {
-		/* Every placement failed: show the first one's reasons. */
-		report_json_pl(j, &m[0].pl);
-		report_json_lat(j, "latency", &m[0].lat);
-		report_json_tput(j, "throughput", &m[0].tput);
-	}
+	report_json_pl(j, &x->pl);
+	report_json_lat(j, "latency", &x->lat);
+	report_json_tput(j, "throughput", &x->tput);
 	json_obj_end(j);
 }
 
@@ -314,6 +320,8 @@ void report_json(FILE *f, const struct bench_opts *o, const struct bench_results
 	json_str(&j, "reliability", o->reliable ? "reliable" : "best_effort");
 	json_int(&j, "poll_spin_ns", o->poll_spin_ns);
 	json_int(&j, "cpus", r->n_cpus);
+	json_num(&j, "loadavg_start", r->load_start);
+	json_num(&j, "loadavg_end", r->load_end);
 	json_str(&j, "sddsd", r->sddsd_path);
 	json_str(&j, "pinning", !o->pin ? "none" : o->pin_sweep ? "sweep" : "explicit");
 	report_placement_str(&r->base_pl, pl, sizeof(pl));

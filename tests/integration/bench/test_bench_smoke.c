@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_bench_smoke.c - sdds-bench runs end to end and prints every figure.
+ *
+ * OVERVIEW
+ * argv: the sdds-bench binary, the sddsd binary. Runs
+ *   sdds-bench local -n 2000 --json (short throughput and caps)
+ * once in the group setup, keeps its stdout in a temp file and its wait
+ * status, then checks: exit 0; the output is one JSON object (parsed by
+ * python3's json module: exit 77 when python3 is missing); every figure
+ * key exists with a positive number. A second run with a daemon binary
+ * that does not exist must exit non-zero, say why, and print no ratio
+ * that would need the missing figures (null, never a made-up number).
+ * Figures are never compared with a bound: this is not a timed test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#define SMOKE_SKIP 77
+
+static const char *bench_bin;
+static const char *sddsd_bin;
+
+struct smoke_run {
+	char out[64]; /* temp file holding stdout */
+	int status;
+};
+
+static struct smoke_run good = {.out = "/tmp/sdds-bench-smoke-XXXXXX"};
+static struct smoke_run bad = {.out = "/tmp/sdds-bench-smoke-XXXXXX"};
+
+/* Run argv with stdout to a new temp file (template in run->out); stderr passes through. */
+static int smoke_run(char *const argv[], struct smoke_run *run)
+{
+	int fd = mkstemp(run->out);
+	pid_t pid;
+
+	if (fd < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(fd);
+		return -errno;
+	}
+	if (pid == 0) {
+		dup2(fd, STDOUT_FILENO);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fd);
+	if (waitpid(pid, &run->status, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/* python3 -c SCRIPT FILE ARGS...; returns its exit code, or -1. */
+static int smoke_python(const char *script, const char *file, const char *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execlp("python3", "python3", "-c", script, file, arg, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static const char *const check_keys_py =
+	"import json, sys\n"
+	"d = json.load(open(sys.argv[1]))\n"
+	"lat = ['median_us', 'p99_us', 'p999_us', 'max_us', 'min_us', 'mean_us', 'iterations']\n"
+	"req = ['baseline.spin.' + k for k in lat] + ['baseline.futex.' + k for k in lat]\n"
+	"req += ['polling.latency.' + k for k in lat] + ['blocking.latency.' + k for k in lat]\n"
+	"for m in ('polling', 'blocking'):\n"
+	"    req += [m + '.throughput.' + k for k in ('samples_per_s', 'writer_samples_per_s',\n"
+	"            'written', 'received', 'seconds')]\n"
+	"for m in ('spin', 'sleep'):\n"
+	"    req += ['monolithic.' + m + '.' + k for k in ('samples_per_s', 'written', 'received')]\n"
+	"req += ['ratios.' + k for k in ('polling_over_spin', 'polling_over_spin_p99',\n"
+	"        'blocking_over_futex_hop', 'blocking_over_futex_hop_p99',\n"
+	"        'tput_polling_over_monolithic', 'tput_blocking_over_monolithic')]\n"
+	"req += ['size_bytes', 'iterations', 'cpus', 'goals.polling_median_us_max',\n"
+	"        'goals.blocking_over_futex_hop_max', 'goals.tput_samples_per_s_min']\n"
+	"bad = []\n"
+	"for path in req:\n"
+	"    v = d\n"
+	"    for k in path.split('.'):\n"
+	"        v = v.get(k) if isinstance(v, dict) else None\n"
+	"    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:\n"
+	"        bad.append('%s=%r' % (path, v))\n"
+	"for m in ('polling', 'blocking'):\n"
+	"    for k in ('latency', 'throughput'):\n"
+	"        if d[m][k].get('ok') is not True: bad.append(m + '.' + k + '.ok')\n"
+	"for k in ('polling_met', 'blocking_met', 'tput_polling_met', 'tput_blocking_met'):\n"
+	"    if not isinstance(d['goals'].get(k), bool): bad.append('goals.' + k)\n"
+	"if d['iterations'] != 2000 or d['size_bytes'] != 2: bad.append('options not echoed')\n"
+	"if bad:\n"
+	"    print('missing or not positive: ' + ', '.join(bad)); sys.exit(1)\n";
+
+static const char *const check_failed_py =
+	"import json, sys\n"
+	"d = json.load(open(sys.argv[1]))\n"
+	"bad = []\n"
+	"for m in ('polling', 'blocking'):\n"
+	"    for k in ('latency', 'throughput'):\n"
+	"        e = d[m][k]\n"
+	"        if e.get('ok') is not False or 'not found' not in e.get('error', ''):\n"
+	"            bad.append(m + '.' + k + ': ' + repr(e))\n"
+	"        if 'median_us' in e or 'samples_per_s' in e: bad.append(m + '.' + k + ' has figures')\n"
+	"for k in ('polling_over_spin', 'blocking_over_futex_hop', 'tput_polling_over_monolithic',\n"
+	"          'tput_blocking_over_monolithic'):\n"
+	"    if d['ratios'].get(k, 0) is not None: bad.append('ratio ' + k + ' not null')\n"
+	"if d['goals'].get('polling_met', 0) is not None: bad.append('goal judged without figure')\n"
+	"if not d['baseline']['spin']['median_us'] > 0: bad.append('baseline missing')\n"
+	"if bad:\n"
+	"    print('; '.join(bad)); sys.exit(1)\n";
+
+static int smoke_setup(void **state)
+{
+	char *good_argv[] = {(char *)bench_bin, "local", "-n", "2000", "--warmup", "200", "-t", "0.3",
+			     "--max-seconds", "4", "--depth", "256", "--sddsd", (char *)sddsd_bin, "--json",
+			     NULL};
+	char *bad_argv[] = {(char *)bench_bin, "local", "-n", "300", "--warmup", "10", "-t", "0.1",
+			    "--sddsd", "/nonexistent/sdds-bench-test/sddsd", "--json", NULL};
+
+	(void)state;
+	if (smoke_run(good_argv, &good) < 0 || smoke_run(bad_argv, &bad) < 0)
+		return -1;
+	return 0;
+}
+
+static int smoke_teardown(void **state)
+{
+	(void)state;
+	unlink(good.out);
+	unlink(bad.out);
+	return 0;
+}
+
+static void test_exit_zero(void **state)
+{
+	(void)state;
+	assert_true(WIFEXITED(good.status));
+	assert_int_equal(WEXITSTATUS(good.status), 0);
+}
+
+static void test_json_parses(void **state)
+{
+	(void)state;
+	assert_int_equal(smoke_python("import json, sys; json.load(open(sys.argv[1]))", good.out, NULL), 0);
+}
+
+static void test_every_figure_positive(void **state)
+{
+	(void)state;
+	assert_int_equal(smoke_python(check_keys_py, good.out, NULL), 0);
+}
+
+static void test_missing_daemon_fails_without_ratios(void **state)
+{
+	(void)state;
+	assert_true(WIFEXITED(bad.status));
+	assert_int_equal(WEXITSTATUS(bad.status), 1);
+	assert_int_equal(smoke_python(check_failed_py, bad.out, NULL), 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_zero),
+		cmocka_unit_test(test_json_parses),
+		cmocka_unit_test(test_every_figure_positive),
+		cmocka_unit_test(test_missing_daemon_fails_without_ratios),
+	};
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: %s SDDS_BENCH SDDSD\n", argv[0]);
+		return 2;
+	}
+	bench_bin = argv[1];
+	sddsd_bin = argv[2];
+	if (access(sddsd_bin, X_OK) < 0 || access(bench_bin, X_OK) < 0) {
+		fprintf(stderr, "sdds-bench or sddsd not built: skip\n");
+		return SMOKE_SKIP;
+	}
+	if (smoke_python("import json", "", NULL) != 0) {
+		fprintf(stderr, "python3 with json not available: skip\n");
+		return SMOKE_SKIP;
+	}
+	return cmocka_run_group_tests(tests, smoke_setup, smoke_teardown);
+}
