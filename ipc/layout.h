@@ -71,7 +71,7 @@ struct sdds_seg_hdr {
 	uint64_t arena_size;     /* bytes in the arena */
 	uint32_t session_id;     /* the daemon's id for this client */
 	uint32_t flags;          /* SDDS_SEG_F_* */
-	uint8_t reserved_[8];
+	/* flags ends at byte 64: heartbeat starts the next cache line. */
 	alignas(SDDS_CACHELINE) SDDS_ATOMIC(uint64_t) heartbeat; /* daemon loop tick counter */
 	/*
 	 * Event doorbell: bumped whenever the daemon publishes into any reader

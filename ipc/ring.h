@@ -41,6 +41,8 @@ struct ring_cons {
 	uint32_t max_record;
 	uint64_t cons;      /* private */
 	uint64_t prod_seen; /* last validated prod */
+	uint64_t cons_pub;  /* cons as last published by ring_cons_release */
+	int err;            /* 0, or -EPROTO once the producer broke the protocol */
 };
 
 /* Lay out an empty ring at ctl (cap data bytes follow); both indices 0. */
@@ -59,6 +61,10 @@ int ring_cons_init(struct ring_cons *c, struct sdds_ring_ctl *ctl, uint32_t cap,
  * payload after it; len is already set) and the record is not visible until
  * ring_prod_publish. Several reservations may precede one publish.
  * Returns 0, -EAGAIN (no room now) or -EMSGSIZE (can never fit).
+ * reserve writes len, flags = 0, seq and type = handle = 0: a record whose
+ * type the caller forgot to set is a protocol error, not a silent write.
+ * The record memory belongs to the ring; the caller may write it only until
+ * the next publish.
  */
 int ring_prod_reserve(struct ring_prod *p, uint32_t len, struct sdds_rec **ret_rec);
 
@@ -73,12 +79,23 @@ bool ring_prod_publish(struct ring_prod *p);
 uint32_t ring_prod_free(struct ring_prod *p);
 
 /*
+ * True when ring_prod_reserve(p, len) would succeed now (counts the PAD a
+ * wrap needs; refreshes cons_cache only when the cached view says no).
+ * Meant as the doorbell_wait condition on ctl->space for a blocked writer.
+ */
+bool ring_prod_has_room(struct ring_prod *p, uint32_t len);
+
+/*
  * Consumer: copy the next record out into rec (header) and buf (payload,
  * up to buf_cap bytes). The header is copied before it is checked, the
  * payload after the header was checked. PAD records are consumed silently.
  * Returns 1 when a record was taken, 0 when the ring is empty, -EPROTO when
  * the producer broke the protocol (bad index, length, type, flags or a record
  * crossing the end); -EPROTO is sticky.
+ * -EMSGSIZE when the payload is longer than buf_cap: nothing is taken (size
+ * buf for max_record - sizeof(struct sdds_rec) bytes and it never happens).
+ * rec and buf are the caller's; buf's contents are unspecified unless 1 is
+ * returned.
  * The record's bytes are released (cons advanced privately) at once;
  * ring_cons_release publishes cons.
  */
@@ -92,6 +109,16 @@ bool ring_cons_release(struct ring_cons *c);
 
 /* True when the ring holds nothing the consumer has not taken (acquire). */
 bool ring_cons_empty(struct ring_cons *c);
+
+/*
+ * Consumer about to sleep (in epoll, on the eventfd the producer kicks):
+ * announce it in data.waiters, full fence, re-check. Returns true when data
+ * arrived after all: do not sleep, pump again. Pairs with the check inside
+ * ring_prod_publish, so a record published concurrently is never missed.
+ */
+bool ring_cons_wait_data(struct ring_cons *c);
+/* Consumer: withdraw the announcement (after waking). */
+void ring_cons_stop_wait_data(struct ring_cons *c);
 
 /* ---------------- reader ring: daemon produces, client consumes -------- */
 
@@ -114,15 +141,28 @@ struct rring_cons {
 	uint64_t lost; /* slots skipped because the producer lapped us */
 };
 
-/* Bytes needed for a reader ring of cap slots with payloads up to max_payload. */
+/*
+ * Bytes needed for a reader ring of cap slots with payloads up to
+ * max_payload, rounded up to SDDS_RRING_ALIGN so rings carved back to back
+ * stay aligned. 0 when it does not fit in a size_t.
+ */
 size_t rring_size(uint32_t cap, uint32_t max_payload);
-/* Slot size for a payload size (header + payload rounded up to 16). */
+/* Slot size for a payload size (header + payload rounded up to 16); 0 if too big. */
 uint32_t rring_slot_size(uint32_t max_payload);
 
-/* Lay out an empty reader ring at ctl; writes cap and slot_size into ctl. */
+/*
+ * Lay out an empty reader ring at ctl; writes cap and slot_size into ctl and
+ * zeroes every slot's seq word (memory reused from an earlier ring must not
+ * hold sequence numbers a new consumer would accept).
+ */
 void rring_format(struct sdds_rring_ctl *ctl, uint32_t cap, uint32_t slot_size);
 
-/* Attach; the daemon passes the values it chose, never those read back. */
+/*
+ * Attach; the daemon passes the values it chose, never those read back.
+ * cap: a power of two; slot_size: a multiple of 16, at least 16. Returns 0
+ * or -EINVAL. rring_cons_init also checks that ctl holds the same cap and
+ * slot_size (the client's check that the ReaderReply matches the ring).
+ */
 int rring_prod_init(struct rring_prod *p, struct sdds_rring_ctl *ctl, uint32_t cap, uint32_t slot_size);
 int rring_cons_init(struct rring_cons *c, struct sdds_rring_ctl *ctl, uint32_t cap, uint32_t slot_size);
 
@@ -157,10 +197,20 @@ void rring_prod_stop_wait_space(struct rring_prod *p);
  * *ret_origin (may be NULL) the origin. Returns 1 taken, 0 empty.
  * Skips forward over overwritten slots and adds them to c->lost.
  * After taking, returns via *ret_kick (may be NULL) whether the daemon waits
- * for space and must be kicked.
+ * for space and must be kicked. That check costs a full fence; a consumer
+ * that takes in batches passes NULL and calls rring_cons_need_kick once per
+ * batch instead. *ret_kick is also written when -EMSGSIZE is returned (the
+ * sample was consumed all the same). buf is the caller's; its contents are
+ * unspecified unless 1 is returned.
  */
 int rring_cons_take(struct rring_cons *c, void *buf, size_t buf_cap, uint32_t *ret_len,
 		    uint32_t *ret_origin, bool *ret_kick);
+
+/*
+ * Consumer: full fence, then true when the daemon waits for space in this
+ * ring (space.waiters) and must be kicked. Once per batch of takes.
+ */
+bool rring_cons_need_kick(struct rring_cons *c);
 
 /* Consumer: true when nothing new is published (acquire load of prod). */
 bool rring_cons_empty(struct rring_cons *c);

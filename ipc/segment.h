@@ -36,7 +36,11 @@ struct segment {
 /*
  * Daemon side: create, size, format, seal and map a segment. On success
  * *ret is filled (the caller owns fd and mapping; segment_close frees both).
- * Returns 0 or -errno.
+ * Layout: header at 0, request ring at req_off = 192, arena page-aligned
+ * after it, seg_size a multiple of 4096. name (may be NULL) is the memfd's
+ * name as /proc shows it. Returns 0, -EINVAL (req_cap not a power of two,
+ * 4 * max_record > req_cap, max_record < 16, arena_size not a multiple of
+ * 4096) or -errno.
  */
 int segment_create(const struct segment_params *params, const char *name, struct segment *ret);
 
@@ -48,7 +52,11 @@ int segment_create(const struct segment_params *params, const char *name, struct
  */
 int segment_attach(int fd, struct segment *ret);
 
-/* Unmap and close; accepts a zeroed or already closed segment. */
+/*
+ * Unmap and close; accepts a zeroed or already closed segment. A segment
+ * is open iff base != NULL (so a zeroed struct never closes fd 0);
+ * afterwards base is NULL and fd is -1.
+ */
 void segment_close(struct segment *seg);
 
 static inline struct sdds_seg_hdr *segment_hdr(const struct segment *seg)

@@ -60,8 +60,7 @@ void gen_diag_free(gen_diag *d)
 	d->n_warnings = 0;
 }
 
-__attribute__((format(printf, 4, 0))) static int diag_vformat(char *buf, size_t cap, gen_loc loc,
-							      const char *fmt, va_list ap)
+static int diag_vformat(char *buf, size_t cap, gen_loc loc, const char *fmt, va_list ap)
 {
 	int n = 0;
 
