@@ -523,7 +523,9 @@ static void test_err_types(void **state)
 	expect_error(TOPIC_WITH("<attribute name=\"2x\" type=\"DDS_long\"/>\n"), "sdds.xml:3",
 		     "attribute name '2x' is not a C identifier");
 	expect_error(TOPIC_WITH("<attribute name=\"int\" type=\"DDS_long\"/>\n"), "sdds.xml:3",
-		     "attribute name 'int' is a C keyword");
+		     "attribute name 'int' is a C keyword or a standard macro");
+	expect_error(TOPIC_WITH("<attribute name=\"NULL\" type=\"DDS_long\"/>\n"), "sdds.xml:3",
+		     "attribute name 'NULL' is a C keyword or a standard macro");
 	expect_error(
 	    TOPIC_WITH(
 		"<attribute name=\"x\" type=\"DDS_long\"/>\n<attribute name=\"x\" type=\"DDS_octet\"/>\n"),
@@ -563,6 +565,10 @@ static void test_err_types(void **state)
 		     "sdds.xml:3", "enum 's' has the name of the struct declared at @DIR@/sdds.xml:2");
 	expect_error(PROJ("<enum name=\"DDS_long\"><literal name=\"x\"/></enum>\n"), "sdds.xml:2",
 		     "enum 'DDS_long' has the name of a DDS type");
+	expect_error(
+	    PROJ("<struct name=\"DDS_Topic\"><attribute name=\"a\" type=\"DDS_octet\"/></struct>\n"),
+	    "sdds.xml:2",
+	    "struct 'DDS_Topic' gets the C name 'DDS_Topic': the DDS_ prefix belongs to the DDS API");
 }
 
 static void test_err_topics(void **state)

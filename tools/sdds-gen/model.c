@@ -60,7 +60,8 @@ void gen_diag_free(gen_diag *d)
 	d->n_warnings = 0;
 }
 
-static int diag_vformat(char *buf, size_t cap, gen_loc loc, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static int diag_vformat(char *buf, size_t cap, gen_loc loc,
+							      const char *fmt, va_list ap)
 {
 	int n = 0;
 
@@ -319,6 +320,11 @@ static const char *const c_keywords[] = {
     "typeof",
 };
 
+/* Macros of the headers <sdds/dcps.h> brings: a member of that name would be expanded. */
+static const char *const std_macros[] = {
+    "NULL", "EOF", "errno", "stdin", "stdout", "stderr", "offsetof", "assert",
+};
+
 static bool is_c_identifier(const char *s)
 {
 	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
@@ -335,6 +341,9 @@ static bool is_c_keyword(const char *s)
 	for (size_t i = 0; i < sizeof(c_keywords) / sizeof(c_keywords[0]); i++)
 		if (strcmp(c_keywords[i], s) == 0)
 			return true;
+	for (size_t i = 0; i < sizeof(std_macros) / sizeof(std_macros[0]); i++)
+		if (strcmp(std_macros[i], s) == 0)
+			return true;
 	return false;
 }
 
@@ -344,7 +353,7 @@ static int check_ident(gen_diag *d, gen_loc loc, const char *what, const char *n
 	if (!is_c_identifier(name))
 		return gen_error(d, loc, "%s name '%s' is not a C identifier", what, name);
 	if (is_c_keyword(name))
-		return gen_error(d, loc, "%s name '%s' is a C keyword", what, name);
+		return gen_error(d, loc, "%s name '%s' is a C keyword or a standard macro", what, name);
 	if (strlen(name) > GEN_NAME_MAX)
 		return gen_error(d, loc, "%s name '%s' is longer than %u characters", what, name,
 				 GEN_NAME_MAX);
@@ -665,6 +674,13 @@ static int check_type_names(gen_project *p, gen_diag *d)
 		if (gen_kind_from_name(all[i].c_name, &dummy) == 0 || is_float_name(all[i].c_name)) {
 			r = gen_error(d, all[i].loc, "%s '%s' has the name of a DDS type", all[i].what,
 				      all[i].name);
+			break;
+		}
+		/* DDS_* is the namespace of <sdds/dcps.h> (DDS_Topic, DDS_DataReader...). */
+		if (strncmp(all[i].c_name, "DDS_", 4) == 0) {
+			r = gen_error(d, all[i].loc,
+				      "%s '%s' gets the C name '%s': the DDS_ prefix belongs to the DDS API",
+				      all[i].what, all[i].name, all[i].c_name);
 			break;
 		}
 		for (size_t j = 0; j < i; j++) {
