@@ -148,17 +148,20 @@ void sdds_client_free(sdds_client *c)
 	if (!c)
 		return;
 	/*
-	 * The transport first (it may wait for the daemon to consume what was
-	 * written, while listeners still take), then the callback thread: after
-	 * both, nothing but this thread touches the objects.
+	 * Writers go first and the regular way: through sddsd, a deletion waits
+	 * until the daemon has routed the writer's last samples (it holds a
+	 * sample for a full reliable reader and answers control requests only
+	 * afterwards), while a hang-up would drop them. Listeners keep taking
+	 * meanwhile. Then the transport, then the callback thread: after both,
+	 * nothing but this thread touches the objects.
 	 */
+	while (!cl_list_empty(&c->writers))
+		client_writer_destroy(cl_container_of(c->writers.next, struct sdds_writer, node), false);
 	c->ops->shutdown(c);
 	listener_stop(c);
 
 	while (!cl_list_empty(&c->readers))
 		client_reader_destroy(cl_container_of(c->readers.next, struct sdds_reader, node), true);
-	while (!cl_list_empty(&c->writers))
-		client_writer_destroy(cl_container_of(c->writers.next, struct sdds_writer, node), true);
 	while (!cl_list_empty(&c->topics)) {
 		t = cl_container_of(c->topics.next, struct sdds_topic, node);
 		cl_list_del(&t->node);

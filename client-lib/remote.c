@@ -20,8 +20,11 @@
  * daemon's cons moves past the value the failed reservation was judged by.
  *
  * The daemon drops what is left in the request ring of a client that hangs
- * up, so remote_shutdown (and a writer's deletion) first lingers until the
- * daemon consumed what was published, bounded by progress and a cap.
+ * up, and holds a record for a full reliable reader (answering no control
+ * request meanwhile). So a writer's deletion first lingers until the daemon
+ * consumed what was published (bounded by progress and a cap), and the
+ * DeleteWriter round trip then returns only after the held record was
+ * routed. sdds_client_free deletes its writers this way before it hangs up.
  *
  * The monitor thread blocks in poll() for POLLRDHUP/POLLHUP only, so it
  * never competes with RPC callers for data. On hang-up it marks the client
@@ -655,19 +658,8 @@ static void remote_reader_kick(struct sdds_reader *r)
 static void remote_shutdown(struct sdds_client *c)
 {
 	struct remote_state *rs = &c->remote;
-	uint32_t max_ms = 0;
-	struct cl_link *l;
 
-	pthread_mutex_lock(&c->obj_lock);
-	for (l = c->writers.next; l != &c->writers; l = l->next) {
-		struct sdds_writer *w = cl_container_of(l, struct sdds_writer, node);
-
-		if (w->max_blocking_ms > max_ms)
-			max_ms = w->max_blocking_ms;
-	}
-	pthread_mutex_unlock(&c->obj_lock);
-	remote_linger(c, remote_idle_ns(max_ms), REMOTE_LINGER_CAP_NS);
-
+	/* sdds_client_free deleted the writers (each lingered): the ring is drained. */
 	if (rs->monitor_started) {
 		/* Our own shutdown raises POLLHUP in the monitor's poll. */
 		shutdown(rs->ctl_fd, SHUT_RDWR);

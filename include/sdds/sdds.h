@@ -59,10 +59,11 @@ SDDS_API void sdds_client_options_init(sdds_client_options *opts);
 SDDS_API int sdds_client_new(const sdds_client_options *opts, sdds_client **ret_client);
 /*
  * Disconnect and free every topic, writer and reader it still holds (their
- * handles are invalid afterwards). Before hanging up it waits for the daemon
- * to consume the samples already written, while the daemon makes progress
- * (at most a few seconds). Works in every state, also after the daemon went
- * away. Not from a listener: it joins the callback-manager thread.
+ * handles are invalid afterwards). Writers are deleted first, through the
+ * daemon, which answers once their samples already written were routed
+ * (bounded by the writers' max_blocking_ms and a few seconds). Works in
+ * every state, also after the daemon went away. Not from a listener: it
+ * joins the callback-manager thread.
  */
 SDDS_API void sdds_client_free(sdds_client *client);
 /* Session id the daemon gave this client (0 in monolithic mode). */

@@ -399,6 +399,65 @@ static void test_write_take_two_processes(void **state)
 	sdds_client_free(b);
 }
 
+/*
+ * A writer process that frees its client while the daemon still holds its
+ * samples for a full reliable reader: freeing waits, nothing is lost.
+ */
+static void test_free_delivers_held_samples(void **state)
+{
+	struct daemon *d = *state;
+	sdds_client *b = client(d, "slow-sub");
+	sdds_topic *t = topic(b, 12);
+	sdds_reader *r = reader(t, SDDS_RELIABLE, 2);
+	const uint32_t n = 20;
+	uint8_t s[SAMPLE];
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sdds_client_options o;
+		sdds_client *a;
+		sdds_topic *ta;
+		sdds_writer *w;
+		sdds_qos q;
+		static const sdds_field f[] = { { "seq", SDDS_FIELD_ULONG, 4 }, { "pad", SDDS_FIELD_STRING, 12 } };
+		sdds_topic_desc desc = { .name = "ct", .domain = 0, .id = 12, .sample_size = SAMPLE, .fields = f, .n_fields = 2 };
+
+		sdds_client_options_init(&o);
+		o.socket_path = d->sock;
+		if (sdds_client_new(&o, &a) || sdds_topic_new(a, &desc, &ta))
+			_exit(2);
+		sdds_qos_init(&q);
+		q.reliability = SDDS_RELIABLE;
+		q.max_blocking_ms = 5000;
+		if (sdds_writer_new(ta, &q, &w))
+			_exit(3);
+		for (uint32_t i = 0; i < n; i++) {
+			put_seq(s, i);
+			if (sdds_writer_write(w, s, SAMPLE) != 0)
+				_exit(4);
+		}
+		/* Everything but two samples is still in the daemon or the ring. */
+		sdds_client_free(a);
+		_exit(0);
+	}
+	sleep_ms(300);
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = sdds_reader_take(r, s, sizeof(s), NULL, 5 * SEC);
+
+		if (rc != 0)
+			fail_msg("take %u: %s", i, sdds_strerror(rc));
+		assert_int_equal(get_seq(s), i);
+		sleep_ms(5);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	sdds_client_free(b);
+}
+
 struct stream {
 	sdds_writer *w;
 	uint32_t n;
@@ -695,6 +754,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_write_take_two_clients, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_topic_conflict, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_take_two_processes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_delivers_held_samples, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reliable_stream, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reliable_stream, setup_poll, teardown),
 		cmocka_unit_test_setup_teardown(test_reliable_stream_one_client, setup, teardown),
