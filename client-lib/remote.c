@@ -52,10 +52,10 @@
 /* A daemon that does not answer a control request within this is stuck. */
 #define REMOTE_RPC_TIMEOUT_S 10
 /*
- * Before a writer is deleted or the client hangs up, it waits for the daemon
- * to consume the request ring while the daemon makes progress (a record may
- * be held up to the writer's max_blocking_ms, plus this slack), at most
- * REMOTE_LINGER_CAP_NS in all.
+ * Before a writer is deleted, the client waits for the daemon to consume the
+ * request ring while the daemon makes progress (a record may be held up to
+ * a writer's max_blocking_ms, plus this slack), at most REMOTE_LINGER_CAP_NS
+ * in all.
  */
 #define REMOTE_LINGER_SLACK_MS 100
 #define REMOTE_LINGER_CAP_NS (5 * 1000 * 1000 * 1000LL)
@@ -476,9 +476,9 @@ static bool remote_drained(struct client_wait *w)
 /*
  * Wait until the daemon consumed every record this client published so
  * far, as long as it makes progress at least every idle_ns, and at most
- * cap_ns in all. Used before a writer is deleted or the connection closed:
- * the daemon drops what is still in the ring of a client that hangs up, and
- * a delete must not overtake the writer's last samples.
+ * cap_ns in all. Used before a writer is deleted: a delete must not
+ * overtake the writer's last samples (the daemon voids records of deleted
+ * writers, and drops what is left in the ring of a client that hangs up).
  */
 static void remote_linger(struct sdds_client *c, int64_t idle_ns, int64_t cap_ns)
 {
@@ -517,10 +517,25 @@ static void remote_linger(struct sdds_client *c, int64_t idle_ns, int64_t cap_ns
 	}
 }
 
-/* How long the daemon may sit on one record: the longest writer's max_blocking_ms. */
-static int64_t remote_idle_ns(uint32_t max_blocking_ms)
+/*
+ * How long the daemon may sit on one record without progress: the longest
+ * max_blocking_ms among w and the client's other writers (any of their
+ * records may be the one held), plus slack.
+ */
+static int64_t remote_idle_ns(struct sdds_client *c, const struct sdds_writer *w)
 {
-	return ((int64_t)max_blocking_ms + REMOTE_LINGER_SLACK_MS) * 1000000;
+	uint32_t ms = w->max_blocking_ms;
+	struct cl_link *l;
+
+	pthread_mutex_lock(&c->obj_lock);
+	for (l = c->writers.next; l != &c->writers; l = l->next) {
+		const struct sdds_writer *o = cl_container_of(l, struct sdds_writer, node);
+
+		if (o->max_blocking_ms > ms)
+			ms = o->max_blocking_ms;
+	}
+	pthread_mutex_unlock(&c->obj_lock);
+	return ((int64_t)ms + REMOTE_LINGER_SLACK_MS) * 1000000;
 }
 
 static void remote_writer_free(struct sdds_writer *w, bool closing)
@@ -529,7 +544,7 @@ static void remote_writer_free(struct sdds_writer *w, bool closing)
 
 	if (closing || atomic_load(&c->disconnected))
 		return;
-	remote_linger(c, remote_idle_ns(w->max_blocking_ms), REMOTE_LINGER_CAP_NS);
+	remote_linger(c, remote_idle_ns(c, w), REMOTE_LINGER_CAP_NS);
 	remote_delete(c, w->id, false);
 }
 

@@ -668,20 +668,23 @@ static void test_daemon_killed(void **state)
 
 struct flood {
 	sdds_writer *w;
-	volatile uint32_t written;
-	int rc;
+	uint32_t written; /* atomic */
+	int rc;           /* atomic */
 };
 
 static void *flood_main(void *arg)
 {
 	struct flood *f = arg;
 	uint8_t s[SAMPLE] = { 0 };
+	int rc;
 
 	for (;;) {
-		f->rc = sdds_writer_write(f->w, s, SAMPLE);
-		if (f->rc != 0)
+		rc = sdds_writer_write(f->w, s, SAMPLE);
+		if (rc != 0) {
+			__atomic_store_n(&f->rc, rc, __ATOMIC_SEQ_CST);
 			return NULL;
-		f->written++;
+		}
+		__atomic_add_fetch(&f->written, 1, __ATOMIC_SEQ_CST);
 	}
 }
 
@@ -699,11 +702,12 @@ static void test_daemon_killed_while_writer_blocked(void **state)
 	assert_int_equal(pthread_create(&th, NULL, flood_main, &f), 0);
 	/* Wait until the writer stops making progress: it sleeps on a full ring. */
 	do {
-		before = f.written;
+		before = __atomic_load_n(&f.written, __ATOMIC_SEQ_CST);
 		sleep_ms(200);
-	} while (f.written != before && f.rc == 0);
-	assert_int_equal(f.rc, 0);
-	assert_true(f.written > 1);
+	} while (__atomic_load_n(&f.written, __ATOMIC_SEQ_CST) != before &&
+		 __atomic_load_n(&f.rc, __ATOMIC_SEQ_CST) == 0);
+	assert_int_equal(__atomic_load_n(&f.rc, __ATOMIC_SEQ_CST), 0);
+	assert_true(__atomic_load_n(&f.written, __ATOMIC_SEQ_CST) > 1);
 
 	daemon_kill(d);
 	join_within(th, 5000);
