@@ -1,3 +1,895 @@
 /* SPDX-License-Identifier: MIT */
-/* Not written yet. */
-typedef int sdds_unwritten_manager;
+/*
+ * manager.c - the loop: listening socket, signals, heartbeat, the idle pump,
+ * stall retries and timeouts, deferred teardown, stats.
+ *
+ * OVERVIEW
+ * See manager.h for the model. Invariants kept here:
+ * - Every libuv callback of the daemon ends in manager_reap(), so a session
+ *   marked dead during the callback is gone before the loop sleeps again,
+ *   and nothing below a callback ever frees a session.
+ * - The idle handle runs while (polling mode) or (a session is hot) or (a
+ *   stall retry is pending); otherwise the loop sleeps in epoll and only
+ *   eventfds, control sockets and timers wake it.
+ * - Blocking mode: every established session that is not stalled is hot or
+ *   armed (data.waiters announced). Only a pump that made progress withdraws
+ *   the announcement, and it makes the session hot; only session_arm takes
+ *   a session off the hot list. A stalled session is on the stall list
+ *   instead and becomes hot when its stall resolves.
+ * - The stall timer is armed for the earliest stall deadline, so a stall
+ *   never outlives its writer's max_blocking_ms by more than a millisecond
+ *   or two.
+ * - A socket file is unlinked at the end only if we created it and it is
+ *   still the same inode.
+ */
+#include "manager.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "log.h"
+#include "session.h"
+
+#define MANAGER_HEARTBEAT_MS 100
+#define MANAGER_ACCEPT_BATCH 64
+#define MANAGER_LISTEN_RETRY_MS 100
+#define MANAGER_BACKLOG 128
+#define MANAGER_RUN_DIR "/run/sdds"
+
+/* ---------------- the listening socket ------------------------------------ */
+
+/* Is somebody accepting on path? Only a refused connect proves it stale. */
+static bool manager_socket_alive(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, rc;
+	bool alive = true;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return true;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	rc = connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	if (rc < 0 && (errno == ECONNREFUSED || errno == ENOENT))
+		alive = false;
+	close(fd);
+	return alive;
+}
+
+/* Create the socket's directory: 0755 for /run/sdds (everyone connects), else 0700. */
+static int manager_make_dir(const char *path)
+{
+	char dir[CONFIG_SOCKET_MAX];
+	char *slash;
+	mode_t mode;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL || slash == dir)
+		return 0;
+	*slash = '\0';
+	mode = strcmp(dir, MANAGER_RUN_DIR) == 0 ? 0755 : 0700;
+	if (mkdir(dir, mode) < 0 && errno != EEXIST) {
+		int rc = -errno;
+
+		log_err("cannot create %s: %s", dir, strerror(errno));
+		return rc;
+	}
+	return 0;
+}
+
+static int manager_bind_at(int fd, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path) >= (int)sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	/* Any local user may be a client; stats are guarded by uid instead. */
+	if (chmod(path, 0666) < 0 || listen(fd, MANAGER_BACKLOG) < 0) {
+		int rc = -errno;
+
+		unlink(path);
+		return rc;
+	}
+	return 0;
+}
+
+static int manager_bind(struct manager *m)
+{
+	char tmp[CONFIG_SOCKET_MAX + 32];
+	struct stat st;
+	int fd, rc;
+
+	if (m->cfg.socket[0] != '\0') {
+		snprintf(m->sock_path, sizeof(m->sock_path), "%s", m->cfg.socket);
+	} else {
+		rc = ctl_default_path(m->sock_path, sizeof(m->sock_path));
+		if (rc < 0) {
+			log_err("the default socket path is too long");
+			return rc;
+		}
+	}
+	rc = manager_make_dir(m->sock_path);
+	if (rc < 0)
+		return rc;
+	if (lstat(m->sock_path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode)) {
+			log_err("%s exists and is not a socket", m->sock_path);
+			return -EEXIST;
+		}
+		if (manager_socket_alive(m->sock_path)) {
+			log_err("another daemon answers on %s", m->sock_path);
+			return -EADDRINUSE;
+		}
+		log_notice("replacing stale socket %s", m->sock_path);
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+		log_err("socket: %s", strerror(errno));
+		return rc;
+	}
+	/*
+	 * Bind and listen under a private name, then rename into place: the
+	 * path never names a socket that refuses connections, and a stale file
+	 * is replaced atomically.
+	 */
+	rc = snprintf(tmp, sizeof(tmp), "%s.%d.tmp", m->sock_path, (int)getpid());
+	if (rc > 0 && (size_t)rc < CONFIG_SOCKET_MAX) {
+		unlink(tmp);
+		rc = manager_bind_at(fd, tmp);
+		if (rc == 0 && rename(tmp, m->sock_path) < 0) {
+			rc = -errno;
+			unlink(tmp);
+		}
+	} else {
+		unlink(m->sock_path);
+		rc = manager_bind_at(fd, m->sock_path);
+	}
+	if (rc < 0) {
+		log_err("cannot listen on %s: %s", m->sock_path, strerror(-rc));
+		close(fd);
+		return rc;
+	}
+	if (lstat(m->sock_path, &st) == 0) {
+		m->sock_dev = st.st_dev;
+		m->sock_ino = st.st_ino;
+		m->sock_created = true;
+	}
+	m->listen_fd = fd;
+	return 0;
+}
+
+/*
+ * Socket activation: returns 1 when fd 3 was inherited and is used, 0 when
+ * nothing was passed to us, -errno when what was passed is unusable.
+ */
+static int manager_inherit(struct manager *m)
+{
+	const char *pid_s = getenv("LISTEN_PID");
+	const char *fds_s = getenv("LISTEN_FDS");
+	struct sockaddr_un sa;
+	socklen_t len = sizeof(int);
+	int type = 0, domain = 0, accepting = 0, flags;
+	char *end;
+	long pid, n;
+
+	if (pid_s == NULL || fds_s == NULL)
+		return 0;
+	pid = strtol(pid_s, &end, 10);
+	if (*end != '\0' || pid != (long)getpid())
+		return 0;
+	n = strtol(fds_s, &end, 10);
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	if (*end != '\0' || n < 1)
+		return 0;
+	if (getsockopt(3, SOL_SOCKET, SO_TYPE, &type, &len) < 0 ||
+	    (len = sizeof(int), getsockopt(3, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0) ||
+	    (len = sizeof(int), getsockopt(3, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &len) < 0) ||
+	    type != SOCK_SEQPACKET || domain != AF_UNIX || !accepting) {
+		log_err("LISTEN_FDS: fd 3 is not a listening AF_UNIX SOCK_SEQPACKET socket");
+		return -ENOTSOCK;
+	}
+	flags = fcntl(3, F_GETFL);
+	if (flags < 0 || fcntl(3, F_SETFL, flags | O_NONBLOCK) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0) {
+		int rc = -errno;
+
+		log_err("LISTEN_FDS: cannot set up fd 3: %s", strerror(errno));
+		return rc;
+	}
+	if (n > 1)
+		log_notice("LISTEN_FDS=%ld: using fd 3 only", n);
+	memset(&sa, 0, sizeof(sa));
+	len = sizeof(sa);
+	if (getsockname(3, (struct sockaddr *)&sa, &len) == 0 && sa.sun_path[0] != '\0')
+		snprintf(m->sock_path, sizeof(m->sock_path), "%s", sa.sun_path);
+	else
+		snprintf(m->sock_path, sizeof(m->sock_path), "(inherited fd 3)");
+	m->listen_fd = 3;
+	m->listen_inherited = true;
+	return 1;
+}
+
+static void manager_on_listen(uv_poll_t *h, int status, int events);
+
+static void manager_on_listen_retry(uv_timer_t *t)
+{
+	struct manager *m = t->data;
+
+	if (m->stopping || !m->listen_paused)
+		return;
+	m->listen_paused = false;
+	uv_poll_start(&m->listen_poll, UV_READABLE, manager_on_listen);
+}
+
+static void manager_on_listen(uv_poll_t *h, int status, int events)
+{
+	struct manager *m = h->data;
+
+	(void)events;
+	if (status < 0) {
+		log_rl(LOG_PRIO_ERR, "listening socket: %s", uv_strerror(status));
+		return;
+	}
+	for (int i = 0; i < MANAGER_ACCEPT_BATCH; i++) {
+		int fd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			/*
+			 * Out of fds or memory: the socket stays readable, so stop
+			 * polling it for a while instead of spinning on it.
+			 */
+			log_rl(LOG_PRIO_ERR, "accept: %s; pausing for %d ms", strerror(errno),
+			       MANAGER_LISTEN_RETRY_MS);
+			uv_poll_stop(&m->listen_poll);
+			m->listen_paused = true;
+			uv_timer_start(&m->listen_retry, manager_on_listen_retry, MANAGER_LISTEN_RETRY_MS, 0);
+			break;
+		}
+		/* Connections that have not said Hello yet are capped too. */
+		if (m->n_handshake >= m->cfg.max_clients) {
+			close(fd);
+			m->sessions_over_limit++;
+			log_rl(LOG_PRIO_WARNING, "too many connections without Hello; refusing one");
+			continue;
+		}
+		int rc = session_new(m, fd);
+		if (rc < 0)
+			log_rl(LOG_PRIO_ERR, "cannot start a session: %s", strerror(-rc));
+	}
+	manager_reap(m);
+}
+
+/* ---------------- hot sessions, stalls ------------------------------------ */
+
+static void manager_on_idle(uv_idle_t *h);
+
+static void manager_idle_ensure(struct manager *m)
+{
+	if (m->idle_active || m->stopping)
+		return;
+	m->idle_active = true;
+	uv_idle_start(&m->idle, manager_on_idle);
+}
+
+void manager_mark_hot(struct manager *m, struct session *s)
+{
+	if (m->cfg.poll || s->on_hot || s->dead)
+		return;
+	s->on_hot = true;
+	TAILQ_INSERT_TAIL(&m->hot, s, hot_link);
+	manager_idle_ensure(m);
+}
+
+static void manager_hot_remove(struct manager *m, struct session *s)
+{
+	if (!s->on_hot)
+		return;
+	TAILQ_REMOVE(&m->hot, s, hot_link);
+	s->on_hot = false;
+}
+
+static void manager_on_stall_timer(uv_timer_t *t);
+
+/* Arm the stall timer for the earliest deadline, or stop it. */
+static void manager_stall_timer_update(struct manager *m)
+{
+	struct session *s;
+	int64_t due = 0, now, ms;
+
+	TAILQ_FOREACH(s, &m->stalled, stall_link) {
+		if (due == 0 || s->stall_deadline_ns < due)
+			due = s->stall_deadline_ns;
+	}
+	if (due == 0) {
+		uv_timer_stop(&m->stall_timer);
+		m->stall_timer_due_ns = 0;
+		return;
+	}
+	if (m->stall_timer_due_ns != 0 && m->stall_timer_due_ns <= due)
+		return;
+	now = log_now_ns();
+	/* Round up, plus one: uv's millisecond clock must not fire early. */
+	ms = due > now ? (due - now + 999999) / 1000000 + 1 : 0;
+	m->stall_timer_due_ns = due;
+	uv_timer_start(&m->stall_timer, manager_on_stall_timer, (uint64_t)ms, 0);
+}
+
+void manager_stall_add(struct manager *m, struct session *s)
+{
+	if (!s->on_stall) {
+		s->on_stall = true;
+		TAILQ_INSERT_TAIL(&m->stalled, s, stall_link);
+	}
+	manager_stall_timer_update(m);
+	if (m->retry_pending || m->cfg.poll)
+		manager_idle_ensure(m);
+}
+
+void manager_stall_remove(struct manager *m, struct session *s)
+{
+	if (!s->on_stall)
+		return;
+	TAILQ_REMOVE(&m->stalled, s, stall_link);
+	s->on_stall = false;
+}
+
+void manager_reader_gone(struct manager *m, struct broker_reader *r)
+{
+	struct session *s;
+
+	TAILQ_FOREACH(s, &m->stalled, stall_link) {
+		if (s->stall_blocker != r)
+			continue;
+		rring_prod_stop_wait_space(broker_reader_ring(r));
+		s->stall_blocker = NULL;
+		m->retry_pending = true;
+	}
+	if (m->retry_pending)
+		manager_idle_ensure(m);
+}
+
+struct session *manager_find_session(struct manager *m, uint32_t id)
+{
+	struct session *s;
+
+	if (id == 0)
+		return NULL;
+	TAILQ_FOREACH(s, &m->sessions, link) {
+		if (s->id == id && s->state == SESSION_READY && !s->dead)
+			return s;
+	}
+	return NULL;
+}
+
+void manager_retry_stalled(struct manager *m)
+{
+	struct session *s;
+	uint32_t n = 0;
+
+	m->retry_pending = false;
+	/* Pumping can move a session to the tail again: walk a snapshot. */
+	TAILQ_FOREACH(s, &m->stalled, stall_link) {
+		if (n < m->cfg.max_clients)
+			m->scratch[n++] = s;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		s = m->scratch[i];
+		if (!s->dead && s->stalled)
+			session_pump(s, false);
+	}
+	/*
+	 * A resolved stall withdrew its wait on the blocker's ring, which
+	 * another stalled session may share: announce again for all.
+	 */
+	TAILQ_FOREACH(s, &m->stalled, stall_link) {
+		if (!s->dead)
+			session_stall_rearm(s);
+	}
+	manager_stall_timer_update(m);
+	if (m->retry_pending)
+		manager_idle_ensure(m);
+}
+
+static void manager_on_stall_timer(uv_timer_t *t)
+{
+	struct manager *m = t->data;
+
+	m->stall_timer_due_ns = 0;
+	manager_retry_stalled(m);
+	manager_reap(m);
+}
+
+static void manager_on_idle(uv_idle_t *h)
+{
+	struct manager *m = h->data;
+	struct session *s, *next;
+	int64_t now;
+
+	if (m->retry_pending || (m->cfg.poll && !TAILQ_EMPTY(&m->stalled)))
+		manager_retry_stalled(m);
+	if (m->cfg.poll) {
+		TAILQ_FOREACH(s, &m->sessions, link) {
+			if (!s->dead && !s->stalled)
+				session_pump(s, false);
+		}
+		manager_reap(m);
+		return;
+	}
+	now = log_now_ns();
+	for (s = TAILQ_FIRST(&m->hot); s != NULL; s = next) {
+		next = TAILQ_NEXT(s, hot_link);
+		if (s->dead)
+			continue;
+		if (s->stalled) {
+			/* Nothing to spin for: the stall's retry marks it hot again. */
+			manager_hot_remove(m, s);
+			continue;
+		}
+		if (session_pump(s, false) > 0)
+			continue;
+		if (now - s->last_active_ns < m->cfg.spin_ns)
+			continue;
+		if (session_arm(s))
+			manager_hot_remove(m, s);
+	}
+	manager_reap(m);
+	if (TAILQ_EMPTY(&m->hot) && !m->retry_pending) {
+		uv_idle_stop(&m->idle);
+		m->idle_active = false;
+	}
+}
+
+/* ---------------- teardown ------------------------------------------------ */
+
+void manager_reap(struct manager *m)
+{
+	struct session *s;
+
+	while ((s = TAILQ_FIRST(&m->doomed)) != NULL) {
+		TAILQ_REMOVE(&m->doomed, s, doom_link);
+		TAILQ_REMOVE(&m->sessions, s, link);
+		manager_hot_remove(m, s);
+		session_teardown(s);
+	}
+	if (m->retry_pending)
+		manager_idle_ensure(m);
+}
+
+/* ---------------- timers, signals, stop ----------------------------------- */
+
+static void manager_on_heartbeat(uv_timer_t *t)
+{
+	struct manager *m = t->data;
+	struct session *s;
+	int64_t now = log_now_ns();
+
+	TAILQ_FOREACH(s, &m->sessions, link) {
+		if (s->dead)
+			continue;
+		if (s->state == SESSION_READY)
+			session_heartbeat(s);
+		else if (now - s->created_ns > SESSION_HANDSHAKE_NS)
+			session_kill(s, true, "no Hello within 5 s");
+	}
+	manager_reap(m);
+}
+
+static void manager_close_handle(uv_handle_t *h)
+{
+	if (!uv_is_closing(h))
+		uv_close(h, NULL);
+}
+
+/* Close every session and handle; uv_run then returns once all are closed. */
+static void manager_shutdown(struct manager *m)
+{
+	struct session *s;
+	struct stat st;
+
+	if (m->stopping)
+		return;
+	m->stopping = true;
+	TAILQ_FOREACH(s, &m->sessions, link)
+		session_kill(s, false, "daemon shutting down");
+	manager_reap(m);
+	manager_close_handle((uv_handle_t *)&m->listen_poll);
+	if (m->listen_fd >= 0) {
+		close(m->listen_fd);
+		m->listen_fd = -1;
+	}
+	if (m->sock_created && lstat(m->sock_path, &st) == 0 && st.st_dev == m->sock_dev &&
+	    st.st_ino == m->sock_ino)
+		unlink(m->sock_path);
+	m->sock_created = false;
+	manager_close_handle((uv_handle_t *)&m->listen_retry);
+	manager_close_handle((uv_handle_t *)&m->sig_int);
+	manager_close_handle((uv_handle_t *)&m->sig_term);
+	manager_close_handle((uv_handle_t *)&m->heartbeat);
+	manager_close_handle((uv_handle_t *)&m->stall_timer);
+	manager_close_handle((uv_handle_t *)&m->idle);
+	manager_close_handle((uv_handle_t *)&m->stop_async);
+}
+
+static void manager_on_signal(uv_signal_t *h, int signum)
+{
+	struct manager *m = h->data;
+
+	log_info("signal %d: shutting down", signum);
+	manager_shutdown(m);
+}
+
+static void manager_on_stop(uv_async_t *h)
+{
+	manager_shutdown(h->data);
+}
+
+/* ---------------- life cycle ---------------------------------------------- */
+
+static uint64_t manager_random_epoch(void)
+{
+	uint64_t e = 0;
+
+	if (getrandom(&e, sizeof(e), GRND_NONBLOCK) != (ssize_t)sizeof(e)) {
+		struct timespec ts;
+
+		/* No entropy yet (early boot): still unique per start in practice. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		e = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 16);
+	}
+	return e != 0 ? e : 1;
+}
+
+int manager_new(const struct sddsd_config *cfg, struct manager **ret)
+{
+	struct broker_limits lim;
+	struct manager *m;
+	int rc;
+
+	m = calloc(1, sizeof(*m));
+	if (m == NULL)
+		return -ENOMEM;
+	m->cfg = *cfg;
+	m->listen_fd = -1;
+	m->uid = geteuid();
+	m->start_ns = log_now_ns();
+	m->epoch = manager_random_epoch();
+	m->next_session_id = 1;
+	TAILQ_INIT(&m->sessions);
+	TAILQ_INIT(&m->hot);
+	TAILQ_INIT(&m->stalled);
+	TAILQ_INIT(&m->doomed);
+	m->scratch = calloc(cfg->max_clients, sizeof(*m->scratch));
+	if (m->scratch == NULL) {
+		rc = -ENOMEM;
+		goto fail_free;
+	}
+	/* A client that vanishes must never kill the daemon with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+
+	broker_limits_init(&lim);
+	lim.max_sample = cfg->max_sample;
+	rc = broker_new(&lim, &m->broker);
+	if (rc < 0) {
+		log_err("cannot create the broker: %s", strerror(-rc));
+		goto fail_free;
+	}
+	rc = uv_loop_init(&m->loop);
+	if (rc < 0) {
+		log_err("cannot create the event loop: %s", uv_strerror(rc));
+		goto fail_broker;
+	}
+	uv_timer_init(&m->loop, &m->listen_retry);
+	uv_signal_init(&m->loop, &m->sig_int);
+	uv_signal_init(&m->loop, &m->sig_term);
+	uv_timer_init(&m->loop, &m->heartbeat);
+	uv_timer_init(&m->loop, &m->stall_timer);
+	uv_idle_init(&m->loop, &m->idle);
+	uv_async_init(&m->loop, &m->stop_async, manager_on_stop);
+	m->listen_retry.data = m;
+	m->sig_int.data = m;
+	m->sig_term.data = m;
+	m->heartbeat.data = m;
+	m->stall_timer.data = m;
+	m->idle.data = m;
+	m->stop_async.data = m;
+
+	rc = manager_inherit(m);
+	if (rc == 0)
+		rc = manager_bind(m);
+	if (rc < 0)
+		goto fail_loop;
+	rc = uv_poll_init(&m->loop, &m->listen_poll, m->listen_fd);
+	if (rc < 0) {
+		log_err("cannot poll the listening socket: %s", uv_strerror(rc));
+		goto fail_loop;
+	}
+	m->listen_poll.data = m;
+	uv_poll_start(&m->listen_poll, UV_READABLE, manager_on_listen);
+	uv_signal_start(&m->sig_int, manager_on_signal, SIGINT);
+	uv_signal_start(&m->sig_term, manager_on_signal, SIGTERM);
+	uv_timer_start(&m->heartbeat, manager_on_heartbeat, MANAGER_HEARTBEAT_MS, MANAGER_HEARTBEAT_MS);
+	if (cfg->poll)
+		manager_idle_ensure(m);
+	log_info("listening on %s (%s mode, epoch %016" PRIx64 ")", m->sock_path,
+		 cfg->poll ? "polling" : "blocking", m->epoch);
+	*ret = m;
+	return 0;
+
+fail_loop:
+	{
+		uv_handle_t *hs[] = {
+			(uv_handle_t *)&m->listen_retry, (uv_handle_t *)&m->sig_int, (uv_handle_t *)&m->sig_term,
+			(uv_handle_t *)&m->heartbeat,    (uv_handle_t *)&m->stall_timer, (uv_handle_t *)&m->idle,
+			(uv_handle_t *)&m->stop_async,
+		};
+		for (size_t i = 0; i < sizeof(hs) / sizeof(hs[0]); i++)
+			manager_close_handle(hs[i]);
+		/* calloc left the type UV_UNKNOWN_HANDLE if uv_poll_init never ran. */
+		if (m->listen_poll.type == UV_POLL)
+			manager_close_handle((uv_handle_t *)&m->listen_poll);
+	}
+	uv_run(&m->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&m->loop);
+	if (m->listen_fd >= 0 && !m->listen_inherited)
+		close(m->listen_fd);
+fail_broker:
+	broker_free(m->broker);
+fail_free:
+	free(m->scratch);
+	free(m);
+	return rc;
+}
+
+int manager_run(struct manager *m)
+{
+	int rc;
+
+	rc = uv_run(&m->loop, UV_RUN_DEFAULT);
+	if (!m->stopping) {
+		/* The loop ran dry without a shutdown: a bug, but end cleanly. */
+		manager_shutdown(m);
+		uv_run(&m->loop, UV_RUN_DEFAULT);
+		return rc < 0 ? rc : -EIO;
+	}
+	return 0;
+}
+
+void manager_stop(struct manager *m)
+{
+	uv_async_send(&m->stop_async);
+}
+
+void manager_free(struct manager *m)
+{
+	if (m == NULL)
+		return;
+	if (!m->stopping) {
+		manager_shutdown(m);
+		uv_run(&m->loop, UV_RUN_DEFAULT);
+	}
+	uv_loop_close(&m->loop);
+	broker_free(m->broker);
+	free(m->scratch);
+	free(m);
+}
+
+const char *manager_socket_path(const struct manager *m)
+{
+	return m->sock_path;
+}
+
+/* ---------------- stats --------------------------------------------------- */
+
+struct manager_topic_walk {
+	struct broker_topic **topics;
+	size_t n, cap;
+};
+
+static int manager_topic_collect(struct broker_topic *t, void *arg)
+{
+	struct manager_topic_walk *w = arg;
+
+	if (w->topics != NULL && w->n < w->cap)
+		w->topics[w->n] = t;
+	w->n++;
+	return 0;
+}
+
+static uint32_t manager_topic_key(const struct broker_topic *t)
+{
+	const struct broker_topic_desc *d = broker_topic_desc(t);
+
+	return ((uint32_t)d->domain << 16) | d->topic_id;
+}
+
+static int manager_topic_cmp(const void *a, const void *b)
+{
+	uint32_t ka = manager_topic_key(*(struct broker_topic *const *)a);
+	uint32_t kb = manager_topic_key(*(struct broker_topic *const *)b);
+
+	return ka < kb ? -1 : ka > kb;
+}
+
+static void manager_counters_set(Sdds__Ctl__Counters *c, const struct broker_counters *bc)
+{
+	sdds__ctl__counters__init(c);
+	c->written = bc->written;
+	c->delivered = bc->delivered;
+	c->dropped = bc->dropped;
+	c->rejected = bc->rejected;
+}
+
+int manager_stats_build(struct manager *m, struct manager_stats *ret)
+{
+	struct manager_topic_walk walk = { 0 };
+	size_t n_clients = 0, n_eps = 0, n_topics, ci = 0, ei = 0, bytes;
+	Sdds__Ctl__ClientInfo *clients, **client_ptrs;
+	Sdds__Ctl__TopicInfo *topics, **topic_ptrs;
+	Sdds__Ctl__EndpointInfo *eps, **ep_ptrs;
+	Sdds__Ctl__Counters *counters;
+	struct broker_topic **tarr;
+	struct session *s;
+	char *mem;
+
+	TAILQ_FOREACH(s, &m->sessions, link) {
+		if (s->dead || s->state != SESSION_READY)
+			continue;
+		n_clients++;
+		n_eps += s->n_readers + s->n_writers;
+	}
+	broker_foreach_topic(m->broker, manager_topic_collect, &walk);
+	n_topics = walk.n;
+
+	/* One block: structs first (8-aligned), then pointer arrays. */
+	bytes = n_clients * sizeof(*clients) + n_topics * sizeof(*topics) + n_eps * sizeof(*eps) +
+		(n_clients + n_topics + n_eps) * sizeof(*counters) +
+		(n_clients + n_topics + n_eps) * sizeof(void *) + n_topics * sizeof(*tarr) + 16;
+	mem = calloc(1, bytes);
+	if (mem == NULL)
+		return -ENOMEM;
+	clients = (void *)mem;
+	topics = (void *)(clients + n_clients);
+	eps = (void *)(topics + n_topics);
+	counters = (void *)(eps + n_eps);
+	client_ptrs = (void *)(counters + n_clients + n_topics + n_eps);
+	topic_ptrs = (void *)(client_ptrs + n_clients);
+	ep_ptrs = (void *)(topic_ptrs + n_topics);
+	tarr = (void *)(ep_ptrs + n_eps);
+
+	walk.topics = tarr;
+	walk.cap = n_topics;
+	walk.n = 0;
+	broker_foreach_topic(m->broker, manager_topic_collect, &walk);
+	qsort(tarr, n_topics, sizeof(*tarr), manager_topic_cmp);
+	for (size_t i = 0; i < n_topics; i++) {
+		const struct broker_topic_desc *d = broker_topic_desc(tarr[i]);
+		Sdds__Ctl__TopicInfo *ti = &topics[i];
+
+		sdds__ctl__topic_info__init(ti);
+		ti->domain = d->domain;
+		ti->topic_id = d->topic_id;
+		ti->name = (char *)d->name;
+		ti->sample_size = d->sample_size;
+		ti->readers = broker_topic_readers(tarr[i]);
+		ti->writers = broker_topic_writers(tarr[i]);
+		ti->counters = &counters[n_clients + i];
+		manager_counters_set(ti->counters, broker_topic_counters(tarr[i]));
+		topic_ptrs[i] = ti;
+	}
+
+	TAILQ_FOREACH(s, &m->sessions, link) {
+		Sdds__Ctl__ClientInfo *c;
+		uint32_t k;
+
+		if (s->dead || s->state != SESSION_READY)
+			continue;
+		c = &clients[ci];
+		sdds__ctl__client_info__init(c);
+		c->session_id = s->id;
+		c->pid = (int32_t)s->pid;
+		c->uid = (uint32_t)s->uid;
+		c->gid = (uint32_t)s->gid;
+		c->name = s->name;
+		c->readers = s->n_readers;
+		c->writers = s->n_writers;
+		c->counters = &counters[ci];
+		manager_counters_set(c->counters, &s->retired);
+		c->counters->rejected += s->rejected;
+		c->counters->dropped += s->dropped;
+		client_ptrs[ci++] = c;
+
+		for (k = 0; k < (1u << s->writer_bits); k++) {
+			const struct session_writer *sw = &s->writers[k];
+			Sdds__Ctl__EndpointInfo *e;
+			const struct broker_topic_desc *d;
+
+			if (sw->id == 0)
+				continue;
+			e = &eps[ei];
+			d = broker_topic_desc(broker_writer_topic(sw->w));
+			sdds__ctl__endpoint_info__init(e);
+			e->id = sw->id;
+			e->session_id = s->id;
+			e->domain = d->domain;
+			e->topic_id = d->topic_id;
+			e->reader = false;
+			e->reliability = broker_writer_qos(sw->w)->reliability == BROKER_RELIABLE
+						 ? SDDS__CTL__RELIABILITY__RELIABLE
+						 : SDDS__CTL__RELIABILITY__BEST_EFFORT;
+			e->depth = broker_writer_qos(sw->w)->history_depth;
+			e->counters = &counters[n_clients + n_topics + ei];
+			manager_counters_set(e->counters, broker_writer_counters(sw->w));
+			/* A client's written and rejected come from its writers. */
+			c->counters->written += e->counters->written;
+			c->counters->rejected += e->counters->rejected;
+			ep_ptrs[ei++] = e;
+		}
+		for (k = 0; k < (1u << s->reader_bits); k++) {
+			const struct session_reader *sr = &s->readers[k];
+			Sdds__Ctl__EndpointInfo *e;
+			const struct broker_topic_desc *d;
+
+			if (sr->id == 0)
+				continue;
+			e = &eps[ei];
+			d = broker_topic_desc(broker_reader_topic(sr->r));
+			sdds__ctl__endpoint_info__init(e);
+			e->id = sr->id;
+			e->session_id = s->id;
+			e->domain = d->domain;
+			e->topic_id = d->topic_id;
+			e->reader = true;
+			e->reliability = broker_reader_qos(sr->r)->reliability == BROKER_RELIABLE
+						 ? SDDS__CTL__RELIABILITY__RELIABLE
+						 : SDDS__CTL__RELIABILITY__BEST_EFFORT;
+			e->depth = sr->cap;
+			e->counters = &counters[n_clients + n_topics + ei];
+			manager_counters_set(e->counters, broker_reader_counters(sr->r));
+			/* Its delivered and dropped come from its readers. */
+			c->counters->delivered += e->counters->delivered;
+			c->counters->dropped += e->counters->dropped;
+			ep_ptrs[ei++] = e;
+		}
+	}
+
+	sdds__ctl__stats__init(&ret->stats);
+	ret->stats.epoch = m->epoch;
+	ret->stats.uptime_ms = (uint64_t)(log_now_ns() - m->start_ns) / 1000000;
+	ret->stats.n_clients = ci;
+	ret->stats.clients = client_ptrs;
+	ret->stats.n_topics = n_topics;
+	ret->stats.topics = topic_ptrs;
+	ret->stats.n_endpoints = ei;
+	ret->stats.endpoints = ep_ptrs;
+	ret->stats.sessions_total = m->sessions_total;
+	ret->stats.sessions_protocol_errors = m->sessions_protocol_errors;
+	ret->stats.sessions_over_limit = m->sessions_over_limit;
+	ret->mem = mem;
+	return 0;
+}
+
+void manager_stats_free(struct manager_stats *st)
+{
+	free(st->mem);
+	st->mem = NULL;
+}

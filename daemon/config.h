@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * config.h - sddsd's configuration: built-in defaults, a `key = value` file,
+ * command-line overrides.
+ *
+ * OVERVIEW
+ * struct sddsd_config is a plain value: no pointers, so it can be copied
+ * freely; the daemon copies it once into the Manager at start. The parser
+ * never prints: it returns -errno and fills a struct config_error with
+ * "FILE:LINE: what is wrong". Parsing works on a copy and writes the result
+ * only on success, so a caller's config is never half-updated.
+ *
+ * File syntax, one setting per line:
+ *   # a comment (a '#' at the start of a line, or after blank space)
+ *   key = value
+ * Blank lines are ignored, blanks around key and value are trimmed, keys are
+ * case-sensitive, each key may appear once, unknown keys are errors. Byte
+ * sizes take an optional K, M or G suffix (powers of 1024). Booleans are
+ * true/false, yes/no, on/off, 1/0.
+ */
+#ifndef SDDS_DAEMON_CONFIG_H
+#define SDDS_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CONFIG_SOCKET_MAX 108 /* sizeof(sockaddr_un.sun_path), NUL included */
+#define CONFIG_FILE_MAX (1024 * 1024)
+#define CONFIG_ERROR_MAX 512
+
+struct sddsd_config {
+	char socket[CONFIG_SOCKET_MAX]; /* "" = ctl_default_path() */
+	bool poll;                      /* polling mode: the loop never sleeps */
+	int64_t spin_ns;                /* blocking mode: keep pumping this long after activity */
+	uint32_t max_clients;
+	uint32_t max_readers_per_client;
+	uint32_t max_writers_per_client;
+	uint32_t max_topics_per_client;
+	uint32_t request_ring_bytes; /* power of two, >= 4 * max record */
+	uint64_t arena_bytes;        /* multiple of 4096 */
+	uint32_t max_sample;         /* largest sample payload */
+	uint32_t max_requests_per_turn;
+	int log_level; /* 0..7, journald priorities */
+};
+
+struct config_error {
+	char msg[CONFIG_ERROR_MAX]; /* "FILE:LINE: what is wrong", NUL-terminated */
+};
+
+/* Defaults: the daemon runs with no file. */
+void config_init(struct sddsd_config *cfg);
+
+/*
+ * Parse a config text of len bytes (not NUL-terminated; the caller keeps
+ * ownership of text) named `name` in error messages, on top of the values
+ * already in *cfg. On success *cfg is updated and 0 returned; on error *cfg
+ * is untouched, *err holds the message and -EINVAL is returned (-EFBIG for
+ * a text over CONFIG_FILE_MAX).
+ */
+int config_parse_text(struct sddsd_config *cfg, const char *name, const char *text, size_t len,
+		      struct config_error *err);
+
+/* Read and parse a file; -errno of open/read also fill *err ("FILE: ..."). */
+int config_parse_file(struct sddsd_config *cfg, const char *path, struct config_error *err);
+
+/*
+ * Set one key from a string, as a line of the file would (command-line
+ * overrides use this). On error *cfg is untouched, *err holds
+ * "ORIGIN: what is wrong" and -EINVAL (unknown key: -ENOENT) is returned.
+ */
+int config_set(struct sddsd_config *cfg, const char *origin, const char *key, const char *value,
+	       struct config_error *err);
+
+/*
+ * Checks between keys (request ring large enough for the largest record,
+ * ...). Returns 0 or -EINVAL with *err ("ORIGIN: what is wrong").
+ */
+int config_validate(const struct sddsd_config *cfg, const char *origin, struct config_error *err);
+
+/* Largest request record for this config: header + max_sample, 16-aligned. */
+uint32_t config_max_record(const struct sddsd_config *cfg);
+
+/* Print the effective config in file syntax (every key). */
+void config_print(const struct sddsd_config *cfg, FILE *f);
+
+#endif /* SDDS_DAEMON_CONFIG_H */

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sddsctl - show what sddsd is doing: clients, topics, endpoints, totals.
+ *
+ * OVERVIEW
+ * Connects like a client (Hello), closes the segment and eventfd the
+ * daemon hands every client without mapping them, asks StatsQuery once and
+ * prints the answer as tables or, with --json, as one JSON object. Stats are
+ * only for root and the daemon's own uid; others get "permission denied".
+ * Every receive has a timeout, so a stuck daemon cannot hang the tool.
+ * Strings from the daemon are escaped before they are printed (JSON) or
+ * have non-printable bytes replaced (tables).
+ *
+ * Exit status: 0 success, 1 usage error, 2 cannot connect or the daemon
+ * refused.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "layout.h"
+
+#define SDDSCTL_TIMEOUT_S 5
+
+enum sddsctl_view { VIEW_CLIENTS, VIEW_TOPICS, VIEW_READERS, VIEW_WRITERS, VIEW_ENDPOINTS, VIEW_STATS };
+
+static const struct {
+	const char *name;
+	enum sddsctl_view view;
+} sddsctl_views[] = {
+	{ "clients", VIEW_CLIENTS },     { "topics", VIEW_TOPICS }, { "readers", VIEW_READERS },
+	{ "writers", VIEW_WRITERS },      { "endpoints", VIEW_ENDPOINTS }, { "stats", VIEW_STATS },
+};
+
+static void usage(FILE *f)
+{
+	fputs("Usage: sddsctl COMMAND [--json] [--socket PATH]\n"
+	      "Show the state of sddsd.\n"
+	      "\n"
+	      "Commands:\n"
+	      "  clients     connected applications: session, pid, uid, name, endpoints, counters\n"
+	      "  topics      topics: domain, id, name, sample size, readers, writers, counters\n"
+	      "  readers     data readers\n"
+	      "  writers     data writers\n"
+	      "  endpoints   readers and writers\n"
+	      "  stats       totals, then all of the above\n"
+	      "\n"
+	      "Options:\n"
+	      "  --json          print one JSON object instead of tables\n"
+	      "  --socket PATH   the daemon's control socket (default: $SDDS_SOCKET or the\n"
+	      "                  per-user / system default path)\n"
+	      "  -h, --help      show this help\n",
+	      f);
+}
+
+/* ---------------- talking to the daemon ----------------------------------- */
+
+static void close_fds(int *fds, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* Receive the reply to request id; fds it carries are closed. 0 or -errno. */
+static int sddsctl_recv(int fd, uint32_t id, Sdds__Ctl__Reply **ret)
+{
+	int fds[CTL_MAX_FDS];
+	size_t n_fds = 0;
+	Sdds__Ctl__Reply *rep = NULL;
+	int rc;
+
+	rc = ctl_recv_reply(fd, &rep, fds, CTL_MAX_FDS, &n_fds);
+	if (rc < 0)
+		return rc;
+	/* sddsctl never maps the segment: drop the memfd and eventfd at once. */
+	close_fds(fds, n_fds);
+	if (rep->id != id) {
+		sdds__ctl__reply__free_unpacked(rep, NULL);
+		return -EPROTO;
+	}
+	*ret = rep;
+	return 0;
+}
+
+/*
+ * Connect, Hello, StatsQuery. On success *ret is the Stats reply (caller
+ * frees with sdds__ctl__reply__free_unpacked). On failure prints why.
+ */
+static int sddsctl_query(const char *path, Sdds__Ctl__Reply **ret)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = SDDSCTL_TIMEOUT_S };
+	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
+	Sdds__Ctl__Hello hello = SDDS__CTL__HELLO__INIT;
+	Sdds__Ctl__StatsQuery sq = SDDS__CTL__STATS_QUERY__INIT;
+	Sdds__Ctl__Reply *rep = NULL;
+	int fd, rc;
+
+	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path) >= (int)sizeof(sa.sun_path)) {
+		fprintf(stderr, "sddsctl: socket path too long: %s\n", path);
+		return -ENAMETOOLONG;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		rc = -errno;
+		fprintf(stderr, "sddsctl: socket: %s\n", strerror(errno));
+		return rc;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		rc = -errno;
+		fprintf(stderr, "sddsctl: cannot connect to %s: %s\n", path, strerror(errno));
+		goto out_close;
+	}
+
+	hello.protocol_version = CTL_PROTOCOL_VERSION;
+	hello.layout_version = SDDS_LAYOUT_VERSION;
+	hello.name = "sddsctl";
+	req.id = 1;
+	req.body_case = SDDS__CTL__REQUEST__BODY_HELLO;
+	req.hello = &hello;
+	rc = ctl_send_request(fd, &req, NULL, 0);
+	if (rc == 0)
+		rc = sddsctl_recv(fd, 1, &rep);
+	if (rc < 0) {
+		fprintf(stderr, "sddsctl: handshake with %s failed: %s\n", path, strerror(-rc));
+		goto out_close;
+	}
+	if (rep->status != 0) {
+		rc = rep->status < 0 ? rep->status : -EPROTO;
+		fprintf(stderr, "sddsctl: the daemon refused the connection: %s\n",
+			rep->reason && rep->reason[0] ? rep->reason : strerror(-rc));
+		sdds__ctl__reply__free_unpacked(rep, NULL);
+		goto out_close;
+	}
+	sdds__ctl__reply__free_unpacked(rep, NULL);
+	rep = NULL;
+
+	req = (Sdds__Ctl__Request)SDDS__CTL__REQUEST__INIT;
+	req.id = 2;
+	req.body_case = SDDS__CTL__REQUEST__BODY_STATS;
+	req.stats = &sq;
+	rc = ctl_send_request(fd, &req, NULL, 0);
+	if (rc == 0)
+		rc = sddsctl_recv(fd, 2, &rep);
+	if (rc < 0) {
+		fprintf(stderr, "sddsctl: stats query failed: %s\n", strerror(-rc));
+		goto out_close;
+	}
+	if (rep->status != 0 || rep->body_case != SDDS__CTL__REPLY__BODY_STATS || rep->stats == NULL) {
+		rc = rep->status < 0 ? rep->status : -EPROTO;
+		fprintf(stderr, "sddsctl: %s%s%s\n", rc == -EACCES ? "permission denied: " : "",
+			rep->reason && rep->reason[0] ? rep->reason : strerror(-rc), "");
+		sdds__ctl__reply__free_unpacked(rep, NULL);
+		goto out_close;
+	}
+	if (rep->reason != NULL && rep->reason[0] != '\0')
+		fprintf(stderr, "sddsctl: note: %s\n", rep->reason);
+	*ret = rep;
+	rc = 0;
+out_close:
+	close(fd);
+	return rc;
+}
+
+/* ---------------- JSON ---------------------------------------------------- */
+
+/* A JSON string: quotes, backslashes, control and non-ASCII bytes escaped. */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p != '\0'; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (*p < 0x20 || *p >= 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void json_counters(FILE *f, const Sdds__Ctl__Counters *c)
+{
+	static const Sdds__Ctl__Counters zero = SDDS__CTL__COUNTERS__INIT;
+
+	if (c == NULL)
+		c = &zero;
+	fprintf(f, "{\"written\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"dropped\": %" PRIu64
+		   ", \"rejected\": %" PRIu64 "}",
+		c->written, c->delivered, c->dropped, c->rejected);
+}
+
+static const char *reliability_name(Sdds__Ctl__Reliability r)
+{
+	return r == SDDS__CTL__RELIABILITY__RELIABLE ? "reliable" : "best_effort";
+}
+
+static void json_clients(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	fputs("\"clients\": [", f);
+	for (size_t i = 0; i < st->n_clients; i++) {
+		const Sdds__Ctl__ClientInfo *c = st->clients[i];
+
+		fprintf(f, "%s\n    {\"session_id\": %u, \"pid\": %d, \"uid\": %u, \"gid\": %u, \"name\": ",
+			i ? "," : "", c->session_id, c->pid, c->uid, c->gid);
+		json_str(f, c->name);
+		fprintf(f, ", \"readers\": %u, \"writers\": %u, \"counters\": ", c->readers, c->writers);
+		json_counters(f, c->counters);
+		fputc('}', f);
+	}
+	fputs(st->n_clients ? "\n  ]" : "]", f);
+}
+
+static void json_topics(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	fputs("\"topics\": [", f);
+	for (size_t i = 0; i < st->n_topics; i++) {
+		const Sdds__Ctl__TopicInfo *t = st->topics[i];
+
+		fprintf(f, "%s\n    {\"domain\": %u, \"topic_id\": %u, \"name\": ", i ? "," : "", t->domain,
+			t->topic_id);
+		json_str(f, t->name);
+		fprintf(f, ", \"sample_size\": %u, \"readers\": %u, \"writers\": %u, \"counters\": ",
+			t->sample_size, t->readers, t->writers);
+		json_counters(f, t->counters);
+		fputc('}', f);
+	}
+	fputs(st->n_topics ? "\n  ]" : "]", f);
+}
+
+static bool endpoint_shown(const Sdds__Ctl__EndpointInfo *e, enum sddsctl_view v)
+{
+	if (v == VIEW_READERS)
+		return e->reader;
+	if (v == VIEW_WRITERS)
+		return !e->reader;
+	return true;
+}
+
+static void json_endpoints(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v, const char *key)
+{
+	bool first = true;
+
+	fprintf(f, "\"%s\": [", key);
+	for (size_t i = 0; i < st->n_endpoints; i++) {
+		const Sdds__Ctl__EndpointInfo *e = st->endpoints[i];
+
+		if (!endpoint_shown(e, v))
+			continue;
+		fprintf(f, "%s\n    {\"id\": %u, \"session_id\": %u, \"domain\": %u, \"topic_id\": %u, "
+			   "\"kind\": \"%s\", \"reliability\": \"%s\", \"depth\": %u, \"counters\": ",
+			first ? "" : ",", e->id, e->session_id, e->domain, e->topic_id,
+			e->reader ? "reader" : "writer", reliability_name(e->reliability), e->depth);
+		json_counters(f, e->counters);
+		fputc('}', f);
+		first = false;
+	}
+	fputs(first ? "]" : "\n  ]", f);
+}
+
+/* Sum of the topics' counters: every sample is counted once there. */
+static void stats_totals(const Sdds__Ctl__Stats *st, Sdds__Ctl__Counters *tot, uint32_t *readers,
+			 uint32_t *writers)
+{
+	sdds__ctl__counters__init(tot);
+	*readers = 0;
+	*writers = 0;
+	for (size_t i = 0; i < st->n_topics; i++) {
+		const Sdds__Ctl__Counters *c = st->topics[i]->counters;
+
+		if (c != NULL) {
+			tot->written += c->written;
+			tot->delivered += c->delivered;
+			tot->dropped += c->dropped;
+			tot->rejected += c->rejected;
+		}
+	}
+	for (size_t i = 0; i < st->n_endpoints; i++) {
+		if (st->endpoints[i]->reader)
+			(*readers)++;
+		else
+			(*writers)++;
+	}
+}
+
+static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
+{
+	fputs("{\n  ", f);
+	switch (v) {
+	case VIEW_CLIENTS:
+		json_clients(f, st);
+		break;
+	case VIEW_TOPICS:
+		json_topics(f, st);
+		break;
+	case VIEW_READERS:
+		json_endpoints(f, st, v, "readers");
+		break;
+	case VIEW_WRITERS:
+		json_endpoints(f, st, v, "writers");
+		break;
+	case VIEW_ENDPOINTS:
+		json_endpoints(f, st, v, "endpoints");
+		break;
+	case VIEW_STATS: {
+		Sdds__Ctl__Counters tot;
+		uint32_t nr, nw;
+
+		stats_totals(st, &tot, &nr, &nw);
+		fprintf(f, "\"epoch\": \"%016" PRIx64 "\",\n  \"uptime_ms\": %" PRIu64 ",\n", st->epoch,
+			st->uptime_ms);
+		fprintf(f, "  \"totals\": {\"clients\": %zu, \"topics\": %zu, \"readers\": %u, \"writers\": %u, "
+			   "\"sessions_total\": %" PRIu64 ", \"sessions_protocol_errors\": %" PRIu64
+			   ", \"sessions_over_limit\": %" PRIu64 ", \"counters\": ",
+			st->n_clients, st->n_topics, nr, nw, st->sessions_total, st->sessions_protocol_errors,
+			st->sessions_over_limit);
+		json_counters(f, &tot);
+		fputs("},\n  ", f);
+		json_clients(f, st);
+		fputs(",\n  ", f);
+		json_topics(f, st);
+		fputs(",\n  ", f);
+		json_endpoints(f, st, VIEW_ENDPOINTS, "endpoints");
+		break;
+	}
+	}
+	fputs("\n}\n", f);
+}
+
+/* ---------------- tables -------------------------------------------------- */
+
+/* Copy at most cap-1 bytes of s, replacing what a terminal should not see. */
+static const char *printable(const char *s, char *buf, size_t cap)
+{
+	size_t i = 0;
+
+	for (; s != NULL && s[i] != '\0' && i + 1 < cap; i++)
+		buf[i] = ((unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f) ? s[i] : '?';
+	buf[i] = '\0';
+	return i ? buf : "-";
+}
+
+#define COUNTER_HDR "%12s %12s %10s %10s\n", "WRITTEN", "DELIVERED", "DROPPED", "REJECTED"
+
+static void text_counters(FILE *f, const Sdds__Ctl__Counters *c)
+{
+	static const Sdds__Ctl__Counters zero = SDDS__CTL__COUNTERS__INIT;
+
+	if (c == NULL)
+		c = &zero;
+	fprintf(f, "%12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64 "\n", c->written, c->delivered,
+		c->dropped, c->rejected);
+}
+
+static void text_clients(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	char nb[64];
+
+	fprintf(f, "%-8s %-8s %-6s %-20s %7s %7s ", "SESSION", "PID", "UID", "NAME", "READERS", "WRITERS");
+	fprintf(f, COUNTER_HDR);
+	for (size_t i = 0; i < st->n_clients; i++) {
+		const Sdds__Ctl__ClientInfo *c = st->clients[i];
+
+		fprintf(f, "%-8u %-8d %-6u %-20s %7u %7u ", c->session_id, c->pid, c->uid,
+			printable(c->name, nb, 21), c->readers, c->writers);
+		text_counters(f, c->counters);
+	}
+	if (st->n_clients == 0)
+		fputs("(no clients)\n", f);
+}
+
+static void text_topics(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	char nb[64];
+
+	fprintf(f, "%-6s %-6s %-24s %6s %7s %7s ", "DOMAIN", "ID", "NAME", "SIZE", "READERS", "WRITERS");
+	fprintf(f, COUNTER_HDR);
+	for (size_t i = 0; i < st->n_topics; i++) {
+		const Sdds__Ctl__TopicInfo *t = st->topics[i];
+
+		fprintf(f, "%-6u %-6u %-24s %6u %7u %7u ", t->domain, t->topic_id, printable(t->name, nb, 25),
+			t->sample_size, t->readers, t->writers);
+		text_counters(f, t->counters);
+	}
+	if (st->n_topics == 0)
+		fputs("(no topics)\n", f);
+}
+
+static void text_endpoints(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
+{
+	size_t shown = 0;
+
+	fprintf(f, "%-10s %-8s %-6s %-6s %-6s %-11s %6s ", "ID", "SESSION", "KIND", "DOMAIN", "TOPIC",
+		"RELIABILITY", "DEPTH");
+	fprintf(f, COUNTER_HDR);
+	for (size_t i = 0; i < st->n_endpoints; i++) {
+		const Sdds__Ctl__EndpointInfo *e = st->endpoints[i];
+
+		if (!endpoint_shown(e, v))
+			continue;
+		fprintf(f, "%-10u %-8u %-6s %-6u %-6u %-11s %6u ", e->id, e->session_id,
+			e->reader ? "reader" : "writer", e->domain, e->topic_id, reliability_name(e->reliability),
+			e->depth);
+		text_counters(f, e->counters);
+		shown++;
+	}
+	if (shown == 0)
+		fprintf(f, "(no %s)\n", v == VIEW_READERS ? "readers" : v == VIEW_WRITERS ? "writers" : "endpoints");
+}
+
+static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
+{
+	Sdds__Ctl__Counters tot;
+	uint32_t nr, nw;
+
+	switch (v) {
+	case VIEW_CLIENTS:
+		text_clients(f, st);
+		return;
+	case VIEW_TOPICS:
+		text_topics(f, st);
+		return;
+	case VIEW_READERS:
+	case VIEW_WRITERS:
+	case VIEW_ENDPOINTS:
+		text_endpoints(f, st, v);
+		return;
+	case VIEW_STATS:
+		break;
+	}
+	stats_totals(st, &tot, &nr, &nw);
+	fprintf(f, "epoch                     %016" PRIx64 "\n", st->epoch);
+	fprintf(f, "uptime                    %" PRIu64 ".%03" PRIu64 " s\n", st->uptime_ms / 1000,
+		st->uptime_ms % 1000);
+	fprintf(f, "clients                   %zu\n", st->n_clients);
+	fprintf(f, "topics                    %zu\n", st->n_topics);
+	fprintf(f, "readers / writers         %u / %u\n", nr, nw);
+	fprintf(f, "sessions since start      %" PRIu64 "\n", st->sessions_total);
+	fprintf(f, "protocol errors           %" PRIu64 "\n", st->sessions_protocol_errors);
+	fprintf(f, "over a limit              %" PRIu64 "\n", st->sessions_over_limit);
+	fprintf(f, "samples written           %" PRIu64 "\n", tot.written);
+	fprintf(f, "samples delivered         %" PRIu64 "\n", tot.delivered);
+	fprintf(f, "samples dropped           %" PRIu64 "\n", tot.dropped);
+	fprintf(f, "samples rejected          %" PRIu64 "\n", tot.rejected);
+	fputs("\nCLIENTS\n", f);
+	text_clients(f, st);
+	fputs("\nTOPICS\n", f);
+	text_topics(f, st);
+	fputs("\nENDPOINTS\n", f);
+	text_endpoints(f, st, VIEW_ENDPOINTS);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *sock = NULL, *cmd = NULL;
+	enum sddsctl_view view = VIEW_STATS;
+	Sdds__Ctl__Reply *rep = NULL;
+	bool json = false;
+	size_t i;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "hjs:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 's':
+			sock = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind + 1 != argc) {
+		usage(stderr);
+		return 1;
+	}
+	cmd = argv[optind];
+	for (i = 0; i < sizeof(sddsctl_views) / sizeof(sddsctl_views[0]); i++) {
+		if (strcmp(cmd, sddsctl_views[i].name) == 0) {
+			view = sddsctl_views[i].view;
+			break;
+		}
+	}
+	if (i == sizeof(sddsctl_views) / sizeof(sddsctl_views[0])) {
+		fprintf(stderr, "sddsctl: unknown command '%s'\n", cmd);
+		usage(stderr);
+		return 1;
+	}
+	if (sock == NULL) {
+		if (ctl_default_path(path, sizeof(path)) < 0) {
+			fprintf(stderr, "sddsctl: the default socket path is too long\n");
+			return 2;
+		}
+		sock = path;
+	}
+	if (sddsctl_query(sock, &rep) < 0)
+		return 2;
+	if (json)
+		json_print(stdout, rep->stats, view);
+	else
+		text_print(stdout, rep->stats, view);
+	sdds__ctl__reply__free_unpacked(rep, NULL);
+	return fflush(stdout) == 0 ? 0 : 2;
+}
