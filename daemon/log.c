@@ -86,6 +86,8 @@ int64_t log_now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+static void log_write(int prio, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
 static void log_write(int prio, const char *fmt, va_list ap)
 {
 	char line[LOG_LINE_MAX];
