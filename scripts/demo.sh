@@ -31,8 +31,12 @@ echo "== subscriber (process 1) and publisher (process 2), $COUNT samples"
 "$B/examples/temperature/sub/temperature_sub_listener" -n "$COUNT" &
 spid=$!
 sleep 0.3
-"$B/examples/temperature/pub/temperature_pub" -n "$COUNT" -i 200
+"$B/examples/temperature/pub/temperature_pub" -n "$COUNT" -i 200 &
+ppid=$!
+sleep 1
+echo "== daemon view while they run (sddsctl clients, topics)"
+"$B/tools/sddsctl/sddsctl" --socket "$sock" clients || true
+"$B/tools/sddsctl/sddsctl" --socket "$sock" topics || true
+wait "$ppid"
 wait "$spid"
-echo "== daemon view (sddsctl)"
-"$B/tools/sddsctl/sddsctl" --socket "$sock" stats || true
 echo "== demo done"
