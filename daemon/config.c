@@ -199,6 +199,19 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 	}
 	switch (k->type) {
 	case CT_PATH:
+		for (size_t i = 0; i < vlen; i++) {
+			/* A path with a newline or escape would break every log line and listing. */
+			if ((unsigned char)value[i] < 0x20 || value[i] == 0x7f) {
+				config_errorf(err, "%s: %s: control character in value", where, k->name);
+				return -EINVAL;
+			}
+			/* It could not be written back: a file would read it as a comment. */
+			if (value[i] == '#' && (i == 0 || value[i - 1] == ' ')) {
+				config_errorf(err, "%s: %s: '#' at the start or after a blank reads as a comment",
+					      where, k->name);
+				return -EINVAL;
+			}
+		}
 		if (vlen >= CONFIG_SOCKET_MAX) {
 			config_errorf(err, "%s: %s: path is %zu bytes, at most %d fit in a socket address",
 				      where, k->name, vlen, CONFIG_SOCKET_MAX - 1);

@@ -28,6 +28,32 @@
 #include "layout.h"
 
 #define TC_TIMEOUT_S 5
+#define TC_MAX_LIVE 16
+
+/* Daemons started and not stopped yet: copies, the tc_daemon may be gone. */
+static struct {
+	pid_t pid;
+	char dir[64];
+} tc_live[TC_MAX_LIVE];
+
+static void tc_live_add(const struct tc_daemon *d)
+{
+	for (int i = 0; i < TC_MAX_LIVE; i++) {
+		if (tc_live[i].pid == 0) {
+			tc_live[i].pid = d->pid;
+			snprintf(tc_live[i].dir, sizeof(tc_live[i].dir), "%s", d->dir);
+			return;
+		}
+	}
+}
+
+static void tc_live_remove(pid_t pid)
+{
+	for (int i = 0; i < TC_MAX_LIVE; i++) {
+		if (tc_live[i].pid == pid)
+			tc_live[i].pid = 0;
+	}
+}
 
 void tc_sleep_ms(int ms)
 {
@@ -132,10 +158,12 @@ int tc_daemon_start_at(struct tc_daemon *d, const char *sddsd, const char *sock,
 		execv(sddsd, (char *const *)argv);
 		_exit(127);
 	}
+	tc_live_add(d);
 	for (int i = 0; i < 500; i++) {
 		int fd, status;
 
 		if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
+			tc_live_remove(d->pid);
 			d->pid = 0;
 			tc_rm_dir(d->dir);
 			return -ECHILD;
@@ -169,12 +197,37 @@ int tc_daemon_stop(struct tc_daemon *d)
 			}
 			tc_sleep_ms(10);
 		}
+		tc_live_remove(d->pid);
 		d->pid = 0;
 	}
 	if (d->dir[0] != '\0')
 		tc_rm_dir(d->dir);
 	d->dir[0] = '\0';
 	return status;
+}
+
+void tc_daemon_track(const struct tc_daemon *d)
+{
+	tc_live_add(d);
+}
+
+void tc_daemon_untrack(pid_t pid)
+{
+	tc_live_remove(pid);
+}
+
+int tc_daemon_cleanup(void **state)
+{
+	(void)state;
+	for (int i = 0; i < TC_MAX_LIVE; i++) {
+		if (tc_live[i].pid == 0)
+			continue;
+		kill(tc_live[i].pid, SIGKILL);
+		waitpid(tc_live[i].pid, NULL, 0);
+		tc_rm_dir(tc_live[i].dir);
+		tc_live[i].pid = 0;
+	}
+	return 0;
 }
 
 int tc_count_fds(pid_t pid)

@@ -44,6 +44,17 @@ int tc_daemon_start_at(struct tc_daemon *d, const char *sddsd, const char *sock,
 /* SIGTERM, reap (5 s, then SIGKILL), remove the temp dir. Returns the wait status, or -errno. */
 int tc_daemon_stop(struct tc_daemon *d);
 
+/*
+ * Stop (SIGKILL) every daemon started and not stopped yet, and remove its
+ * directory: for a test's teardown, which also runs when the test failed
+ * half-way. Returns 0 so it can serve as a CMocka teardown.
+ */
+int tc_daemon_cleanup(void **state);
+/* Let tc_daemon_cleanup also reap a daemon the test forked itself (d->pid, d->dir)... */
+void tc_daemon_track(const struct tc_daemon *d);
+/* ... until the test reaped it itself. */
+void tc_daemon_untrack(pid_t pid);
+
 /* Number of open fds of process pid, or -errno. */
 int tc_count_fds(pid_t pid);
 /* VmRSS of pid in KiB, or -errno. */

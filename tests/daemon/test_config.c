@@ -236,6 +236,15 @@ static void test_hostile_text(void **state)
 	snprintf(text, sizeof(text), "socket = /%.200s", longpath);
 	assert_int_equal(parse(&cfg, text, &err), -EINVAL);
 	assert_string_equal(err.msg, "t.conf:1: socket: path is 201 bytes, at most 107 fit in a socket address");
+	/* A value that a file would read as a comment when printed back is refused. */
+	assert_int_equal(parse(&cfg, "socket =#x", &err), -EINVAL);
+	assert_string_equal(err.msg, "t.conf:1: socket: '#' at the start or after a blank reads as a comment");
+	assert_int_equal(config_set(&cfg, "--socket", "socket", "/tmp/a #b", &err), -EINVAL);
+	/* A path with control characters is refused. */
+	assert_int_equal(parse(&cfg, "socket = /tmp/a\tb", &err), -EINVAL);
+	assert_string_equal(err.msg, "t.conf:1: socket: control character in value");
+	assert_int_equal(config_set(&cfg, "--socket", "socket", "/tmp/a\nb", &err), -EINVAL);
+	assert_string_equal(err.msg, "--socket: socket: control character in value");
 	/* Control characters and overlong keys are not echoed raw. */
 	snprintf(text, sizeof(text), "\x1b[31m%.100s = 1", longpath);
 	assert_int_equal(parse(&cfg, text, &err), -EINVAL);

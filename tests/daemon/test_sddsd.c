@@ -894,6 +894,12 @@ static void test_socket_activation(void **state)
 		_exit(127);
 	}
 	close(lfd);
+	{
+		struct tc_daemon tracked = { .pid = pid };
+
+		/* The directory is the test's: tracked for the kill, not removed. */
+		tc_daemon_track(&tracked);
+	}
 	for (int i = 0; i < 200; i++) {
 		if (tc_client_open(&c, path, "activated") == 0)
 			break;
@@ -907,6 +913,7 @@ static void test_socket_activation(void **state)
 	assert_int_equal(access(other, F_OK), -1);
 	kill(pid, SIGTERM);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
+	tc_daemon_untrack(pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	/* An inherited socket belongs to whoever passed it: not unlinked. */
@@ -990,27 +997,27 @@ static void test_exit_codes(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hello_ok),
-		cmocka_unit_test(test_hello_wrong_versions),
-		cmocka_unit_test(test_garbage_packet),
-		cmocka_unit_test(test_first_message_not_hello),
-		cmocka_unit_test(test_second_hello_and_fds),
-		cmocka_unit_test(test_no_hello_timeout),
-		cmocka_unit_test(test_caps),
-		cmocka_unit_test(test_topic_conflict),
-		cmocka_unit_test(test_stats_permission),
-		cmocka_unit_test(test_best_effort_flow),
-		cmocka_unit_test(test_reliable_stall_blocking),
-		cmocka_unit_test(test_reliable_stall_polling),
-		cmocka_unit_test(test_stalled_reader_dies),
-		cmocka_unit_test(test_delete_while_stalled),
-		cmocka_unit_test(test_writer_ids),
-		cmocka_unit_test(test_corrupt_request_ring),
-		cmocka_unit_test(test_polling_mode),
-		cmocka_unit_test(test_exit_drains_ring),
-		cmocka_unit_test(test_socket_stale_and_busy),
-		cmocka_unit_test(test_socket_activation),
-		cmocka_unit_test(test_exit_codes),
+		cmocka_unit_test_teardown(test_hello_ok, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_hello_wrong_versions, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_garbage_packet, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_first_message_not_hello, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_second_hello_and_fds, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_no_hello_timeout, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_caps, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_topic_conflict, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_stats_permission, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_best_effort_flow, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_reliable_stall_blocking, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_reliable_stall_polling, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_stalled_reader_dies, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_delete_while_stalled, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_writer_ids, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_corrupt_request_ring, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_polling_mode, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_exit_drains_ring, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_socket_stale_and_busy, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_socket_activation, tc_daemon_cleanup),
+		cmocka_unit_test_teardown(test_exit_codes, tc_daemon_cleanup),
 	};
 
 	if (argc < 2) {
