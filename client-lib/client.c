@@ -17,15 +17,38 @@
  * the condition true at once; the doorbell protocol (ipc/doorbell.h) does the
  * rest. No lock is held while sleeping.
  *
- * Disconnection is a one-way flag (client_mark_disconnected). Every wait
- * condition includes it, and setting it wakes every doorbell the client's
- * threads sleep on, so a blocked call returns -ENOTCONN; later calls return
+ * Disconnection is a flag (client_mark_disconnected). Every wait condition
+ * includes it, and setting it wakes every doorbell the client's threads
+ * sleep on, so a blocked call returns -ENOTCONN; later calls return
  * -ENOTCONN before they touch anything shared with the dead daemon.
+ *
+ * Restart: a reconnecting client (remote.c) clears the flag again once a
+ * new connection is complete. Every call that touches connection state
+ * brackets it with client_enter / client_leave, a grace-period scheme:
+ *
+ *   enter:  g = gp_gen; inside[g & 1] += 1; if gp_gen != g: undo, retry;
+ *           if disconnected: leave, -ENOTCONN
+ *   grace:  (disconnected already set) gp_gen += 1; wait until
+ *           inside[old & 1] == 0 in the client and in every reader
+ *
+ * All of these are sequentially consistent. A thread whose re-check of
+ * gp_gen came before the flip also incremented before it, so the grace
+ * wait sees it and waits for it; one whose re-check came after backs out
+ * and enters the new generation, where it finds the flag set and touches
+ * nothing. After the grace period no thread holds a pointer into the old
+ * segment or an old id, so the monitor may unmap, close and rewrite in
+ * place until it clears the flag (a release of everything it wrote).
+ * Entering costs two atomic increments on a line of the reader (take) or
+ * the client (everything else), no lock. A thread stays entered while it
+ * sleeps on a doorbell of the segment; marking the client disconnected
+ * wakes it, so grace periods are short. Waiting for a reconnection happens
+ * outside (client_wait_connected), on the process-local state_db.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -48,6 +71,9 @@ void sdds_client_options_init(sdds_client_options *opts)
 	opts->ctl_fd = -1;
 	opts->spin_ns = -1;
 	opts->monolithic = false;
+	opts->reconnect = -1;
+	opts->reconnect_wait = false;
+	opts->reconnect_max_ms = 1000;
 }
 
 void sdds_qos_init(sdds_qos *qos)
@@ -117,8 +143,10 @@ int sdds_client_new(const sdds_client_options *opts, sdds_client **ret_client)
 	cl_list_init(&c->listening);
 	atomic_init(&c->disconnected, false);
 	atomic_init(&c->cb_stop, false);
+	atomic_init(&c->gp_gen, 0);
 	c->remote.ctl_fd = -1;
 	c->remote.kick_fd = -1;
+	c->remote.stop_fd = -1;
 	c->remote.seg.fd = -1;
 	/* Until a transport supplies its own, wake-ups go to a private doorbell. */
 	c->evt = &c->local_evt;
@@ -157,6 +185,7 @@ void sdds_client_free(sdds_client *c)
 	 * meanwhile. Then the transport, then the callback thread: after both,
 	 * nothing but this thread touches the objects.
 	 */
+	c->ops->closing(c);
 	while (!cl_list_empty(&c->writers))
 		client_writer_destroy(cl_container_of(c->writers.next, struct sdds_writer, node), false);
 	c->ops->shutdown(c);
@@ -176,7 +205,14 @@ void sdds_client_free(sdds_client *c)
 
 uint32_t sdds_client_session_id(const sdds_client *c)
 {
-	return c ? c->session_id : 0;
+	return c ? atomic_load_explicit(&((struct sdds_client *)c)->session_id, memory_order_relaxed) : 0;
+}
+
+uint64_t sdds_client_reconnects(const sdds_client *c)
+{
+	if (!c || c->mono)
+		return 0;
+	return atomic_load_explicit(&((struct sdds_client *)c)->remote.reconnects, memory_order_acquire);
 }
 
 bool sdds_client_connected(const sdds_client *c)
@@ -196,11 +232,117 @@ void client_mark_disconnected(struct sdds_client *c)
 	/*
 	 * The exchange is sequentially consistent and doorbell_notify fences
 	 * before it reads `waiters`: a sleeper either saw the flag in its
-	 * condition or is counted in `waiters` and gets the bump.
+	 * condition or is counted in `waiters` and gets the bump. The callers
+	 * (the monitor, or a thread entered in the connection) keep the
+	 * segment mapped while this runs.
 	 */
 	doorbell_notify(c->evt);
 	if (!c->mono && c->remote.req)
 		doorbell_notify(&c->remote.req->space);
+	doorbell_notify(&c->state_db);
+}
+
+void client_mark_connected(struct sdds_client *c)
+{
+	atomic_store(&c->disconnected, false);
+	doorbell_notify(&c->state_db);
+}
+
+void client_state_notify(struct sdds_client *c)
+{
+	doorbell_notify(&c->state_db);
+}
+
+/* ---------------- grace periods ---------------- */
+
+int client_enter(struct sdds_client *c, struct client_gp *gp, struct client_ref *ref)
+{
+	_Atomic uint64_t *ctr;
+	uint64_t g;
+
+	for (;;) {
+		g = atomic_load(&c->gp_gen);
+		ctr = &gp->inside[g & 1];
+		atomic_fetch_add(ctr, 1);
+		if (atomic_load(&c->gp_gen) == g)
+			break;
+		/* The monitor flipped meanwhile: count in the new generation. */
+		atomic_fetch_sub(ctr, 1);
+	}
+	if (atomic_load(&c->disconnected)) {
+		atomic_fetch_sub(ctr, 1);
+		return -ENOTCONN;
+	}
+	ref->ctr = ctr;
+	return 0;
+}
+
+void client_leave(struct client_ref *ref)
+{
+	/* Release: what this thread did inside happens before the grace ends. */
+	atomic_fetch_sub_explicit(ref->ctr, 1, memory_order_release);
+}
+
+/* Sum of the old generation's counters; under obj_lock (the reader list). */
+static uint64_t client_inside(struct sdds_client *c, unsigned slot)
+{
+	uint64_t n = atomic_load(&c->gp.inside[slot]);
+	struct cl_link *l;
+
+	for (l = c->readers.next; l != &c->readers; l = l->next)
+		n += atomic_load(&cl_container_of(l, struct sdds_reader, node)->gp.inside[slot]);
+	return n;
+}
+
+void client_grace(struct sdds_client *c)
+{
+	unsigned slot = (unsigned)(atomic_fetch_add(&c->gp_gen, 1) & 1);
+	struct timespec ts = { 0, 200 * 1000 };
+	uint64_t n;
+
+	/*
+	 * Every thread still counted is awake or about to be (it was woken by
+	 * the disconnection, or it is between two instructions of a call):
+	 * a short sleep between looks is enough. A reader freed meanwhile was
+	 * left by its last user before (using a reader while freeing it is the
+	 * application's bug).
+	 */
+	for (;;) {
+		pthread_mutex_lock(&c->obj_lock);
+		n = client_inside(c, slot);
+		pthread_mutex_unlock(&c->obj_lock);
+		if (n == 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+}
+
+static bool client_connected_cond(void *arg)
+{
+	struct sdds_client *c = arg;
+
+	return !atomic_load(&c->disconnected) || atomic_load(&c->remote.closing);
+}
+
+int client_wait_connected(struct sdds_client *c, int64_t deadline_ns)
+{
+	int64_t left = -1;
+
+	if (c->mono || !c->remote.reconnect)
+		return -ENOTCONN;
+	for (;;) {
+		if (atomic_load(&c->remote.closing))
+			return -ENOTCONN;
+		if (!atomic_load(&c->disconnected))
+			return 0;
+		if (deadline_ns >= 0) {
+			left = deadline_ns - doorbell_now_ns();
+			if (left <= 0)
+				return -ENOTCONN;
+		}
+		/* No spinning: a reconnection takes milliseconds at least. */
+		(void)doorbell_wait(&c->state_db, client_connected_cond, c, left, 0, 0, NULL);
+	}
 }
 
 /* ---------------- waits ---------------- */
@@ -266,8 +408,41 @@ static int client_check_desc(const sdds_topic_desc *d)
 	return 0;
 }
 
+/*
+ * A topic with a deep copy of desc (checked) in the same allocation: the
+ * reconnection registers it again long after the caller's desc is gone.
+ * The caller frees it with free().
+ */
+static struct sdds_topic *client_topic_alloc(const sdds_topic_desc *d)
+{
+	size_t size = sizeof(struct sdds_topic), i;
+	struct sdds_topic *t;
+	sdds_field *fields;
+	char *p;
+
+	size += d->n_fields * sizeof(sdds_field) + strlen(d->name) + 1;
+	for (i = 0; i < d->n_fields; i++)
+		size += strlen(d->fields[i].name) + 1;
+	t = calloc(1, size);
+	if (!t)
+		return NULL;
+	fields = (sdds_field *)(t + 1);
+	p = (char *)(fields + d->n_fields);
+	t->desc = *d;
+	t->desc.fields = d->n_fields ? fields : NULL;
+	t->desc.name = p;
+	p = stpcpy(p, d->name) + 1;
+	for (i = 0; i < d->n_fields; i++) {
+		fields[i] = d->fields[i];
+		fields[i].name = p;
+		p = stpcpy(p, d->fields[i].name) + 1;
+	}
+	return t;
+}
+
 int sdds_topic_new(sdds_client *c, const sdds_topic_desc *desc, sdds_topic **ret_topic)
 {
+	struct client_ref ref;
 	struct sdds_topic *t;
 	int rc;
 
@@ -279,7 +454,7 @@ int sdds_topic_new(sdds_client *c, const sdds_topic_desc *desc, sdds_topic **ret
 	if (client_gone(c))
 		return -ENOTCONN;
 
-	t = calloc(1, sizeof(*t));
+	t = client_topic_alloc(desc);
 	if (!t)
 		return -ENOMEM;
 	t->client = c;
@@ -287,14 +462,23 @@ int sdds_topic_new(sdds_client *c, const sdds_topic_desc *desc, sdds_topic **ret
 	t->user_ref = true;
 	t->sample_size = desc->sample_size;
 	cl_list_init(&t->node);
-	rc = c->ops->topic_new(t, desc);
+	/* Entered until the topic is listed: a reconnection then sees it. */
+	rc = client_enter(c, &c->gp, &ref);
 	if (rc < 0) {
 		free(t);
 		return rc;
 	}
-	pthread_mutex_lock(&c->obj_lock);
-	cl_list_add(&c->topics, &t->node);
-	pthread_mutex_unlock(&c->obj_lock);
+	rc = c->ops->topic_new(t, &t->desc);
+	if (rc == 0) {
+		pthread_mutex_lock(&c->obj_lock);
+		cl_list_add(&c->topics, &t->node);
+		pthread_mutex_unlock(&c->obj_lock);
+	}
+	client_leave(&ref);
+	if (rc < 0) {
+		free(t);
+		return rc;
+	}
 	*ret_topic = t;
 	return 0;
 }
@@ -356,6 +540,7 @@ static int client_qos(const sdds_qos *in, sdds_qos *out)
 
 int sdds_writer_new(sdds_topic *t, const sdds_qos *qos, sdds_writer **ret_writer)
 {
+	struct client_ref ref;
 	struct sdds_client *c;
 	struct sdds_writer *w;
 	sdds_qos q;
@@ -375,18 +560,27 @@ int sdds_writer_new(sdds_topic *t, const sdds_qos *qos, sdds_writer **ret_writer
 		return -ENOMEM;
 	w->client = c;
 	w->topic = t;
+	w->qos = q;
 	w->reliable = q.reliability == SDDS_RELIABLE;
 	w->max_blocking_ms = q.max_blocking_ms;
 	cl_list_init(&w->node);
-	rc = c->ops->writer_new(w, &q);
+	rc = client_enter(c, &c->gp, &ref);
 	if (rc < 0) {
 		free(w);
 		return rc;
 	}
-	client_topic_get(t);
-	pthread_mutex_lock(&c->obj_lock);
-	cl_list_add(&c->writers, &w->node);
-	pthread_mutex_unlock(&c->obj_lock);
+	rc = c->ops->writer_new(w, &q);
+	if (rc == 0) {
+		client_topic_get(t);
+		pthread_mutex_lock(&c->obj_lock);
+		cl_list_add(&c->writers, &w->node);
+		pthread_mutex_unlock(&c->obj_lock);
+	}
+	client_leave(&ref);
+	if (rc < 0) {
+		free(w);
+		return rc;
+	}
 	*ret_writer = w;
 	return 0;
 }
@@ -412,19 +606,37 @@ void sdds_writer_free(sdds_writer *w)
 
 int sdds_writer_write(sdds_writer *w, const void *sample, size_t len)
 {
+	struct sdds_client *c;
+	struct client_ref ref;
+	int64_t deadline = -2;
+	int rc;
+
 	if (!w || !sample)
 		return -EINVAL;
 	if (len != w->topic->sample_size)
 		return -EMSGSIZE;
-	if (client_gone(w->client))
-		return -ENOTCONN;
-	return w->client->ops->writer_write(w, sample, (uint32_t)len);
+	c = w->client;
+	for (;;) {
+		rc = client_enter(c, &c->gp, &ref);
+		if (rc == 0) {
+			rc = c->ops->writer_write(w, sample, (uint32_t)len);
+			client_leave(&ref);
+		}
+		if (rc != -ENOTCONN || !c->remote.reconnect_wait)
+			return rc;
+		/* The gap: wait for the new connection within max_blocking_ms. */
+		if (deadline == -2)
+			deadline = doorbell_now_ns() + (int64_t)w->max_blocking_ms * 1000000;
+		if (client_wait_connected(c, deadline) < 0)
+			return -ENOTCONN;
+	}
 }
 
 /* ---------------- readers ---------------- */
 
 int sdds_reader_new(sdds_topic *t, const sdds_qos *qos, sdds_reader **ret_reader)
 {
+	struct client_ref ref;
 	struct sdds_client *c;
 	struct sdds_reader *r;
 	sdds_qos q;
@@ -441,27 +653,36 @@ int sdds_reader_new(sdds_topic *t, const sdds_qos *qos, sdds_reader **ret_reader
 	if (client_gone(c))
 		return -ENOTCONN;
 
-	r = calloc(1, sizeof(*r));
+	/* aligned_alloc: the grace counters want a cache line of their own. */
+	r = aligned_alloc(_Alignof(struct sdds_reader), sizeof(*r));
 	if (!r)
 		return -ENOMEM;
+	memset(r, 0, sizeof(*r));
 	r->client = c;
 	r->topic = t;
+	r->qos = q;
 	r->reliable = q.reliability == SDDS_RELIABLE;
 	pthread_mutex_init(&r->take_lock, NULL);
 	atomic_init(&r->lost, 0);
 	cl_list_init(&r->node);
 	cl_list_init(&r->cb_node);
 	cl_list_init(&r->mono_node);
-	rc = c->ops->reader_new(r, &q);
+	rc = client_enter(c, &c->gp, &ref);
+	if (rc == 0) {
+		rc = c->ops->reader_new(r, &q);
+		if (rc == 0) {
+			client_topic_get(t);
+			pthread_mutex_lock(&c->obj_lock);
+			cl_list_add(&c->readers, &r->node);
+			pthread_mutex_unlock(&c->obj_lock);
+		}
+		client_leave(&ref);
+	}
 	if (rc < 0) {
 		pthread_mutex_destroy(&r->take_lock);
 		free(r);
 		return rc;
 	}
-	client_topic_get(t);
-	pthread_mutex_lock(&c->obj_lock);
-	cl_list_add(&c->readers, &r->node);
-	pthread_mutex_unlock(&c->obj_lock);
 	*ret_reader = r;
 	return 0;
 }
@@ -488,24 +709,23 @@ void sdds_reader_free(sdds_reader *r)
 		client_reader_destroy(r, false);
 }
 
-int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int64_t timeout_ns)
+/*
+ * One take on the current connection (entered by the caller): 1 taken, or
+ * 0 / -ETIMEDOUT / -ENOTCONN / another error as sdds_reader_take returns
+ * them (0 here means -EAGAIN).
+ */
+static int client_take_once(struct sdds_reader *r, void *buf, size_t cap, size_t *ret_len,
+			    int64_t timeout_ns, int64_t deadline)
 {
-	struct sdds_client *c;
+	struct sdds_client *c = r->client;
 	struct client_wait w;
-	int64_t deadline = 0, left = -1;
+	int64_t left = -1;
 	uint32_t len = 0;
 	bool kick = false;
 	int rc;
 
-	if (!r || !buf)
-		return -EINVAL;
-	c = r->client;
-	if (cap < r->topic->sample_size)
-		return -EINVAL;
-	if (timeout_ns > 0)
-		deadline = doorbell_now_ns() + timeout_ns;
-
 	for (;;) {
+		/* Samples left in a dead daemon's ring are not handed out. */
 		if (client_gone(c))
 			return -ENOTCONN;
 		pthread_mutex_lock(&r->take_lock);
@@ -524,12 +744,12 @@ int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int
 		if (rc > 0) {
 			if (ret_len)
 				*ret_len = len;
-			return 0;
+			return 1;
 		}
 		if (rc < 0)
 			return rc;
 		if (timeout_ns == 0)
-			return -EAGAIN;
+			return 0;
 		if (timeout_ns > 0) {
 			left = deadline - doorbell_now_ns();
 			if (left <= 0)
@@ -541,11 +761,55 @@ int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int
 	}
 }
 
+int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int64_t timeout_ns)
+{
+	struct sdds_client *c;
+	struct client_ref ref;
+	int64_t deadline = -1;
+	int rc;
+
+	if (!r || !buf)
+		return -EINVAL;
+	c = r->client;
+	if (cap < r->topic->sample_size)
+		return -EINVAL;
+	if (timeout_ns > 0)
+		deadline = doorbell_now_ns() + timeout_ns;
+
+	for (;;) {
+		rc = client_enter(c, &r->gp, &ref);
+		if (rc == 0) {
+			rc = client_take_once(r, buf, cap, ret_len, timeout_ns, deadline);
+			client_leave(&ref);
+		}
+		if (rc == 1)
+			return 0;
+		if (rc == 0)
+			return -EAGAIN;
+		if (rc != -ENOTCONN || timeout_ns == 0 || !c->remote.reconnect_wait)
+			return rc;
+		/* The gap: wait for the new connection within timeout_ns. */
+		if (client_wait_connected(c, deadline) < 0)
+			return -ENOTCONN;
+	}
+}
+
 int sdds_reader_set_listener(sdds_reader *r, sdds_listener_fn fn, void *arg)
 {
+	struct client_ref ref;
+	int rc;
+
 	if (!r)
 		return -EINVAL;
-	return listener_set(r, fn, arg);
+	if (!fn)
+		return listener_set(r, NULL, NULL);
+	/* Setting one reads the ring position and rings its doorbell. */
+	rc = client_enter(r->client, &r->client->gp, &ref);
+	if (rc < 0)
+		return rc;
+	rc = listener_set(r, fn, arg);
+	client_leave(&ref);
+	return rc;
 }
 
 uint64_t sdds_reader_lost(const sdds_reader *r)

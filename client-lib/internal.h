@@ -16,8 +16,19 @@
  *
  * Locks, in the order they may nest (never the other way):
  *   cb_lock (listener.c)  >  take_lock (per reader)
- *   obj_lock (object lists)  and  the transport's own locks are leaves.
+ *   obj_lock (object lists)  >  take_lock, rpc_lock (only remote.c's
+ *   reconnection nests them: it re-creates the objects under obj_lock)
+ *   the transport's other locks are leaves.
  * No lock is held while a thread sleeps on a doorbell.
+ *
+ * Restart (remote.c, client.c): everything that lives in or refers to one
+ * connection (the segment, its rings and doorbells, the fds, the daemon's
+ * ids of topics, writers and readers) is used only between client_enter and
+ * client_leave, and only while the client is connected. The monitor thread
+ * changes it only after a grace period (client_grace): it marks the client
+ * disconnected, flips gp_gen and waits until every thread that entered
+ * under the old generation has left. Until it marks the client connected
+ * again, nobody else reads that state, so it may rewrite it in place.
  *
  * Lifetime: the client owns every topic, writer and reader created through
  * it and frees what is left in sdds_client_free. A topic is referenced by
@@ -28,6 +39,7 @@
 #define SDDS_CLIENT_INTERNAL_H
 
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -77,6 +89,20 @@ static inline bool cl_list_empty(const struct cl_link *head)
 
 #define cl_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
+/*
+ * Grace-period counters: threads that entered under generation g count
+ * themselves in inside[g & 1]. The client has one pair, every reader another
+ * (takes from different readers then share no cache line).
+ */
+struct client_gp {
+	alignas(64) _Atomic uint64_t inside[2];
+};
+
+/* What client_enter hands to client_leave. */
+struct client_ref {
+	_Atomic uint64_t *ctr;
+};
+
 /* Transport operations; each returns 0 or -errno like the public API. */
 struct client_ops {
 	/* Fill t->handle / t->bt. */
@@ -93,26 +119,46 @@ struct client_ops {
 	void (*reader_free)(struct sdds_reader *r, bool closing);
 	/* A take freed a slot the producer waits for. */
 	void (*reader_kick)(struct sdds_reader *r);
+	/* sdds_client_free begins: stop reconnecting (the connection stays). */
+	void (*closing)(struct sdds_client *c);
 	/* Stop the transport's threads and wake every waiter; idempotent. */
 	void (*shutdown)(struct sdds_client *c);
 	/* Release what the transport holds; after shutdown and all objects. */
 	void (*destroy)(struct sdds_client *c);
 };
 
-/* The daemon transport's state (remote.c). */
+/*
+ * The daemon transport's state (remote.c). The first block is the current
+ * connection: see "Restart" above for who may touch it when.
+ */
 struct remote_state {
-	int ctl_fd;  /* owned */
-	int kick_fd; /* eventfd to wake the daemon, owned */
+	uint64_t gen;  /* connection number: 1 for the first, +1 per reconnection */
+	int ctl_fd;    /* owned */
+	int kick_fd;   /* eventfd to wake the daemon, owned */
 	struct segment seg;
 	struct sdds_ring_ctl *req; /* request ring, inside seg */
 	bool daemon_polling;
 	uint32_t max_sample;
+	uint64_t epoch; /* the daemon instance (segment header) */
 
 	pthread_mutex_t prod_lock; /* the request ring producer */
 	struct ring_prod prod;
 
 	pthread_mutex_t rpc_lock; /* the control socket, request ids */
 	uint32_t next_id;
+
+	/* Reconnection (set at open, then read-only). */
+	bool reconnect;
+	bool reconnect_wait;
+	uint32_t reconnect_max_ms;
+	char *path; /* socket path, owned; NULL when the fd was handed in */
+	char *name; /* application name for Hello, owned */
+
+	int stop_fd; /* eventfd: wakes the monitor (closing or stop), owned */
+	atomic_bool closing; /* no more reconnection attempts */
+	atomic_bool stop;    /* the monitor returns */
+	_Atomic uint64_t reconnects;
+	_Atomic uint64_t attempts;
 
 	pthread_t monitor;
 	bool monitor_started;
@@ -122,10 +168,19 @@ struct sdds_client {
 	const struct client_ops *ops;
 	bool mono;
 	int64_t spin_ns;
-	uint32_t session_id;
+	_Atomic uint32_t session_id;
 	atomic_bool disconnected;
 	/* Samples are announced here: the segment's or the local doorbell. */
 	struct sdds_doorbell *evt;
+
+	/* Grace periods (see "Restart" above). */
+	_Atomic uint64_t gp_gen;
+	struct client_gp gp;
+	/*
+	 * Bumped (doorbell_notify) on every change of `disconnected` and on
+	 * closing: threads waiting for a reconnection sleep here.
+	 */
+	struct sdds_doorbell state_db;
 
 	pthread_mutex_t obj_lock; /* the three lists below */
 	struct cl_link topics;
@@ -153,7 +208,10 @@ struct sdds_topic {
 	uint32_t refs;       /* under obj_lock */
 	bool user_ref;       /* the application has not called sdds_topic_free */
 	uint32_t sample_size;
+	/* A deep copy of the description, to register the topic again. */
+	sdds_topic_desc desc; /* name and fields point into the same allocation */
 	uint32_t handle;          /* remote */
+	uint64_t conn_gen;        /* remote: the connection `handle` belongs to */
 	struct broker_topic *bt;  /* mono */
 };
 
@@ -161,7 +219,9 @@ struct sdds_writer {
 	struct sdds_client *client;
 	struct sdds_topic *topic;
 	struct cl_link node; /* client->writers */
+	sdds_qos qos;        /* as created, to create it again */
 	uint32_t id;                /* remote */
+	uint64_t conn_gen;          /* remote: the connection `id` belongs to */
 	uint32_t max_blocking_ms;
 	bool reliable;
 	struct broker_writer *bw; /* mono */
@@ -171,8 +231,11 @@ struct sdds_reader {
 	struct sdds_client *client;
 	struct sdds_topic *topic;
 	struct cl_link node; /* client->readers */
+	sdds_qos qos;        /* as created, to create it again */
 	uint32_t id;         /* remote */
+	uint64_t conn_gen;   /* remote: the connection `id` and `cons` belong to */
 	bool reliable;
+	struct client_gp gp; /* takes enter here */
 
 	pthread_mutex_t take_lock; /* cons */
 	struct rring_cons cons;
@@ -182,6 +245,7 @@ struct sdds_reader {
 	sdds_listener_fn fn;
 	void *fn_arg;
 	uint64_t cb_seen; /* producer position up to which fn was called */
+	uint64_t cb_conn_gen; /* the connection whose ring cb_seen counts in */
 	struct cl_link cb_node; /* client->listening while fn != NULL */
 
 	/* Mono mode, under the process-wide broker lock. */
@@ -205,6 +269,31 @@ int mono_open(struct sdds_client *c);
  * sleeps on one of its doorbells. Safe from any thread, any number of times.
  */
 void client_mark_disconnected(struct sdds_client *c);
+
+/*
+ * client.c: enter the current connection, counting in gp (&c->gp or a
+ * reader's). Returns 0 (connected: the connection's state may be used
+ * until client_leave) or -ENOTCONN (nothing to leave). Nests.
+ */
+int client_enter(struct sdds_client *c, struct client_gp *gp, struct client_ref *ref);
+void client_leave(struct client_ref *ref);
+/*
+ * client.c, for the monitor thread: flip the generation and wait until
+ * every thread that entered under the old one has left (the client must be
+ * marked disconnected first, which wakes every sleeper).
+ */
+void client_grace(struct sdds_client *c);
+/* client.c: the client is connected again: wake those who wait for it. */
+void client_mark_connected(struct sdds_client *c);
+/* client.c: bump state_db (closing, or a waiter's condition changed). */
+void client_state_notify(struct sdds_client *c);
+/*
+ * client.c: wait, without being entered, until the client is connected
+ * again, up to deadline_ns (monotonic, < 0 forever). 0 when connected,
+ * -ENOTCONN when the deadline passed, the client is closing, or it does not
+ * reconnect at all.
+ */
+int client_wait_connected(struct sdds_client *c, int64_t deadline_ns);
 
 /* client.c: wait helper shared by the transports. */
 struct client_wait {

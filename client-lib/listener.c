@@ -24,6 +24,13 @@
  *   - A new listener starts at the reader's consumer position, so samples
  *     that were waiting when it was set are announced too.
  *   - No lock is held while the thread sleeps.
+ *   - Restart: the thread reads ring positions and sleeps on evt only while
+ *     entered in the connection (client_enter), and calls listeners while
+ *     not entered, so a listener that blocks never holds up a grace period.
+ *     While the client is disconnected it sleeps on state_db. A reader
+ *     whose ring belongs to a newer connection than cb_seen counts in
+ *     (cb_conn_gen != conn_gen) restarts at its consumer position in the
+ *     new ring: samples waiting there are announced, lost ones are not.
  */
 #include <errno.h>
 #include <signal.h>
@@ -48,6 +55,36 @@ static uint64_t listener_prod(struct sdds_reader *r)
 	return atomic_load_explicit(&r->cons.ctl->prod, memory_order_acquire);
 }
 
+/*
+ * Entered, with cb_lock: a reader whose ring is newer than cb_seen starts
+ * over at its consumer position (the ring of the new connection).
+ */
+static void listener_sync(struct sdds_reader *r)
+{
+	if (r->cb_conn_gen == r->conn_gen)
+		return;
+	pthread_mutex_lock(&r->take_lock);
+	r->cb_seen = r->cons.cons;
+	pthread_mutex_unlock(&r->take_lock);
+	r->cb_conn_gen = r->conn_gen;
+}
+
+/*
+ * Producer position of r's ring, entered for the moment of reading; false
+ * when the client is disconnected.
+ */
+static bool listener_prod_entered(struct sdds_reader *r, uint64_t *ret_prod)
+{
+	struct client_ref ref;
+
+	if (client_enter(r->client, &r->client->gp, &ref) < 0)
+		return false;
+	listener_sync(r);
+	*ret_prod = listener_prod(r);
+	client_leave(&ref);
+	return true;
+}
+
 /* Calls with cb_lock held. */
 static void listener_dispatch(struct sdds_client *c)
 {
@@ -58,8 +95,10 @@ restart:
 	gen = c->cb_gen;
 	for (l = c->listening.next; l != &c->listening; l = l->next) {
 		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, cb_node);
-		uint64_t prod = listener_prod(r);
+		uint64_t prod;
 
+		if (!listener_prod_entered(r, &prod))
+			return;
 		if (prod - r->cb_seen > r->cons.cap)
 			r->cb_seen = prod - r->cons.cap;
 		/* cb_seen advances per call, so a restarted pass misses nothing. */
@@ -87,20 +126,29 @@ static bool listener_has_work(struct client_wait *w)
 
 	if (atomic_load_explicit(&c->cb_stop, memory_order_acquire))
 		return true;
+	/* The waiting thread is entered: the rings are mapped. */
 	pthread_mutex_lock(&c->cb_lock);
 	for (l = c->listening.next; l != &c->listening && !work; l = l->next) {
 		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, cb_node);
 
-		work = listener_prod(r) != r->cb_seen;
+		work = r->cb_conn_gen != r->conn_gen || listener_prod(r) != r->cb_seen;
 	}
 	pthread_mutex_unlock(&c->cb_lock);
 	return work;
+}
+
+static bool listener_resume_cond(void *arg)
+{
+	struct sdds_client *c = arg;
+
+	return atomic_load(&c->cb_stop) || !atomic_load(&c->disconnected);
 }
 
 static void *listener_main(void *arg)
 {
 	struct sdds_client *c = arg;
 	struct client_wait w;
+	struct client_ref ref;
 
 	listener_tls_client = c;
 	for (;;) {
@@ -109,19 +157,21 @@ static void *listener_main(void *arg)
 			pthread_mutex_unlock(&c->cb_lock);
 			break;
 		}
-		if (atomic_load(&c->disconnected)) {
-			/* Nothing will arrive any more: park until the client is freed. */
-			while (!atomic_load(&c->cb_stop))
-				pthread_cond_wait(&c->cb_cond, &c->cb_lock);
-			pthread_mutex_unlock(&c->cb_lock);
-			break;
-		}
 		listener_dispatch(c);
 		pthread_mutex_unlock(&c->cb_lock);
 
-		memset(&w, 0, sizeof(w));
-		w.ready = listener_has_work;
-		(void)client_wait_db(c, c->evt, &w, -1);
+		if (client_enter(c, &c->gp, &ref) == 0) {
+			memset(&w, 0, sizeof(w));
+			w.ready = listener_has_work;
+			(void)client_wait_db(c, c->evt, &w, -1);
+			client_leave(&ref);
+		} else {
+			/*
+			 * Disconnected: nothing arrives until a reconnection (if
+			 * ever); sleep until then or until the client is freed.
+			 */
+			(void)doorbell_wait(&c->state_db, listener_resume_cond, c, -1, 0, 0, NULL);
+		}
 	}
 	listener_tls_client = NULL;
 	return NULL;
@@ -160,9 +210,11 @@ int listener_set(struct sdds_reader *r, sdds_listener_fn fn, void *arg)
 	}
 	if (fn) {
 		if (!r->fn) {
+			/* The caller is entered: cons and conn_gen are current. */
 			pthread_mutex_lock(&r->take_lock);
 			r->cb_seen = r->cons.cons;
 			pthread_mutex_unlock(&r->take_lock);
+			r->cb_conn_gen = r->conn_gen;
 			cl_list_add(&c->listening, &r->cb_node);
 			c->cb_gen++;
 		}
@@ -199,8 +251,13 @@ void listener_stop(struct sdds_client *c)
 	pthread_mutex_unlock(&c->cb_lock);
 	if (!started)
 		return;
-	/* cb_stop is part of the thread's wait condition. */
+	/*
+	 * cb_stop is part of the thread's wait conditions, on evt and on
+	 * state_db. The transport is shut down: the monitor, the only thread
+	 * that changes evt, is gone, and evt is still mapped (or local).
+	 */
 	doorbell_notify(c->evt);
+	client_state_notify(c);
 	pthread_join(c->cb_thread, NULL);
 	pthread_mutex_lock(&c->cb_lock);
 	c->cb_started = false;

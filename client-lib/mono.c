@@ -86,6 +86,12 @@ static void mono_shutdown(struct sdds_client *c)
 	mono_space_wake();
 }
 
+static void mono_closing(struct sdds_client *c)
+{
+	/* Nothing reconnects in-process. */
+	(void)c;
+}
+
 static void mono_destroy(struct sdds_client *c)
 {
 	(void)c;
@@ -341,6 +347,7 @@ const struct client_ops mono_ops = {
 	.reader_new = mono_reader_new,
 	.reader_free = mono_reader_free,
 	.reader_kick = mono_reader_kick,
+	.closing = mono_closing,
 	.shutdown = mono_shutdown,
 	.destroy = mono_destroy,
 };

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * remote.c - the sddsd transport: control socket, shared segment, request
- * ring, eventfd kicks, and the monitor thread that notices the daemon die.
+ * ring, eventfd kicks, and the monitor thread that notices the daemon die
+ * and reconnects.
  *
  * OVERVIEW
- * remote_open connects (or adopts opts->ctl_fd), sends Hello, and receives
- * HelloReply with [memfd, eventfd]; segment_attach checks the header and the
- * offsets, ring_prod_init attaches the request ring.
+ * remote_open connects (or adopts opts->ctl_fd or $SDDS_CTL_FD), sends
+ * Hello, and receives HelloReply with [memfd, eventfd]; segment_attach
+ * checks the header and the offsets, ring_prod_init attaches the request
+ * ring.
  *
  * Control RPCs (topics, endpoints) hold rpc_lock for one request and its
  * reply. Replies come in order and carry the request id; a reply with another
@@ -26,19 +28,37 @@
  * DeleteWriter round trip then returns only after the held record was
  * routed. sdds_client_free deletes its writers this way before it hangs up.
  *
- * The monitor thread blocks in poll() for POLLRDHUP/POLLHUP only, so it
- * never competes with RPC callers for data. On hang-up it marks the client
- * disconnected (which wakes every sleeper). remote_shutdown makes it return
- * by shutting the socket down on our side.
+ * The monitor thread blocks in poll() for POLLRDHUP/POLLHUP of the control
+ * socket and for its stop eventfd, so it never competes with RPC callers
+ * for data. On hang-up it marks the client disconnected (which wakes every
+ * sleeper), waits for the grace period (client_grace: no application thread
+ * is inside the connection any more), and releases the connection: unmaps
+ * the segment, closes the fds. Then, if the client reconnects, it tries
+ * again and again with backoff (REMOTE_BACKOFF_MIN_MS doubling to
+ * reconnect_max_ms, each delay drawn from [d/2, d]): connect, Hello, map,
+ * register every topic, create every writer and every reader (under
+ * obj_lock, so none is freed meanwhile), each with what it was created
+ * with. Only when all of it succeeded does it mark the client connected;
+ * a failed attempt closes its socket (the daemon frees that session) and
+ * leaves the client disconnected. Until the flag is cleared nobody else
+ * touches the connection's state (internal.h, "Restart"), so the attempt
+ * writes the new ids, rings and pointers in place. Every wait of an attempt
+ * (backoff, connect, replies) also polls the stop eventfd: closing the
+ * client cuts an attempt short.
  *
  * Ownership: the client owns ctl_fd (also one handed in through
- * opts->ctl_fd, once sdds_client_new succeeded), kick_fd and the segment.
+ * opts->ctl_fd, once sdds_client_new succeeded, and one claimed from
+ * $SDDS_CTL_FD, from the moment it is claimed), kick_fd, stop_fd, the
+ * segment, and the copies of the path and the name.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -60,6 +80,9 @@
 #define REMOTE_LINGER_SLACK_MS 100
 #define REMOTE_LINGER_CAP_NS (5 * 1000 * 1000 * 1000LL)
 #define REMOTE_MAX_RING_SLOTS (1u << 24)
+/* Reconnection backoff: the first delay, and the default longest one. */
+#define REMOTE_BACKOFF_MIN_MS 10
+#define REMOTE_BACKOFF_MAX_MS 1000
 
 static bool remote_is_hangup(int rc)
 {
@@ -75,13 +98,64 @@ static void remote_close_fds(int *fds, size_t n)
 			close(fds[i]);
 }
 
+/* Consume the stop eventfd's count (it is only a wake-up). */
+static void remote_stop_drain(struct remote_state *rs)
+{
+	uint64_t v;
+
+	(void)!read(rs->stop_fd, &v, sizeof(v));
+}
+
+static void remote_stop_signal(struct remote_state *rs)
+{
+	uint64_t one = 1;
+
+	if (rs->stop_fd >= 0)
+		(void)!write(rs->stop_fd, &one, sizeof(one));
+}
+
+/*
+ * Wait until fd has `events` or timeout_ms passes, while the client is not
+ * closing. Returns 0 (ready), -ETIMEDOUT, or -ECANCELED (closing).
+ */
+static int remote_poll_closing(struct sdds_client *c, int fd, short events, int timeout_ms)
+{
+	struct remote_state *rs = &c->remote;
+	struct pollfd p[2] = { { .fd = fd, .events = events }, { .fd = rs->stop_fd, .events = POLLIN } };
+	int64_t end = doorbell_now_ns() + (int64_t)timeout_ms * 1000000;
+	int64_t left;
+	int n;
+
+	for (;;) {
+		if (atomic_load(&rs->closing))
+			return -ECANCELED;
+		left = (end - doorbell_now_ns() + 999999) / 1000000;
+		if (left <= 0)
+			return -ETIMEDOUT;
+		/* Without an fd, only the stop eventfd is watched. */
+		n = fd >= 0 ? poll(p, 2, (int)left) : poll(p + 1, 1, (int)left);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n <= 0)
+			continue;
+		if (p[1].revents)
+			remote_stop_drain(rs); /* closing is checked above */
+		if (fd >= 0 && p[0].revents)
+			return 0;
+	}
+}
+
 /*
  * One request, one reply. On success *ret (freed by the caller with
  * sdds__ctl__reply__free_unpacked) has status 0 and the body `want`;
  * received descriptors (owned by the caller) are in fds[0..*ret_n_fds).
+ * setup: the monitor's call on a connection it is building (the client is
+ * disconnected meanwhile): no check of the flag, no marking on hang-up, and
+ * every wait for the reply also ends when the client closes (-ECANCELED).
  */
-static int remote_call(struct sdds_client *c, Sdds__Ctl__Request *req, Sdds__Ctl__Reply__BodyCase want,
-		       Sdds__Ctl__Reply **ret, int *fds, size_t max_fds, size_t *ret_n_fds)
+static int remote_call(struct sdds_client *c, bool setup, Sdds__Ctl__Request *req,
+		       Sdds__Ctl__Reply__BodyCase want, Sdds__Ctl__Reply **ret, int *fds, size_t max_fds,
+		       size_t *ret_n_fds)
 {
 	struct remote_state *rs = &c->remote;
 	Sdds__Ctl__Reply *rep = NULL;
@@ -90,7 +164,7 @@ static int remote_call(struct sdds_client *c, Sdds__Ctl__Request *req, Sdds__Ctl
 	int rc;
 
 	pthread_mutex_lock(&rs->rpc_lock);
-	if (atomic_load(&c->disconnected)) {
+	if (!setup && atomic_load(&c->disconnected)) {
 		rc = -ENOTCONN;
 		goto out_unlock;
 	}
@@ -102,6 +176,11 @@ static int remote_call(struct sdds_client *c, Sdds__Ctl__Request *req, Sdds__Ctl
 		goto out_unlock;
 	for (;;) {
 		n_got = 0;
+		if (setup) {
+			rc = remote_poll_closing(c, rs->ctl_fd, POLLIN, REMOTE_RPC_TIMEOUT_S * 1000);
+			if (rc < 0)
+				break;
+		}
 		rc = ctl_recv_reply(rs->ctl_fd, &rep, got, CTL_MAX_FDS, &n_got);
 		if (rc == -EINTR)
 			continue;
@@ -120,7 +199,8 @@ out_unlock:
 	if (rc == -EAGAIN || rc == -EWOULDBLOCK)
 		return -ETIMEDOUT;
 	if (remote_is_hangup(rc)) {
-		client_mark_disconnected(c);
+		if (!setup)
+			client_mark_disconnected(c);
 		return -ENOTCONN;
 	}
 	if (rc == -EBADMSG)
@@ -148,12 +228,12 @@ fail_free:
 	return rc;
 }
 
-static int remote_call_simple(struct sdds_client *c, Sdds__Ctl__Request *req, Sdds__Ctl__Reply__BodyCase want,
-			      Sdds__Ctl__Reply **ret)
+static int remote_call_simple(struct sdds_client *c, bool setup, Sdds__Ctl__Request *req,
+			      Sdds__Ctl__Reply__BodyCase want, Sdds__Ctl__Reply **ret)
 {
 	size_t n = 0;
 
-	return remote_call(c, req, want, ret, NULL, 0, &n);
+	return remote_call(c, setup, req, want, ret, NULL, 0, &n);
 }
 
 static void remote_kick(struct sdds_client *c)
@@ -169,66 +249,23 @@ static void remote_kick(struct sdds_client *c)
 	/* EAGAIN means the counter is saturated: the daemon has a wake-up pending. */
 }
 
-/* ---------------- monitor ---------------- */
+/* ---------------- connection ---------------- */
 
-static void *remote_monitor_main(void *arg)
+/*
+ * Connect to path. nonblock: the reconnection's connect, which must not
+ * wait on a full listen backlog (-EAGAIN instead). Returns 0 and *ret_fd
+ * (blocking, close-on-exec, owned by the caller) or -errno.
+ */
+static int remote_connect_path(const char *path, bool nonblock, int *ret_fd)
 {
-	struct sdds_client *c = arg;
-	struct pollfd p = { .fd = c->remote.ctl_fd, .events = POLLRDHUP };
-	int n;
-
-	for (;;) {
-		p.revents = 0;
-		n = poll(&p, 1, -1);
-		if (n < 0) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
-
-			if (errno != EINTR)
-				nanosleep(&ts, NULL); /* ENOMEM: try again shortly */
-			continue;
-		}
-		if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
-			break;
-	}
-	client_mark_disconnected(c);
-	return NULL;
-}
-
-static int remote_monitor_start(struct sdds_client *c)
-{
-	sigset_t all, old;
-	int rc;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&c->remote.monitor, NULL, remote_monitor_main, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
-		return -rc;
-	c->remote.monitor_started = true;
-	return 0;
-}
-
-/* ---------------- open ---------------- */
-
-static int remote_connect(const sdds_client_options *opts, int *ret_fd)
-{
-	char buf[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	const char *path = opts->socket_path;
-	int fd, rc;
+	int fd, rc, fl;
 
-	if (!path) {
-		rc = ctl_default_path(buf, sizeof(buf));
-		if (rc < 0)
-			return rc;
-		path = buf;
-	}
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
 	strcpy(sa.sun_path, path);
 
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
 	if (fd < 0)
 		return -errno;
 	do
@@ -239,11 +276,23 @@ static int remote_connect(const sdds_client_options *opts, int *ret_fd)
 		close(fd);
 		return rc;
 	}
+	if (nonblock) {
+		fl = fcntl(fd, F_GETFL);
+		if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+			rc = -errno;
+			close(fd);
+			return rc;
+		}
+	}
 	*ret_fd = fd;
 	return 0;
 }
 
-static int remote_hello(struct sdds_client *c, const char *name)
+/*
+ * Hello on rs->ctl_fd; on success the connection's segment, request ring,
+ * kick fd, flags, session id and evt are set. setup: see remote_call.
+ */
+static int remote_hello(struct sdds_client *c, bool setup)
 {
 	struct remote_state *rs = &c->remote;
 	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
@@ -257,10 +306,10 @@ static int remote_hello(struct sdds_client *c, const char *name)
 
 	hello.protocol_version = CTL_PROTOCOL_VERSION;
 	hello.layout_version = SDDS_LAYOUT_VERSION;
-	hello.name = (char *)name;
+	hello.name = rs->name;
 	req.body_case = SDDS__CTL__REQUEST__BODY_HELLO;
 	req.hello = &hello;
-	rc = remote_call(c, &req, SDDS__CTL__REPLY__BODY_HELLO, &rep, fds, 2, &n_fds);
+	rc = remote_call(c, setup, &req, SDDS__CTL__REPLY__BODY_HELLO, &rep, fds, 2, &n_fds);
 	if (rc < 0)
 		return rc;
 	if (n_fds != 2 || !rep->hello) {
@@ -291,7 +340,8 @@ static int remote_hello(struct sdds_client *c, const char *name)
 	rs->kick_fd = fds[1];
 	rs->daemon_polling = (hdr->flags & SDDS_SEG_F_DAEMON_POLLING) || rep->hello->daemon_polling;
 	rs->max_sample = rep->hello->max_sample;
-	c->session_id = rep->hello->session_id;
+	rs->epoch = hdr->epoch;
+	atomic_store(&c->session_id, rep->hello->session_id);
 	c->evt = &hdr->evt;
 	sdds__ctl__reply__free_unpacked(rep, NULL);
 	return 0;
@@ -305,28 +355,293 @@ fail_fds:
 	return rc;
 }
 
+/*
+ * Release the current connection: segment, kick fd, control socket. Only
+ * when nobody can be inside it (after a grace period, or at destroy).
+ */
+static void remote_conn_release(struct sdds_client *c)
+{
+	struct remote_state *rs = &c->remote;
+
+	c->evt = &c->local_evt;
+	rs->req = NULL;
+	segment_close(&rs->seg);
+	rs->seg.fd = -1;
+	if (rs->kick_fd >= 0)
+		close(rs->kick_fd);
+	if (rs->ctl_fd >= 0)
+		close(rs->ctl_fd);
+	rs->kick_fd = -1;
+	rs->ctl_fd = -1;
+}
+
+static int remote_topic_register(struct sdds_client *c, bool setup, struct sdds_topic *t);
+static int remote_writer_create(struct sdds_client *c, bool setup, struct sdds_writer *w);
+static int remote_reader_create(struct sdds_client *c, bool setup, struct sdds_reader *r);
+
+/*
+ * One reconnection attempt (the client is disconnected and the old
+ * connection released). Returns 0 with the new connection complete, or
+ * -errno with nothing of it left (-ECANCELED: the client is closing).
+ */
+static int remote_attempt(struct sdds_client *c)
+{
+	struct remote_state *rs = &c->remote;
+	struct timeval tv = { .tv_sec = REMOTE_RPC_TIMEOUT_S };
+	struct cl_link *l;
+	int fd, rc;
+
+	rc = remote_connect_path(rs->path, true, &fd);
+	if (rc < 0)
+		return rc;
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	rs->ctl_fd = fd;
+	rs->gen++;
+	rc = remote_hello(c, true);
+	if (rc < 0)
+		goto fail;
+
+	/*
+	 * Topics before the endpoints that need their handles. obj_lock keeps
+	 * every object alive and listed meanwhile; the application's calls
+	 * that would touch these fields see the client disconnected.
+	 */
+	pthread_mutex_lock(&c->obj_lock);
+	for (l = c->topics.next; rc == 0 && l != &c->topics; l = l->next)
+		rc = remote_topic_register(c, true, cl_container_of(l, struct sdds_topic, node));
+	for (l = c->writers.next; rc == 0 && l != &c->writers; l = l->next)
+		rc = remote_writer_create(c, true, cl_container_of(l, struct sdds_writer, node));
+	for (l = c->readers.next; rc == 0 && l != &c->readers; l = l->next)
+		rc = remote_reader_create(c, true, cl_container_of(l, struct sdds_reader, node));
+	pthread_mutex_unlock(&c->obj_lock);
+	if (rc < 0)
+		goto fail;
+	return 0;
+
+fail:
+	/* Hanging up frees whatever the daemon made for this attempt. */
+	remote_conn_release(c);
+	return rc;
+}
+
+/* Sleep ms unless the client closes. Returns 0 or -ECANCELED. */
+static int remote_backoff_sleep(struct sdds_client *c, uint32_t ms)
+{
+	int rc = remote_poll_closing(c, -1, 0, (int)ms);
+
+	return rc == -ECANCELED ? rc : 0;
+}
+
+/*
+ * Reconnect with backoff until it works (0) or the client closes
+ * (-ECANCELED).
+ */
+static int remote_reconnect(struct sdds_client *c, unsigned *seed)
+{
+	struct remote_state *rs = &c->remote;
+	uint32_t delay = REMOTE_BACKOFF_MIN_MS, ms;
+	int rc;
+
+	for (;;) {
+		/* Jitter: clients of one daemon do not come back in lockstep. */
+		ms = delay / 2 + (uint32_t)rand_r(seed) % (delay / 2 + 1);
+		if (remote_backoff_sleep(c, ms) < 0)
+			return -ECANCELED;
+		atomic_fetch_add(&rs->attempts, 1);
+		rc = remote_attempt(c);
+		if (rc == 0)
+			return 0;
+		if (rc == -ECANCELED)
+			return rc;
+		delay = delay >= rs->reconnect_max_ms / 2 ? rs->reconnect_max_ms : delay * 2;
+		if (delay < REMOTE_BACKOFF_MIN_MS)
+			delay = REMOTE_BACKOFF_MIN_MS;
+	}
+}
+
+/* ---------------- monitor ---------------- */
+
+/*
+ * Wait for the control socket to hang up. Returns true on hang-up, false
+ * when the monitor is to stop.
+ */
+static bool remote_watch(struct sdds_client *c)
+{
+	struct remote_state *rs = &c->remote;
+	struct pollfd p[2] = { { .fd = rs->ctl_fd, .events = POLLRDHUP }, { .fd = rs->stop_fd, .events = POLLIN } };
+	int n;
+
+	for (;;) {
+		if (atomic_load(&rs->stop))
+			return false;
+		p[0].revents = p[1].revents = 0;
+		n = poll(p, 2, -1);
+		if (n < 0) {
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			if (errno != EINTR)
+				nanosleep(&ts, NULL); /* ENOMEM: try again shortly */
+			continue;
+		}
+		if (p[0].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
+			return true;
+		/* Closing alone changes nothing while the connection lives. */
+		if (p[1].revents)
+			remote_stop_drain(rs);
+	}
+}
+
+static void *remote_monitor_main(void *arg)
+{
+	struct sdds_client *c = arg;
+	struct remote_state *rs = &c->remote;
+	unsigned seed = (unsigned)doorbell_now_ns() ^ (unsigned)getpid();
+
+	for (;;) {
+		if (!remote_watch(c))
+			break;
+		/* Wake everybody; the segment stays mapped until the grace ends. */
+		client_mark_disconnected(c);
+		client_grace(c);
+		remote_conn_release(c);
+		if (!rs->reconnect || remote_reconnect(c, &seed) < 0)
+			break;
+		atomic_fetch_add(&rs->reconnects, 1);
+		client_mark_connected(c);
+	}
+	return NULL;
+}
+
+static int remote_monitor_start(struct sdds_client *c)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&c->remote.monitor, NULL, remote_monitor_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return -rc;
+	c->remote.monitor_started = true;
+	return 0;
+}
+
+/* ---------------- open ---------------- */
+
+/*
+ * A sandbox (tools/sdds-sandbox) hands the application a connected control
+ * socket as $SDDS_CTL_FD. Claiming it unsets the variable, so that children
+ * do not believe they own the same fd, and marks it close-on-exec for the
+ * same reason. From here on the fd is ours as if we had connected it: it is
+ * closed on failure too, since nobody else knows of it any more.
+ * Returns 0 and *ret_fd, 1 when the variable is unset, or -errno.
+ */
+static int remote_env_fd(int *ret_fd)
+{
+	const char *v = getenv("SDDS_CTL_FD");
+	int type = 0;
+	socklen_t len = sizeof(type);
+	char *end;
+	long n;
+
+	if (!v)
+		return 1;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	unsetenv("SDDS_CTL_FD");
+	if (errno || end == v || *end || n < 0 || n > INT_MAX)
+		return -EBADF;
+	if (getsockopt((int)n, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
+		return -errno;
+	if (type != SOCK_SEQPACKET)
+		return -EPROTOTYPE;
+	(void)fcntl((int)n, F_SETFD, FD_CLOEXEC);
+	*ret_fd = (int)n;
+	return 0;
+}
+
+/* The path to connect (and reconnect) to, copied: opts, $SDDS_SOCKET or the default. */
+static int remote_path(const sdds_client_options *opts, char **ret)
+{
+	char buf[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *path = opts->socket_path;
+	int rc;
+
+	if (!path) {
+		rc = ctl_default_path(buf, sizeof(buf));
+		if (rc < 0)
+			return rc;
+		path = buf;
+	}
+	*ret = strdup(path);
+	return *ret ? 0 : -ENOMEM;
+}
+
+static void remote_state_free(struct remote_state *rs)
+{
+	free(rs->path);
+	free(rs->name);
+	rs->path = NULL;
+	rs->name = NULL;
+	if (rs->stop_fd >= 0)
+		close(rs->stop_fd);
+	rs->stop_fd = -1;
+	pthread_mutex_destroy(&rs->prod_lock);
+	pthread_mutex_destroy(&rs->rpc_lock);
+}
+
 int remote_open(struct sdds_client *c, const sdds_client_options *opts)
 {
 	struct remote_state *rs = &c->remote;
 	struct timeval tv = { .tv_sec = REMOTE_RPC_TIMEOUT_S };
 	const char *name = opts->name ? opts->name : program_invocation_short_name;
+	bool handed_in = opts->ctl_fd >= 0, claimed = false;
 	int fd = -1, rc;
-
-	if (opts->ctl_fd >= 0) {
-		fd = opts->ctl_fd;
-	} else {
-		rc = remote_connect(opts, &fd);
-		if (rc < 0)
-			return rc;
-	}
-	/* A stuck daemon must not hang the application in an RPC forever. */
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 
 	pthread_mutex_init(&rs->prod_lock, NULL);
 	pthread_mutex_init(&rs->rpc_lock, NULL);
+	rs->gen = 1;
+	rs->reconnect_wait = opts->reconnect_wait;
+	rs->reconnect_max_ms = opts->reconnect_max_ms ? opts->reconnect_max_ms : REMOTE_BACKOFF_MAX_MS;
+	if (rs->reconnect_max_ms < REMOTE_BACKOFF_MIN_MS)
+		rs->reconnect_max_ms = REMOTE_BACKOFF_MIN_MS;
+	rs->name = strdup(name ? name : "");
+	rs->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (!rs->name || rs->stop_fd < 0) {
+		rc = rs->stop_fd < 0 ? -errno : -ENOMEM;
+		goto fail_state;
+	}
+
+	if (handed_in) {
+		fd = opts->ctl_fd;
+	} else {
+		rc = remote_env_fd(&fd);
+		if (rc < 0)
+			goto fail_state;
+		claimed = rc == 0;
+	}
+	/*
+	 * Reconnecting needs a path. By default only a client that connected
+	 * by path has one in mind; asked to, a client with a handed-in socket
+	 * reconnects through socket_path or the default path.
+	 */
+	rs->reconnect = opts->reconnect > 0 || (opts->reconnect < 0 && !handed_in && !claimed);
+	if (rs->reconnect || (!handed_in && !claimed)) {
+		rc = remote_path(opts, &rs->path);
+		if (rc < 0)
+			goto fail_fd;
+	}
+	if (!handed_in && !claimed) {
+		rc = remote_connect_path(rs->path, false, &fd);
+		if (rc < 0)
+			goto fail_state;
+	}
+	/* A stuck daemon must not hang the application in an RPC forever. */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	rs->ctl_fd = fd;
 
-	rc = remote_hello(c, name);
+	rc = remote_hello(c, false);
 	if (rc < 0)
 		goto fail;
 	rc = remote_monitor_start(c);
@@ -340,20 +655,26 @@ fail_hello:
 	close(rs->kick_fd);
 	rs->kick_fd = -1;
 fail:
-	/* The caller keeps a handed-in fd when we fail. */
-	if (opts->ctl_fd < 0)
-		close(fd);
 	rs->ctl_fd = -1;
 	rs->req = NULL;
-	pthread_mutex_destroy(&rs->prod_lock);
-	pthread_mutex_destroy(&rs->rpc_lock);
+fail_fd:
+	/* The caller keeps a handed-in fd when we fail. */
+	if (!handed_in && fd >= 0)
+		close(fd);
+fail_state:
+	remote_state_free(rs);
 	return rc;
 }
 
 /* ---------------- topics and endpoints ---------------- */
 
-static int remote_topic_new(struct sdds_topic *t, const sdds_topic_desc *desc)
+/*
+ * Register t (its stored description) on the current connection: sets
+ * t->handle and t->conn_gen. Entered by the caller, or setup (the monitor).
+ */
+static int remote_topic_register(struct sdds_client *c, bool setup, struct sdds_topic *t)
 {
+	const sdds_topic_desc *desc = &t->desc;
 	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
 	Sdds__Ctl__RegisterTopic rt = SDDS__CTL__REGISTER_TOPIC__INIT;
 	Sdds__Ctl__Field *fields = NULL;
@@ -362,7 +683,7 @@ static int remote_topic_new(struct sdds_topic *t, const sdds_topic_desc *desc)
 	size_t i;
 	int rc;
 
-	if (t->client->remote.max_sample && desc->sample_size > t->client->remote.max_sample)
+	if (c->remote.max_sample && desc->sample_size > c->remote.max_sample)
 		return -EMSGSIZE;
 	if (desc->n_fields) {
 		fields = calloc(desc->n_fields, sizeof(*fields));
@@ -387,19 +708,26 @@ static int remote_topic_new(struct sdds_topic *t, const sdds_topic_desc *desc)
 	rt.fields = field_ptrs;
 	req.body_case = SDDS__CTL__REQUEST__BODY_REGISTER_TOPIC;
 	req.register_topic = &rt;
-	rc = remote_call_simple(t->client, &req, SDDS__CTL__REPLY__BODY_TOPIC, &rep);
+	rc = remote_call_simple(c, setup, &req, SDDS__CTL__REPLY__BODY_TOPIC, &rep);
 	if (rc < 0)
 		goto out;
 	if (!rep->topic) {
 		rc = -EPROTO;
 	} else {
 		t->handle = rep->topic->topic_handle;
+		t->conn_gen = c->remote.gen;
 	}
 	sdds__ctl__reply__free_unpacked(rep, NULL);
 out:
 	free(field_ptrs);
 	free(fields);
 	return rc;
+}
+
+static int remote_topic_new(struct sdds_topic *t, const sdds_topic_desc *desc)
+{
+	(void)desc; /* t->desc is the same, copied */
+	return remote_topic_register(t->client, false, t);
 }
 
 static void remote_topic_free(struct sdds_topic *t)
@@ -417,7 +745,8 @@ static void remote_qos(const sdds_qos *in, Sdds__Ctl__Qos *out)
 	out->max_blocking_ms = in->max_blocking_ms;
 }
 
-static int remote_writer_new(struct sdds_writer *w, const sdds_qos *qos)
+/* Create w (its stored QoS) on the current connection: sets w->id, w->conn_gen. */
+static int remote_writer_create(struct sdds_client *c, bool setup, struct sdds_writer *w)
 {
 	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
 	Sdds__Ctl__CreateWriter cw = SDDS__CTL__CREATE_WRITER__INIT;
@@ -425,23 +754,31 @@ static int remote_writer_new(struct sdds_writer *w, const sdds_qos *qos)
 	Sdds__Ctl__Reply *rep;
 	int rc;
 
-	remote_qos(qos, &q);
+	remote_qos(&w->qos, &q);
 	cw.topic_handle = w->topic->handle;
 	cw.qos = &q;
 	req.body_case = SDDS__CTL__REQUEST__BODY_CREATE_WRITER;
 	req.create_writer = &cw;
-	rc = remote_call_simple(w->client, &req, SDDS__CTL__REPLY__BODY_WRITER, &rep);
+	rc = remote_call_simple(c, setup, &req, SDDS__CTL__REPLY__BODY_WRITER, &rep);
 	if (rc < 0)
 		return rc;
-	if (!rep->writer)
+	if (!rep->writer) {
 		rc = -EPROTO;
-	else
+	} else {
 		w->id = rep->writer->writer_id;
+		w->conn_gen = c->remote.gen;
+	}
 	sdds__ctl__reply__free_unpacked(rep, NULL);
 	return rc;
 }
 
-static void remote_delete(struct sdds_client *c, uint32_t id, bool reader)
+static int remote_writer_new(struct sdds_writer *w, const sdds_qos *qos)
+{
+	(void)qos; /* w->qos is the same */
+	return remote_writer_create(w->client, false, w);
+}
+
+static void remote_delete(struct sdds_client *c, bool setup, uint32_t id, bool reader)
 {
 	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
 	Sdds__Ctl__DeleteEndpoint del = SDDS__CTL__DELETE_ENDPOINT__INIT;
@@ -456,7 +793,7 @@ static void remote_delete(struct sdds_client *c, uint32_t id, bool reader)
 		req.delete_writer = &del;
 	}
 	/* Nothing to do about a failure: the daemon frees it with the session. */
-	if (remote_call_simple(c, &req, SDDS__CTL__REPLY__BODY__NOT_SET, &rep) == 0)
+	if (remote_call_simple(c, setup, &req, SDDS__CTL__REPLY__BODY__NOT_SET, &rep) == 0)
 		sdds__ctl__reply__free_unpacked(rep, NULL);
 }
 
@@ -479,6 +816,7 @@ static bool remote_drained(struct client_wait *w)
  * cap_ns in all. Used before a writer is deleted: a delete must not
  * overtake the writer's last samples (the daemon voids records of deleted
  * writers, and drops what is left in the ring of a client that hangs up).
+ * Entered by the caller.
  */
 static void remote_linger(struct sdds_client *c, int64_t idle_ns, int64_t cap_ns)
 {
@@ -541,13 +879,22 @@ static int64_t remote_idle_ns(struct sdds_client *c, const struct sdds_writer *w
 static void remote_writer_free(struct sdds_writer *w, bool closing)
 {
 	struct sdds_client *c = w->client;
+	struct client_ref ref;
 
-	if (closing || atomic_load(&c->disconnected))
+	if (closing || client_enter(c, &c->gp, &ref) < 0)
 		return;
-	remote_linger(c, remote_idle_ns(c, w), REMOTE_LINGER_CAP_NS);
-	remote_delete(c, w->id, false);
+	/*
+	 * A writer unlisted before a reconnection re-created the others has
+	 * an id of an older connection: the daemon that knew it is gone.
+	 */
+	if (w->conn_gen == c->remote.gen) {
+		remote_linger(c, remote_idle_ns(c, w), REMOTE_LINGER_CAP_NS);
+		remote_delete(c, false, w->id, false);
+	}
+	client_leave(&ref);
 }
 
+/* Entered by the caller (client.c). */
 static int remote_writer_write(struct sdds_writer *w, const void *sample, uint32_t len)
 {
 	struct sdds_client *c = w->client;
@@ -558,6 +905,9 @@ static int remote_writer_write(struct sdds_writer *w, const void *sample, uint32
 	bool kick;
 	int rc;
 
+	/* Not re-created (being freed by another thread): its id means nothing here. */
+	if (w->conn_gen != rs->gen)
+		return -ENOTCONN;
 	memset(&wait, 0, sizeof(wait));
 	for (;;) {
 		pthread_mutex_lock(&rs->prod_lock);
@@ -604,11 +954,17 @@ static int remote_writer_write(struct sdds_writer *w, const void *sample, uint32
 	}
 }
 
+/*
+ * Attach r->cons to the ring the daemon carved, after checking that it lies
+ * inside the arena. The count of lost samples carries over from the ring of
+ * an earlier connection.
+ */
 static int remote_reader_attach(struct sdds_reader *r, const Sdds__Ctl__ReaderReply *rr)
 {
 	struct segment *seg = &r->client->remote.seg;
 	struct sdds_seg_hdr *hdr = segment_hdr(seg);
 	uint32_t cap = rr->cap, slot = rr->slot_size;
+	struct rring_cons cons;
 	uint64_t size;
 	void *ctl;
 
@@ -625,12 +981,17 @@ static int remote_reader_attach(struct sdds_reader *r, const Sdds__Ctl__ReaderRe
 	ctl = segment_at(seg, rr->ring_off, size);
 	if (!ctl)
 		return -EPROTO;
-	if (rring_cons_init(&r->cons, ctl, cap, slot) < 0)
+	if (rring_cons_init(&cons, ctl, cap, slot) < 0)
 		return -EPROTO;
+	pthread_mutex_lock(&r->take_lock);
+	cons.lost = r->cons.lost;
+	r->cons = cons;
+	pthread_mutex_unlock(&r->take_lock);
 	return 0;
 }
 
-static int remote_reader_new(struct sdds_reader *r, const sdds_qos *qos)
+/* Create r (its stored QoS) on the current connection: sets id, cons, conn_gen. */
+static int remote_reader_create(struct sdds_client *c, bool setup, struct sdds_reader *r)
 {
 	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
 	Sdds__Ctl__CreateReader cr = SDDS__CTL__CREATE_READER__INIT;
@@ -638,36 +999,61 @@ static int remote_reader_new(struct sdds_reader *r, const sdds_qos *qos)
 	Sdds__Ctl__Reply *rep;
 	int rc;
 
-	remote_qos(qos, &q);
+	remote_qos(&r->qos, &q);
 	cr.topic_handle = r->topic->handle;
 	cr.qos = &q;
 	req.body_case = SDDS__CTL__REQUEST__BODY_CREATE_READER;
 	req.create_reader = &cr;
-	rc = remote_call_simple(r->client, &req, SDDS__CTL__REPLY__BODY_READER, &rep);
+	rc = remote_call_simple(c, setup, &req, SDDS__CTL__REPLY__BODY_READER, &rep);
 	if (rc < 0)
 		return rc;
 	if (!rep->reader) {
 		rc = -EPROTO;
 	} else {
-		r->id = rep->reader->reader_id;
 		rc = remote_reader_attach(r, rep->reader);
-		if (rc < 0)
-			remote_delete(r->client, r->id, true);
+		if (rc < 0) {
+			remote_delete(c, setup, rep->reader->reader_id, true);
+		} else {
+			r->id = rep->reader->reader_id;
+			r->conn_gen = c->remote.gen;
+		}
 	}
 	sdds__ctl__reply__free_unpacked(rep, NULL);
 	return rc;
 }
 
-static void remote_reader_free(struct sdds_reader *r, bool closing)
+static int remote_reader_new(struct sdds_reader *r, const sdds_qos *qos)
 {
-	if (closing || atomic_load(&r->client->disconnected))
-		return;
-	remote_delete(r->client, r->id, true);
+	(void)qos; /* r->qos is the same */
+	return remote_reader_create(r->client, false, r);
 }
 
+static void remote_reader_free(struct sdds_reader *r, bool closing)
+{
+	struct sdds_client *c = r->client;
+	struct client_ref ref;
+
+	if (closing || client_enter(c, &c->gp, &ref) < 0)
+		return;
+	if (r->conn_gen == c->remote.gen)
+		remote_delete(c, false, r->id, true);
+	client_leave(&ref);
+}
+
+/* Entered by the caller (take). */
 static void remote_reader_kick(struct sdds_reader *r)
 {
 	remote_kick(r->client);
+}
+
+static void remote_closing(struct sdds_client *c)
+{
+	struct remote_state *rs = &c->remote;
+
+	atomic_store(&rs->closing, true);
+	remote_stop_signal(rs);
+	/* Those who wait for a reconnection give up. */
+	client_state_notify(c);
 }
 
 static void remote_shutdown(struct sdds_client *c)
@@ -675,30 +1061,26 @@ static void remote_shutdown(struct sdds_client *c)
 	struct remote_state *rs = &c->remote;
 
 	/* sdds_client_free deleted the writers (each lingered): the ring is drained. */
+	atomic_store(&rs->closing, true);
+	atomic_store(&rs->stop, true);
 	if (rs->monitor_started) {
-		/* Our own shutdown raises POLLHUP in the monitor's poll. */
-		shutdown(rs->ctl_fd, SHUT_RDWR);
+		remote_stop_signal(rs);
 		pthread_join(rs->monitor, NULL);
 		rs->monitor_started = false;
 	}
+	/*
+	 * The monitor is gone: a connection it did not release is still mapped
+	 * (woken sleepers may still look at it until destroy).
+	 */
 	client_mark_disconnected(c);
+	if (rs->ctl_fd >= 0)
+		shutdown(rs->ctl_fd, SHUT_RDWR);
 }
 
 static void remote_destroy(struct sdds_client *c)
 {
-	struct remote_state *rs = &c->remote;
-
-	rs->req = NULL;
-	c->evt = &c->local_evt;
-	segment_close(&rs->seg);
-	if (rs->kick_fd >= 0)
-		close(rs->kick_fd);
-	if (rs->ctl_fd >= 0)
-		close(rs->ctl_fd);
-	rs->kick_fd = -1;
-	rs->ctl_fd = -1;
-	pthread_mutex_destroy(&rs->prod_lock);
-	pthread_mutex_destroy(&rs->rpc_lock);
+	remote_conn_release(c);
+	remote_state_free(&c->remote);
 }
 
 const struct client_ops remote_ops = {
@@ -710,6 +1092,7 @@ const struct client_ops remote_ops = {
 	.reader_new = remote_reader_new,
 	.reader_free = remote_reader_free,
 	.reader_kick = remote_reader_kick,
+	.closing = remote_closing,
 	.shutdown = remote_shutdown,
 	.destroy = remote_destroy,
 };

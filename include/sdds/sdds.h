@@ -9,7 +9,8 @@
  * typed sDDS applications).
  *
  * Errors: every function returns 0 or a negative errno:
- *   -ENOTCONN   the daemon went away (the client stays usable for free())
+ *   -ENOTCONN   the daemon went away (the client stays usable for free();
+ *               see "Restart" below: it may come back)
  *   -EACCES     the daemon's policy denies the request
  *   -ETIMEDOUT  a blocking call ran out of time
  *   -EAGAIN     nothing to take (non-blocking take), or no room (non-blocking write)
@@ -19,6 +20,32 @@
  * Out-parameters (ret_*) are written only on success. Handles are freed with
  * their _free function, which accepts NULL. Threads: every call is safe from
  * any thread; one reader is best taken from by one thread at a time.
+ *
+ * Restart. When sddsd goes away (crash, restart, upgrade), a client that
+ * reconnects (sdds_client_options.reconnect) keeps every handle valid: its
+ * monitor thread connects again with exponential backoff (10 ms doubling to
+ * reconnect_max_ms, jittered), registers every topic again and re-creates
+ * every writer and reader with its QoS (new daemon ids, new reader rings);
+ * listeners stay set and fire for samples of the new connection. Then
+ * sdds_client_connected() is true again and sdds_client_reconnects() has
+ * grown by one. The gap:
+ *   - Samples in flight when the daemon died are lost: written but not yet
+ *     routed, or routed but not yet taken. sdds_reader_lost() does not count
+ *     them (nobody can).
+ *   - During the gap every call that needs the daemon returns -ENOTCONN at
+ *     once: write, take (with any timeout), topic, writer and reader
+ *     creation, setting a listener. Freeing anything and removing a
+ *     listener always work, also while the client is reconnecting.
+ *   - A call blocked when the daemon died (take, write waiting for room)
+ *     returns -ENOTCONN.
+ *   - With sdds_client_options.reconnect_wait, a write or take that would
+ *     return -ENOTCONN because of the gap waits for the new connection
+ *     instead, within its own time budget (write: the writer's
+ *     max_blocking_ms; take: timeout_ns, 0 = not at all), and carries on on
+ *     the new connection; -ENOTCONN once the budget is spent.
+ * Re-creation is all or nothing: if the new daemon refuses one object (its
+ * policy, a conflicting topic, a cap), the attempt is dropped and retried
+ * after the next backoff delay.
  */
 #ifndef SDDS_SDDS_H
 #define SDDS_SDDS_H
@@ -49,10 +76,23 @@ typedef struct sdds_client_options {
 				  * failure the caller keeps it. */
 	int64_t spin_ns;         /* spin budget before sleeping; <0: $SDDS_SPIN_NS or 20000 */
 	bool monolithic;         /* run the broker core in-process, no daemon */
+	int reconnect;           /* reconnect after the daemon went away (see
+				  * "Restart" above): 1 yes, 0 no, -1 default:
+				  * yes when connecting by path, no with a
+				  * handed-in ctl_fd. With ctl_fd and 1, the
+				  * client reconnects through socket_path (or the
+				  * default path): a sandboxed application, which
+				  * cannot connect(), stays disconnected for good
+				  * and should exit so that its supervisor
+				  * restarts it. Ignored in monolithic mode. */
+	bool reconnect_wait;     /* during the gap, writes and takes wait for the
+				  * new connection within their time budget */
+	uint32_t reconnect_max_ms; /* longest backoff delay; 0: 1000 */
 } sdds_client_options;
 
 /* Fill defaults: socket_path NULL, name NULL, ctl_fd -1, spin_ns -1,
- * monolithic false ($SDDS_MONOLITHIC=1 turns it on at sdds_client_new). */
+ * monolithic false ($SDDS_MONOLITHIC=1 turns it on at sdds_client_new),
+ * reconnect -1, reconnect_wait false, reconnect_max_ms 1000. */
 SDDS_API void sdds_client_options_init(sdds_client_options *opts);
 
 /* Connect. opts may be NULL for defaults. */
@@ -66,10 +106,16 @@ SDDS_API int sdds_client_new(const sdds_client_options *opts, sdds_client **ret_
  * joins the callback-manager thread.
  */
 SDDS_API void sdds_client_free(sdds_client *client);
-/* Session id the daemon gave this client (0 in monolithic mode). */
+/* Session id the daemon gave this client (0 in monolithic mode); a new one after a reconnection. */
 SDDS_API uint32_t sdds_client_session_id(const sdds_client *client);
-/* False once the daemon went away. */
+/* False once the daemon went away; true again after a reconnection. */
 SDDS_API bool sdds_client_connected(const sdds_client *client);
+/*
+ * Reconnections completed so far (0 in monolithic mode). A change tells the
+ * application that a gap happened between two looks, even one it did not
+ * see as -ENOTCONN.
+ */
+SDDS_API uint64_t sdds_client_reconnects(const sdds_client *client);
 
 typedef enum sdds_field_type {
 	SDDS_FIELD_OCTET = 1,

@@ -23,7 +23,7 @@ static const char *lib_path;
 /* Every name of include/sdds/sdds.h and dcps.h that is a function. */
 static const char *const expected[] = {
 	"sdds_client_options_init", "sdds_client_new", "sdds_client_free", "sdds_client_session_id",
-	"sdds_client_connected", "sdds_topic_new", "sdds_topic_free", "sdds_topic_sample_size",
+	"sdds_client_connected", "sdds_client_reconnects", "sdds_topic_new", "sdds_topic_free", "sdds_topic_sample_size",
 	"sdds_qos_init", "sdds_writer_new", "sdds_writer_free", "sdds_writer_write", "sdds_reader_new",
 	"sdds_reader_free", "sdds_reader_take", "sdds_reader_set_listener", "sdds_reader_lost",
 	"sdds_strerror", "Log_setLvl", "sdds_dcps_log", "NodeConfig_getNodeID",
