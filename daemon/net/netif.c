@@ -1,0 +1,886 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * netif.c - the network layer: topic table, peers, SNPS encode/decode,
+ * bridging with the broker (see netif.h for the model).
+ *
+ * OVERVIEW
+ * Invariants kept here:
+ * - Every sample that leaves for the network was read from one of our
+ *   reader rings, and every sample from the network is written by one of
+ *   our writers with skip_owner NETIF_OWNER: no sample loops back.
+ * - The backlog is FIFO over all topics and, while it holds anything, new
+ *   samples from the network queue behind it: local readers see each
+ *   peer's samples in the order they arrived.
+ * - A peer's open frame sits in a tx slot (tx_slot >= 0) only between the
+ *   notify that started it and the next netif_flush / pool flush; a frame
+ *   holds samples of one topic.
+ * - No allocation after netif_new: frame slots, receive buffers, rings,
+ *   the backlog and the peer table are sized there.
+ */
+#include "netif.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ring.h"
+#include "snps.h"
+
+#define NETIF_RX_BATCH 32u
+#define NETIF_TX_SLOTS 64u
+#define NETIF_BACKLOG_RETRY_MS 10
+
+struct netif_topic {
+	struct nodecfg_topic cfg;
+	struct snps_field fields[BROKER_MAX_FIELDS];
+	struct snps_layout layout;
+	struct broker_topic *bt;
+	struct broker_writer *w;
+	struct broker_reader *r;
+	void *ring_mem; /* owned, the reader ring */
+	struct rring_cons cons;
+	uint32_t dests[NODECFG_MAX_DESTS]; /* peer indices */
+	uint32_t n_dests;
+	struct netif *n;
+};
+
+struct netif_backlog_ent {
+	uint32_t topic;
+	uint32_t len;
+};
+
+struct netif {
+	uv_loop_t *loop;
+	struct broker *broker;
+	struct netif_options opt;
+	struct nodecfg node;
+	struct netif_hooks hooks;
+	const struct net_backend_ops *ops;
+	struct net_backend *be;
+	bool closing;
+
+	struct netif_topic topics[NODECFG_MAX_TOPICS];
+	uint32_t n_topics;
+	int8_t topic_of_id[16]; /* topic id -> index, -1 none */
+	uint32_t max_sample;
+
+	struct peer_table peers;
+	struct in6_addr swap[64];
+	uint32_t n_swap;
+
+	/* tx: a pool of frame buffers, each max_frame bytes. */
+	uint8_t *tx_mem;
+	struct snps_frame tx_frame[NETIF_TX_SLOTS];
+	struct net_tx tx[NETIF_TX_SLOTS];
+	int32_t tx_peer[NETIF_TX_SLOTS]; /* peer index of the slot's open frame, -1 finished */
+	uint32_t tx_used;
+
+	/* rx */
+	uint8_t *rx_mem;
+	struct net_dgram rx[NETIF_RX_BATCH];
+	uint8_t *sample_buf; /* max_sample bytes: swap target, ring take */
+
+	/* network -> local, waiting for full reliable readers */
+	struct netif_backlog_ent *bl;
+	uint8_t *bl_data; /* backlog_cap * max_sample */
+	uint32_t bl_head, bl_n;
+	struct broker_reader *bl_blocker; /* wait_space announced on it */
+
+	uv_prepare_t prepare;
+	uv_timer_t retry;
+	bool handles_open;
+
+	struct netif_counters c;
+};
+
+static const char *const netif_drop_names[NETIF_DROP_MAX_] = {
+	[SNPS_R_NONE] = "none",
+	[SNPS_R_SHORT_HEADER] = "short_header",
+	[SNPS_R_BAD_VERSION] = "bad_version",
+	[SNPS_R_COUNT_HIGH] = "count_high",
+	[SNPS_R_COUNT_LOW] = "count_low",
+	[SNPS_R_TRUNCATED] = "truncated",
+	[SNPS_R_UNKNOWN_EXT] = "unknown_ext",
+	[SNPS_R_NO_TOPIC] = "no_topic",
+	[SNPS_R_UNKNOWN_TOPIC] = "unknown_topic",
+	[SNPS_R_DATA_NIBBLE] = "data_nibble",
+	[SNPS_R_BAD_ADDRESS] = "bad_address",
+	[SNPS_R_ACK_NO_SEQNR] = "ack_no_seqnr",
+	[SNPS_R_BAD_SECURE] = "bad_secure",
+	[NETIF_DROP_OVERSIZED] = "oversized",
+	[NETIF_DROP_BAD_SOURCE] = "bad_source",
+	[NETIF_DROP_BAD_PORT] = "bad_port",
+	[NETIF_DROP_OWN] = "own_address",
+	[NETIF_DROP_DOMAIN] = "domain_mismatch",
+	[NETIF_DROP_BAD_SAMPLE] = "bad_sample",
+	[NETIF_DROP_SECURE] = "secure_unsupported",
+	[NETIF_DROP_RX_ERROR] = "rx_error",
+};
+
+_Static_assert((int)SNPS_R_MAX_ <= (int)NETIF_DROP_OVERSIZED, "codec reasons overlap the layer's own");
+
+const char *netif_drop_name(unsigned reason)
+{
+	if (reason >= NETIF_DROP_MAX_ || netif_drop_names[reason] == NULL)
+		return "unknown";
+	return netif_drop_names[reason];
+}
+
+void netif_options_init(struct netif_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_frame = SNPS_MAX_FRAME_DEFAULT;
+	o->max_peers = 64;
+	o->backlog_cap = 4096;
+	o->reader_depth = 4096;
+	o->rx_budget = 256;
+}
+
+/* ---------------- tx ------------------------------------------------------ */
+
+static void netif_tx_send(struct netif *n)
+{
+	uint32_t k = 0;
+
+	/* Finish every open frame first: its peer starts a new one next time. */
+	for (uint32_t i = 0; i < n->tx_used; i++) {
+		size_t len = 0;
+
+		if (n->tx_peer[i] >= 0) {
+			n->peers.v[n->tx_peer[i]].tx_slot = -1;
+			n->tx_peer[i] = -1;
+		}
+		snps_frame_finish(&n->tx_frame[i], &len);
+		n->tx[i].len = (uint32_t)len;
+	}
+	while (k < n->tx_used) {
+		int err = 0;
+		int r = n->ops->tx(n->be, &n->tx[k], n->tx_used - k, &err);
+
+		if (r < 0) {
+			n->c.tx_errors += n->tx_used - k;
+			break;
+		}
+		for (uint32_t i = k; i < k + (uint32_t)r; i++)
+			n->c.bytes_out += n->tx[i].len;
+		n->c.frames_out += (uint32_t)r;
+		k += (uint32_t)r;
+		if (k < n->tx_used) {
+			/* One datagram failed (EAGAIN, unreachable...): count it, go on. */
+			n->c.tx_errors++;
+			k++;
+		}
+	}
+	n->tx_used = 0;
+}
+
+/* A frame slot for peer p holding topic t (the peer's open one if it fits). */
+static int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topic *t, const uint8_t *sample,
+			   bool swap)
+{
+	struct net_peer *p = &n->peers.v[pi];
+	struct snps_sample_meta m = { .domain = (uint8_t)t->cfg.desc.domain, .topic = t->cfg.desc.topic_id };
+	uint32_t size = t->cfg.desc.sample_size;
+	uint8_t *dst;
+	int rc;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (p->tx_slot >= 0 && p->tx_topic == t->cfg.desc.topic_id) {
+			rc = snps_frame_add_sample_reserve(&n->tx_frame[p->tx_slot], &m, size, &dst);
+			if (rc == 0) {
+				if (swap)
+					snps_sample_swap(&t->layout, dst, sample, size);
+				else
+					memcpy(dst, sample, size);
+				p->c.samples_out++;
+				n->c.samples_out++;
+				return 0;
+			}
+		}
+		/* Close the peer's frame (it is sent with the batch) and open a new one. */
+		if (p->tx_slot >= 0) {
+			n->tx_peer[p->tx_slot] = -1;
+			p->tx_slot = -1;
+		}
+		if (n->tx_used == NETIF_TX_SLOTS)
+			netif_tx_send(n);
+		p->tx_slot = (int)n->tx_used++;
+		p->tx_topic = t->cfg.desc.topic_id;
+		n->tx_peer[p->tx_slot] = (int32_t)pi;
+		snps_frame_reset(&n->tx_frame[p->tx_slot]);
+		n->tx[p->tx_slot].dst = p->addr;
+		n->tx[p->tx_slot].from_mcast = false;
+		p->c.frames_out++;
+	}
+	/* A sample that does not fit an empty frame: netif_new refuses such topics. */
+	return -EMSGSIZE;
+}
+
+/* Drain the network reader's ring of t into frames for its destinations. */
+static void netif_reader_notify(struct broker_reader *r, void *owner)
+{
+	struct netif_topic *t = owner;
+	struct netif *n = t->n;
+	uint32_t len;
+	int rc;
+
+	(void)r;
+	for (;;) {
+		rc = rring_cons_take(&t->cons, n->sample_buf, n->max_sample, &len, NULL, NULL);
+		if (rc <= 0)
+			break;
+		if (len != t->cfg.desc.sample_size)
+			continue;
+		for (uint32_t i = 0; i < t->n_dests; i++)
+			netif_tx_append(n, t->dests[i], t, n->sample_buf, n->peers.v[t->dests[i]].swapped);
+	}
+	n->c.local_overwritten += t->cons.lost;
+	t->cons.lost = 0;
+}
+
+/* ---------------- network -> local --------------------------------------- */
+
+static uint8_t *netif_bl_slot(struct netif *n, uint32_t i)
+{
+	return n->bl_data + (size_t)((n->bl_head + i) % n->opt.backlog_cap) * n->max_sample;
+}
+
+static int netif_deliver(struct netif *n, struct netif_topic *t, const uint8_t *data, bool force)
+{
+	struct broker_reader *blocker = NULL;
+	uint32_t len = t->cfg.desc.sample_size;
+	int rc;
+
+	for (int tries = 0; tries < 8; tries++) {
+		rc = force ? broker_write_force(t->w, data, len, NETIF_OWNER, &blocker)
+			   : broker_write(t->w, data, len, NETIF_OWNER, &blocker);
+		if (rc != -EPROTO)
+			break;
+		/* A client broke its reader ring: it goes, the sample is retried. */
+		if (n->hooks.kill_owner != NULL && blocker != NULL)
+			n->hooks.kill_owner(n->hooks.ctx, broker_reader_owner(blocker),
+					    "reader ring corrupted (seen by the network layer)");
+		return -EAGAIN;
+	}
+	if (rc == -EAGAIN && blocker != NULL && n->bl_blocker == NULL) {
+		n->bl_blocker = blocker;
+		/* The reader's client kicks its session once it consumed: the loop wakes. */
+		if (rring_prod_wait_space(broker_reader_ring(blocker))) {
+			rring_prod_stop_wait_space(broker_reader_ring(blocker));
+			n->bl_blocker = NULL;
+		}
+	}
+	return rc;
+}
+
+static void netif_on_retry(uv_timer_t *h);
+
+static void netif_backlog_drain(struct netif *n)
+{
+	if (n->bl_blocker != NULL) {
+		rring_prod_stop_wait_space(broker_reader_ring(n->bl_blocker));
+		n->bl_blocker = NULL;
+	}
+	while (n->bl_n > 0) {
+		struct netif_backlog_ent *e = &n->bl[n->bl_head];
+		int rc = netif_deliver(n, &n->topics[e->topic], netif_bl_slot(n, 0), false);
+
+		if (rc == -EAGAIN)
+			break;
+		n->bl_head = (n->bl_head + 1) % n->opt.backlog_cap;
+		n->bl_n--;
+	}
+	if (!n->handles_open)
+		return;
+	if (n->bl_n == 0)
+		uv_timer_stop(&n->retry);
+	else if (!uv_is_active((uv_handle_t *)&n->retry))
+		uv_timer_start(&n->retry, netif_on_retry, NETIF_BACKLOG_RETRY_MS, NETIF_BACKLOG_RETRY_MS);
+}
+
+static void netif_backlog_push(struct netif *n, uint32_t topic, const uint8_t *data)
+{
+	struct netif_topic *t = &n->topics[topic];
+	uint32_t tail;
+
+	if (n->bl_n == n->opt.backlog_cap) {
+		/* Full: the oldest goes to the readers with room, the full one misses it. */
+		struct netif_backlog_ent *e = &n->bl[n->bl_head];
+
+		netif_deliver(n, &n->topics[e->topic], netif_bl_slot(n, 0), true);
+		n->c.backlog_forced++;
+		n->bl_head = (n->bl_head + 1) % n->opt.backlog_cap;
+		n->bl_n--;
+	}
+	tail = (n->bl_head + n->bl_n) % n->opt.backlog_cap;
+	n->bl[tail].topic = topic;
+	n->bl[tail].len = t->cfg.desc.sample_size;
+	memcpy(netif_bl_slot(n, n->bl_n), data, t->cfg.desc.sample_size);
+	n->bl_n++;
+}
+
+struct netif_rx_ctx {
+	struct netif *n;
+	struct net_peer *p;
+	bool swapped;
+	uint32_t samples;
+};
+
+static int netif_lookup(void *ctx, uint8_t domain, uint16_t topic, uint32_t *ret_size)
+{
+	struct netif *n = ctx;
+
+	/* By id only, as real receivers (§4.4); the domain is checked per sample. */
+	(void)domain;
+	if (topic >= 16 || n->topic_of_id[topic] < 0)
+		return -1;
+	*ret_size = n->topics[n->topic_of_id[topic]].cfg.desc.sample_size;
+	return 0;
+}
+
+static int netif_visit(void *ctx, const struct snps_event *ev)
+{
+	struct netif_rx_ctx *rx = ctx;
+	struct netif *n = rx->n;
+	struct netif_topic *t;
+	const uint8_t *data;
+	uint32_t ti;
+
+	if (ev->kind == SNPS_EV_SECURE) {
+		n->c.drops[NETIF_DROP_SECURE]++;
+		return 0;
+	}
+	if (ev->kind != SNPS_EV_DATA)
+		return 0; /* context, seqnrs, acks: reliability is not ours yet */
+	ti = (uint32_t)n->topic_of_id[ev->topic];
+	t = &n->topics[ti];
+	if (ev->domain != t->cfg.desc.domain) {
+		n->c.drops[NETIF_DROP_DOMAIN]++;
+		return 0;
+	}
+	data = ev->data;
+	if (rx->swapped) {
+		if (snps_sample_swap(&t->layout, n->sample_buf, ev->data, ev->len) < 0) {
+			n->c.drops[NETIF_DROP_BAD_SAMPLE]++;
+			return 0;
+		}
+		data = n->sample_buf;
+	}
+	if (snps_sample_validate(&t->layout, data, ev->len, 0) < 0) {
+		n->c.drops[NETIF_DROP_BAD_SAMPLE]++;
+		return 0;
+	}
+	rx->samples++;
+	if (rx->p != NULL)
+		rx->p->topics_in |= (uint16_t)(1u << ev->topic);
+	if (n->bl_n > 0 || netif_deliver(n, t, data, false) == -EAGAIN)
+		netif_backlog_push(n, ti, data);
+	return 0;
+}
+
+static bool netif_is_own(const struct netif *n, const struct in6_addr *ip)
+{
+	for (uint32_t i = 0; i < n->ops->n_links(n->be); i++) {
+		if (memcmp(&n->ops->link(n->be, i)->addr, ip, sizeof(*ip)) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool netif_swapped(const struct netif *n, const struct in6_addr *ip)
+{
+	for (uint32_t i = 0; i < n->n_swap; i++) {
+		if (memcmp(&n->swap[i], ip, sizeof(*ip)) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void netif_drop(struct netif *n, struct net_peer *p, unsigned reason)
+{
+	n->c.drops[reason]++;
+	n->c.malformed++;
+	if (p != NULL)
+		p->c.malformed++;
+}
+
+static void netif_handle(struct netif *n, const struct net_dgram *d)
+{
+	struct snps_decoder_options o;
+	struct snps_decode_error err;
+	struct netif_rx_ctx rx = { .n = n };
+	struct net_peer *p;
+	int rc;
+
+	n->c.bytes_in += d->wire_len;
+	if (!IN6_IS_ADDR_LINKLOCAL(&d->src.ip) || d->src.port == 0) {
+		netif_drop(n, NULL, NETIF_DROP_BAD_SOURCE);
+		return;
+	}
+	if (netif_is_own(n, &d->src.ip)) {
+		netif_drop(n, NULL, NETIF_DROP_OWN);
+		return;
+	}
+	p = peer_find(&n->peers, &d->src.ip, d->src.ifindex);
+	if (p == NULL) {
+		struct net_addr a = d->src;
+
+		a.port = n->node.port; /* where it would be answered (§9.3) */
+		if (peer_add(&n->peers, &a, d->link, &p) < 0) {
+			n->c.peer_table_full++;
+			p = NULL;
+		} else {
+			p->swapped = netif_swapped(n, &d->src.ip);
+		}
+	}
+	if (p != NULL) {
+		p->last_seen_ns = n->ops->clock_ns(n->be);
+		p->last_port = d->src.port;
+	}
+	if (d->wire_len > n->opt.max_frame) {
+		netif_drop(n, p, NETIF_DROP_OVERSIZED);
+		return;
+	}
+	if (d->mcast && d->src.port != n->node.port + SNPS_MCAST_PORT_OFFSET) {
+		netif_drop(n, p, NETIF_DROP_BAD_PORT);
+		return;
+	}
+	rx.p = p;
+	rx.swapped = p != NULL ? p->swapped : netif_swapped(n, &d->src.ip);
+	snps_decoder_options_init(&o);
+	o.lookup = netif_lookup;
+	o.lookup_ctx = n;
+	o.flags = rx.swapped ? SNPS_DECODE_SWAPPED : 0;
+	rc = snps_decode(d->buf, d->len, &o, netif_visit, &rx, &err);
+	if (rc == SNPS_EPROTO) {
+		netif_drop(n, p, err.reason < SNPS_R_MAX_ ? err.reason : SNPS_R_NONE);
+		return;
+	}
+	if (rc < 0) {
+		netif_drop(n, p, SNPS_R_NONE);
+		return;
+	}
+	n->c.frames_in++;
+	n->c.samples_in += rx.samples;
+	if (p != NULL) {
+		p->c.frames_in++;
+		p->c.samples_in += rx.samples;
+	}
+}
+
+void netif_receive(struct netif *n)
+{
+	uint32_t done = 0;
+
+	while (!n->closing && done < n->opt.rx_budget) {
+		unsigned want = n->opt.rx_budget - done < NETIF_RX_BATCH ? n->opt.rx_budget - done : NETIF_RX_BATCH;
+		int r;
+
+		for (unsigned i = 0; i < want; i++)
+			n->rx[i].cap = n->opt.max_frame;
+		r = n->ops->rx(n->be, n->rx, want);
+		if (r < 0) {
+			n->c.drops[NETIF_DROP_RX_ERROR]++;
+			break;
+		}
+		if (r == 0)
+			break;
+		for (int i = 0; i < r; i++)
+			netif_handle(n, &n->rx[i]);
+		done += (uint32_t)r;
+	}
+	/* Wake the local readers written to. */
+	broker_flush(n->broker);
+}
+
+static void netif_on_readable(struct net_backend *b, void *ctx)
+{
+	struct netif *n = ctx;
+
+	(void)b;
+	netif_receive(n);
+	if (n->hooks.after != NULL)
+		n->hooks.after(n->hooks.ctx);
+}
+
+void netif_flush(struct netif *n)
+{
+	if (n->bl_n > 0) {
+		netif_backlog_drain(n);
+		broker_flush(n->broker);
+	}
+	if (n->tx_used > 0)
+		netif_tx_send(n);
+}
+
+static void netif_on_prepare(uv_prepare_t *h)
+{
+	struct netif *n = h->data;
+
+	netif_flush(n);
+	if (n->hooks.after != NULL)
+		n->hooks.after(n->hooks.ctx);
+}
+
+static void netif_on_retry(uv_timer_t *h)
+{
+	struct netif *n = h->data;
+
+	/* A safety net: the blocker's kick normally wakes the loop first. */
+	netif_flush(n);
+	if (n->hooks.after != NULL)
+		n->hooks.after(n->hooks.ctx);
+}
+
+void netif_reader_gone(struct netif *n, struct broker_reader *r)
+{
+	if (n != NULL && n->bl_blocker == r) {
+		rring_prod_stop_wait_space(broker_reader_ring(r));
+		n->bl_blocker = NULL;
+	}
+}
+
+/* ---------------- life cycle ---------------------------------------------- */
+
+static void netif_topic_fini(struct netif_topic *t)
+{
+	broker_reader_free(t->r);
+	broker_writer_free(t->w);
+	broker_topic_put(t->bt);
+	free(t->ring_mem);
+	t->r = NULL;
+	t->w = NULL;
+	t->bt = NULL;
+	t->ring_mem = NULL;
+}
+
+static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct nodecfg_topic *cfg, char *why,
+			    size_t why_len)
+{
+	struct broker_qos wq = { .reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 0 };
+	struct broker_qos rq = { .reliability = BROKER_BEST_EFFORT, .history_depth = n->opt.reader_depth };
+	struct rring_prod prod;
+	uint32_t size = cfg->desc.sample_size, slot_size;
+	size_t bytes;
+	int rc;
+
+	t->cfg = *cfg;
+	t->n = n;
+	for (uint32_t i = 0; i < cfg->desc.n_fields; i++) {
+		t->fields[i].type = cfg->desc.fields[i].type;
+		t->fields[i].size = cfg->desc.fields[i].size;
+	}
+	t->layout.fields = t->fields;
+	t->layout.n_fields = cfg->desc.n_fields;
+	/* Header, DOMAIN, TOPIC, DATA header: the frame's smallest overhead. */
+	if (size + 5 >= n->opt.max_frame) {
+		snprintf(why, why_len, "%s: topic '%s': a %u-byte sample does not fit in a frame below max_frame %u",
+			 cfg->loc, cfg->desc.name, size, n->opt.max_frame);
+		return -EMSGSIZE;
+	}
+	rc = broker_topic_get(n->broker, &cfg->desc, &t->bt);
+	if (rc < 0) {
+		snprintf(why, why_len, "%s: topic '%s': the broker refused it: %s", cfg->loc, cfg->desc.name,
+			 strerror(-rc));
+		return rc;
+	}
+	rc = broker_writer_new(n->broker, t->bt, &wq, NETIF_OWNER, &t->w);
+	if (rc < 0)
+		goto fail;
+	slot_size = rring_slot_size(size);
+	bytes = rring_size(n->opt.reader_depth, size);
+	if (slot_size == 0 || bytes == 0) {
+		rc = -EINVAL;
+		goto fail;
+	}
+	t->ring_mem = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+	if (t->ring_mem == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	memset(t->ring_mem, 0, bytes);
+	rring_format(t->ring_mem, n->opt.reader_depth, slot_size);
+	rc = rring_prod_init(&prod, t->ring_mem, n->opt.reader_depth, slot_size);
+	if (rc == 0)
+		rc = rring_cons_init(&t->cons, t->ring_mem, n->opt.reader_depth, slot_size);
+	if (rc == 0)
+		rc = broker_reader_new(n->broker, t->bt, &rq, NETIF_OWNER, &prod, netif_reader_notify, t, &t->r);
+	if (rc < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(why, why_len, "%s: topic '%s': cannot create its endpoints: %s", cfg->loc, cfg->desc.name,
+		 strerror(-rc));
+	netif_topic_fini(t);
+	return rc;
+}
+
+static int netif_link_of(struct netif *n, const char *iface, uint32_t *ret)
+{
+	for (uint32_t i = 0; i < n->ops->n_links(n->be); i++) {
+		if (strcmp(n->ops->link(n->be, i)->name, iface) == 0) {
+			*ret = i;
+			return 0;
+		}
+	}
+	return -ENODEV;
+}
+
+static int netif_add_dests(struct netif *n, char *why, size_t why_len)
+{
+	for (uint32_t i = 0; i < n->node.n_dests; i++) {
+		const struct nodecfg_dest *d = &n->node.dests[i];
+		struct netif_topic *t = &n->topics[d->topic];
+		struct net_addr a = { .ip = d->ip, .port = d->port != 0 ? d->port : n->node.port };
+		struct net_peer *p;
+		uint32_t link = 0, pi;
+		int rc;
+
+		if (d->iface[0] != '\0') {
+			if (netif_link_of(n, d->iface, &link) < 0) {
+				snprintf(why, why_len, "%s: subscriber on interface '%s', which is not configured",
+					 d->loc, d->iface);
+				return -ENODEV;
+			}
+		} else if (n->ops->n_links(n->be) != 1) {
+			snprintf(why, why_len,
+				 "%s: subscriber address without %%interface and %u interfaces configured: "
+				 "name the link",
+				 d->loc, n->ops->n_links(n->be));
+			return -EINVAL;
+		}
+		a.ifindex = n->ops->link(n->be, link)->ifindex;
+		rc = peer_add(&n->peers, &a, link, &p);
+		if (rc < 0) {
+			snprintf(why, why_len, "%s: more static subscribers than max_peers", d->loc);
+			return rc;
+		}
+		p->is_static = true;
+		p->addr.port = a.port;
+		p->swapped = netif_swapped(n, &d->ip);
+		p->topics_out |= (uint16_t)(1u << t->cfg.desc.topic_id);
+		pi = (uint32_t)(p - n->peers.v);
+		for (uint32_t k = 0; k < t->n_dests; k++) {
+			if (t->dests[k] == pi)
+				goto next; /* listed twice: one copy is enough */
+		}
+		t->dests[t->n_dests++] = pi;
+next:;
+	}
+	return 0;
+}
+
+static void netif_backend_closed(void *ctx)
+{
+	(void)ctx;
+}
+
+int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, const struct netif_hooks *h,
+	      struct netif **ret, char *why, size_t why_len)
+{
+	struct net_backend_config bc;
+	char dummy[8];
+	struct netif *n;
+	int rc;
+
+	if (why == NULL) {
+		why = dummy;
+		why_len = sizeof(dummy);
+	}
+	why[0] = '\0';
+	if (o->backend == NULL || o->node == NULL || o->n_links == 0 || o->n_links > NET_MAX_LINKS ||
+	    o->max_frame < 8 || o->max_frame > SNPS_DATAGRAM_MAX || o->max_peers == 0 || o->backlog_cap == 0 ||
+	    o->reader_depth < 2 || (o->reader_depth & (o->reader_depth - 1)) != 0 || o->rx_budget == 0 ||
+	    o->n_swap_peers > 64) {
+		snprintf(why, why_len, "invalid network options");
+		return -EINVAL;
+	}
+	n = calloc(1, sizeof(*n));
+	if (n == NULL)
+		return -ENOMEM;
+	n->loop = loop;
+	n->broker = b;
+	n->opt = *o;
+	n->node = *o->node;
+	n->opt.node = &n->node;
+	if (h != NULL)
+		n->hooks = *h;
+	n->ops = o->backend;
+	memset(n->topic_of_id, -1, sizeof(n->topic_of_id));
+	for (uint32_t i = 0; i < o->n_swap_peers; i++)
+		n->swap[i] = o->swap_peers[i];
+	n->n_swap = o->n_swap_peers;
+	n->max_sample = 1;
+	for (uint32_t i = 0; i < n->node.n_topics; i++) {
+		if (n->node.topics[i].desc.sample_size > n->max_sample)
+			n->max_sample = n->node.topics[i].desc.sample_size;
+	}
+	rc = peer_table_init(&n->peers, o->max_peers);
+	if (rc < 0)
+		goto fail_free;
+	n->tx_mem = calloc(NETIF_TX_SLOTS, o->max_frame);
+	n->rx_mem = calloc(NETIF_RX_BATCH, o->max_frame);
+	n->sample_buf = calloc(1, n->max_sample);
+	n->bl = calloc(o->backlog_cap, sizeof(*n->bl));
+	n->bl_data = calloc(o->backlog_cap, n->max_sample);
+	if (n->tx_mem == NULL || n->rx_mem == NULL || n->sample_buf == NULL || n->bl == NULL || n->bl_data == NULL) {
+		rc = -ENOMEM;
+		goto fail_free;
+	}
+	for (uint32_t i = 0; i < NETIF_TX_SLOTS; i++) {
+		struct snps_frame_options fo;
+
+		snps_frame_options_init(&fo);
+		fo.max_frame = o->max_frame;
+		snps_frame_init(&n->tx_frame[i], n->tx_mem + (size_t)i * o->max_frame, o->max_frame, &fo);
+		n->tx[i].buf = n->tx_mem + (size_t)i * o->max_frame;
+		n->tx_peer[i] = -1;
+	}
+	for (uint32_t i = 0; i < NETIF_RX_BATCH; i++) {
+		n->rx[i].buf = n->rx_mem + (size_t)i * o->max_frame;
+		n->rx[i].cap = o->max_frame;
+	}
+
+	memset(&bc, 0, sizeof(bc));
+	for (uint32_t i = 0; i < o->n_links; i++)
+		bc.links[i] = o->links[i];
+	bc.n_links = o->n_links;
+	bc.prefer = n->node.ip;
+	bc.has_prefer = true;
+	bc.port = n->node.port;
+	bc.max_dgram = o->max_frame;
+	rc = n->ops->open(loop, &bc, netif_on_readable, n, &n->be);
+	if (rc < 0) {
+		snprintf(why, why_len, "cannot open the %s backend on %s%s (port %u): %s", n->ops->name, o->links[0],
+			 o->n_links > 1 ? ",..." : "", n->node.port, strerror(-rc));
+		goto fail_free;
+	}
+	/* §1: every group, on every link; the data path uses ff02::10 only for now. */
+	for (uint32_t l = 0; l < n->ops->n_links(n->be); l++) {
+		static const uint8_t groups[] = { SNPS_GROUP_DATA,     SNPS_GROUP_PARTICIPANT, SNPS_GROUP_ENDPOINT,
+						  SNPS_GROUP_TOPIC,    SNPS_GROUP_SECURITY,    SNPS_GROUP_LOCATION };
+
+		for (size_t g = 0; g < sizeof(groups); g++) {
+			struct in6_addr ga = { .s6_addr = { 0xff, 0x02 } };
+
+			ga.s6_addr[15] = groups[g];
+			rc = n->ops->join(n->be, l, &ga);
+			if (rc < 0) {
+				snprintf(why, why_len, "cannot join ff02::%x on %s: %s", groups[g],
+					 n->ops->link(n->be, l)->name, strerror(-rc));
+				goto fail_backend;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < n->node.n_topics; i++) {
+		rc = netif_topic_init(n, &n->topics[i], &n->node.topics[i], why, why_len);
+		if (rc < 0)
+			goto fail_topics;
+		n->n_topics++;
+		n->topic_of_id[n->node.topics[i].desc.topic_id] = (int8_t)i;
+	}
+	rc = netif_add_dests(n, why, why_len);
+	if (rc < 0)
+		goto fail_topics;
+	uv_prepare_init(loop, &n->prepare);
+	uv_timer_init(loop, &n->retry);
+	n->prepare.data = n;
+	n->retry.data = n;
+	n->handles_open = true;
+	uv_prepare_start(&n->prepare, netif_on_prepare);
+	*ret = n;
+	return 0;
+
+fail_topics:
+	for (uint32_t i = 0; i < n->n_topics; i++)
+		netif_topic_fini(&n->topics[i]);
+fail_backend:
+	n->ops->close(n->be, netif_backend_closed, NULL);
+	n->be = NULL;
+fail_free:
+	peer_table_fini(&n->peers);
+	free(n->tx_mem);
+	free(n->rx_mem);
+	free(n->sample_buf);
+	free(n->bl);
+	free(n->bl_data);
+	free(n);
+	return rc;
+}
+
+void netif_close(struct netif *n)
+{
+	if (n == NULL || n->closing)
+		return;
+	netif_flush(n);
+	n->closing = true;
+	if (n->bl_blocker != NULL) {
+		rring_prod_stop_wait_space(broker_reader_ring(n->bl_blocker));
+		n->bl_blocker = NULL;
+	}
+	if (n->handles_open) {
+		uv_close((uv_handle_t *)&n->prepare, NULL);
+		uv_close((uv_handle_t *)&n->retry, NULL);
+		n->handles_open = false;
+	}
+	n->ops->close(n->be, netif_backend_closed, NULL);
+	n->be = NULL;
+}
+
+void netif_free(struct netif *n)
+{
+	if (n == NULL)
+		return;
+	netif_close(n);
+	for (uint32_t i = 0; i < n->n_topics; i++)
+		netif_topic_fini(&n->topics[i]);
+	peer_table_fini(&n->peers);
+	free(n->tx_mem);
+	free(n->rx_mem);
+	free(n->sample_buf);
+	free(n->bl);
+	free(n->bl_data);
+	free(n);
+}
+
+const struct netif_counters *netif_counters(const struct netif *n)
+{
+	return &n->c;
+}
+
+const struct peer_table *netif_peers(const struct netif *n)
+{
+	return &n->peers;
+}
+
+const struct nodecfg *netif_node(const struct netif *n)
+{
+	return &n->node;
+}
+
+struct net_backend *netif_backend(const struct netif *n)
+{
+	return n->be;
+}
+
+const char *netif_backend_name(const struct netif *n)
+{
+	return n->ops->name;
+}
+
+const struct net_backend_ops *netif_backend_ops(const struct netif *n)
+{
+	return n->ops;
+}
+
+uint32_t netif_max_frame(const struct netif *n)
+{
+	return n->opt.max_frame;
+}
+
+uint32_t netif_backlog(const struct netif *n)
+{
+	return n->bl_n;
+}

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * netif.h - sddsd's network layer: a broker client inside the daemon that
+ * bridges the local topics of the node config to SNPS peers.
+ *
+ * OVERVIEW
+ * For every topic of the node config (nodecfg.h) the layer registers the
+ * topic with its full layout (so a local client with another size or
+ * layout for the same (domain, id) is refused by the broker, see
+ * docs/DESIGN.md "The network side"), and holds
+ *   - a broker reader, owner NETIF_OWNER, whose ring lives in daemon
+ *     memory: local -> network. Its notify callback drains the ring into
+ *     SNPS frames, one open frame per destination peer, several samples per
+ *     frame while they fit in max_frame, one topic per frame (§15.16);
+ *     frames are sent in one batch at the end of each loop turn (a
+ *     uv_prepare handle), or earlier when the frame pool is full;
+ *   - a broker writer: network -> local, written with skip_owner =
+ *     NETIF_OWNER so a sample from the network never goes back out.
+ *
+ * Receive path: the backend's readable callback drains up to a budget of
+ * datagrams per turn; each is checked (size <= max_frame, link-local
+ * unicast source with a port, multicast only from port+20), decoded by the
+ * SNPS codec (strict: exact count, known topics), and every sample checked
+ * against its topic (domain, size, layout; swapped to canonical for a
+ * peer_endian_swap peer) before it is written into the broker. Every
+ * rejection is counted by reason (enum netif_drop); nothing rejected ever
+ * reaches a client. When a local reliable reader is full, samples wait in a
+ * bounded FIFO (backlog_cap) in arrival order, retried each turn and when
+ * the reader's client makes room; a full FIFO delivers its oldest sample to
+ * the readers with room (counted in backlog_forced).
+ *
+ * Ownership and threads: the layer owns its broker objects, rings, peer
+ * table and the backend; everything runs on the loop thread. netif_close
+ * starts closing the handles (the loop must run to finish), netif_free
+ * releases the rest. Library code: it does not log; it counts, and the
+ * hooks' owner (the manager) logs.
+ */
+#ifndef SDDS_DAEMON_NET_NETIF_H
+#define SDDS_DAEMON_NET_NETIF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "backend.h"
+#include "broker.h"
+#include "nodecfg.h"
+#include "peer.h"
+
+/* Owner id of the network layer's readers and writers (sessions count from 1). */
+#define NETIF_OWNER 0xffffffffu
+
+/* Why a datagram or a sample was dropped. The first SNPS_R_MAX_ values are
+ * the codec's enum snps_reason (index 0 unused). */
+enum netif_drop {
+	NETIF_DROP_OVERSIZED = 16, /* datagram longer than max_frame */
+	NETIF_DROP_BAD_SOURCE,	   /* not a link-local unicast source, or port 0 */
+	NETIF_DROP_BAD_PORT,	   /* multicast not from port + 20 */
+	NETIF_DROP_OWN,		   /* our own address (a loop) */
+	NETIF_DROP_DOMAIN,	   /* sample's domain is not its topic's */
+	NETIF_DROP_BAD_SAMPLE,	   /* sample does not fit its layout */
+	NETIF_DROP_SECURE,	   /* SECURE submessage: no security here */
+	NETIF_DROP_RX_ERROR,	   /* the backend failed to receive */
+	NETIF_DROP_MAX_,
+};
+
+/* Short name of a drop reason ("count_high", "oversized"), static. */
+const char *netif_drop_name(unsigned reason);
+
+struct netif_counters {
+	uint64_t frames_in, samples_in, bytes_in;
+	uint64_t frames_out, samples_out, bytes_out;
+	uint64_t tx_errors;	    /* datagrams the backend did not send */
+	uint64_t malformed;	    /* datagrams dropped, any reason */
+	uint64_t drops[NETIF_DROP_MAX_];
+	uint64_t backlog_forced;    /* samples delivered past a full reliable reader */
+	uint64_t peer_table_full;   /* sources not kept as peers (table full) */
+	uint64_t local_overwritten; /* local samples the network reader lost */
+};
+
+/* Calls back into the daemon's loop layer. */
+struct netif_hooks {
+	/* A reader's client corrupted its ring (broker -EPROTO): disconnect it. */
+	void (*kill_owner)(void *ctx, uint32_t owner, const char *why);
+	/* End of every libuv callback of the layer (the manager reaps there). */
+	void (*after)(void *ctx);
+	void *ctx;
+};
+
+struct netif_options {
+	const struct net_backend_ops *backend;
+	const struct nodecfg *node; /* copied */
+	const char *links[NET_MAX_LINKS];
+	uint32_t n_links;
+	uint32_t max_frame;	   /* frames toward peers stay below this (§6.6) */
+	const struct in6_addr *swap_peers; /* peer_endian_swap addresses (copied) */
+	uint32_t n_swap_peers;
+	uint32_t max_peers;
+	uint32_t backlog_cap;	   /* samples waiting for full reliable readers */
+	uint32_t reader_depth;	   /* slots of each local -> network ring (power of two) */
+	uint32_t rx_budget;	   /* datagrams per readable callback */
+};
+
+/* Defaults: socket backend, max_frame 128, 64 peers, backlog 4096, depth 4096, budget 256. */
+void netif_options_init(struct netif_options *o);
+
+struct netif;
+
+/*
+ * Open the backend on loop, join the SNPS groups (§1) on every link,
+ * register the topics and create the endpoints. Returns 0, or -errno with
+ * *ret_why (static or in the layer's message buffer; may be NULL) saying
+ * what failed; on failure everything made is undone (the caller runs the
+ * loop once more for closed handles).
+ */
+int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, const struct netif_hooks *h,
+	      struct netif **ret, char *why, size_t why_len);
+
+/* Stop the handles and the backend; run the loop, then netif_free. Accepts NULL. */
+void netif_close(struct netif *n);
+/* Free everything; accepts NULL. After netif_close and a loop run. */
+void netif_free(struct netif *n);
+
+/* A local reader is about to be freed: forget it as the backlog's blocker. */
+void netif_reader_gone(struct netif *n, struct broker_reader *r);
+
+/* End of a turn, as the prepare handle does it: retry the backlog, send frames. */
+void netif_flush(struct netif *n);
+
+/* Receive and handle what the backend has now (the readable callback's body). */
+void netif_receive(struct netif *n);
+
+const struct netif_counters *netif_counters(const struct netif *n);
+const struct peer_table *netif_peers(const struct netif *n);
+const struct nodecfg *netif_node(const struct netif *n);
+struct net_backend *netif_backend(const struct netif *n);
+const char *netif_backend_name(const struct netif *n);
+const struct net_backend_ops *netif_backend_ops(const struct netif *n);
+uint32_t netif_max_frame(const struct netif *n);
+uint32_t netif_backlog(const struct netif *n); /* samples waiting now */
+
+#endif /* SDDS_DAEMON_NET_NETIF_H */

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * netstats.c - Stats.net from the network layer (see netstats.h).
+ *
+ * OVERVIEW
+ * One calloc sized from the peer and link counts, carved into the message
+ * structs, pointer arrays and the address strings; the layer is only read.
+ */
+#include "netstats.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NETSTATS_ADDR_MAX INET6_ADDRSTRLEN
+
+static int64_t netstats_now(const struct netif *n)
+{
+	/* The clock the layer stamped last_seen with. */
+	if (netif_backend(n) != NULL)
+		return netif_backend_ops(n)->clock_ns(netif_backend(n));
+	return 0;
+}
+
+static size_t netstats_bits(uint16_t mask, uint32_t *out)
+{
+	size_t k = 0;
+
+	for (uint32_t i = 0; i < 16; i++) {
+		if (mask & (1u << i))
+			out[k++] = i;
+	}
+	return k;
+}
+
+int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void **ret_mem)
+{
+	const struct peer_table *pt = netif_peers(n);
+	const struct netif_counters *c = netif_counters(n);
+	const struct nodecfg *nc = netif_node(n);
+	uint32_t n_links = 0, n_drops = 0;
+	Sdds__Ctl__NetStats *st;
+	Sdds__Ctl__PeerInfo *peers, **peer_ptrs;
+	Sdds__Ctl__NetDrop *drops, **drop_ptrs;
+	char **link_names;
+	char *addrs, *names;
+	uint32_t *topic_ids;
+	size_t bytes;
+	char *mem;
+	int64_t now = netstats_now(n);
+
+	for (unsigned r = 1; r < NETIF_DROP_MAX_; r++) {
+		if (c->drops[r] != 0)
+			n_drops++;
+	}
+	n_links = 0;
+	if (netif_backend(n) != NULL)
+		n_links = netif_backend_ops(n)->n_links(netif_backend(n));
+	bytes = sizeof(*st) + pt->n * (sizeof(*peers) + sizeof(*peer_ptrs) + NETSTATS_ADDR_MAX + IF_NAMESIZE +
+				       32 * sizeof(uint32_t)) +
+		n_drops * (sizeof(*drops) + sizeof(*drop_ptrs)) + n_links * (sizeof(char *) + IF_NAMESIZE) + 64;
+	mem = calloc(1, bytes);
+	if (mem == NULL)
+		return -ENOMEM;
+	st = (void *)mem;
+	peers = (void *)(st + 1);
+	drops = (void *)(peers + pt->n);
+	peer_ptrs = (void *)(drops + n_drops);
+	drop_ptrs = (void *)(peer_ptrs + pt->n);
+	link_names = (void *)(drop_ptrs + n_drops);
+	topic_ids = (void *)(link_names + n_links);
+	addrs = (void *)(topic_ids + pt->n * 32);
+	names = addrs + pt->n * NETSTATS_ADDR_MAX;
+
+	sdds__ctl__net_stats__init(st);
+	st->backend = (char *)netif_backend_name(n);
+	st->max_frame = netif_max_frame(n);
+	st->port = nc->port;
+	st->frames_in = c->frames_in;
+	st->samples_in = c->samples_in;
+	st->bytes_in = c->bytes_in;
+	st->frames_out = c->frames_out;
+	st->samples_out = c->samples_out;
+	st->bytes_out = c->bytes_out;
+	st->tx_errors = c->tx_errors;
+	st->malformed = c->malformed;
+	st->backlog_forced = c->backlog_forced;
+	st->peer_table_full = c->peer_table_full;
+	st->local_overwritten = c->local_overwritten;
+	st->backlog = netif_backlog(n);
+	for (unsigned r = 1, k = 0; r < NETIF_DROP_MAX_; r++) {
+		if (c->drops[r] == 0)
+			continue;
+		sdds__ctl__net_drop__init(&drops[k]);
+		drops[k].reason = (char *)netif_drop_name(r);
+		drops[k].count = c->drops[r];
+		drop_ptrs[k] = &drops[k];
+		k++;
+	}
+	st->n_drops = n_drops;
+	st->drops = drop_ptrs;
+	{
+		const struct net_backend_ops *ops = netif_backend_ops(n);
+		char *ln = names + pt->n * IF_NAMESIZE;
+
+		for (uint32_t i = 0; i < n_links; i++) {
+			snprintf(ln + i * IF_NAMESIZE, IF_NAMESIZE, "%s", ops->link(netif_backend(n), i)->name);
+			link_names[i] = ln + i * IF_NAMESIZE;
+		}
+	}
+	st->n_interfaces = n_links;
+	st->interfaces = link_names;
+	for (uint32_t i = 0; i < pt->n; i++) {
+		const struct net_peer *p = &pt->v[i];
+		Sdds__Ctl__PeerInfo *pi = &peers[i];
+		uint32_t *ids = topic_ids + i * 32;
+		char *a = addrs + i * NETSTATS_ADDR_MAX;
+		char *nm = names + i * IF_NAMESIZE;
+
+		sdds__ctl__peer_info__init(pi);
+		inet_ntop(AF_INET6, &p->addr.ip, a, NETSTATS_ADDR_MAX);
+		pi->address = a;
+		if (if_indextoname(p->addr.ifindex, nm) == NULL)
+			snprintf(nm, IF_NAMESIZE, "#%u", p->addr.ifindex);
+		pi->iface = nm;
+		pi->port = p->addr.port;
+		pi->is_static = p->is_static;
+		pi->swapped = p->swapped;
+		pi->seen = p->last_seen_ns != 0;
+		pi->last_seen_ms = p->last_seen_ns != 0 ? (uint64_t)(now - p->last_seen_ns) / 1000000 : 0;
+		pi->last_port = p->last_port;
+		pi->n_topics_in = netstats_bits(p->topics_in, ids);
+		pi->topics_in = ids;
+		pi->n_topics_out = netstats_bits(p->topics_out, ids + 16);
+		pi->topics_out = ids + 16;
+		pi->frames_in = p->c.frames_in;
+		pi->samples_in = p->c.samples_in;
+		pi->frames_out = p->c.frames_out;
+		pi->samples_out = p->c.samples_out;
+		pi->malformed = p->c.malformed;
+		peer_ptrs[i] = pi;
+	}
+	st->n_peers = pt->n;
+	st->peers = peer_ptrs;
+	*ret_stats = st;
+	*ret_mem = mem;
+	return 0;
+}

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nodecfg.c - sdds.xml (through tools/sdds-gen's reader) -> struct nodecfg.
+ *
+ * OVERVIEW
+ * The reader resolves the project (types, layouts, roles); this file only
+ * flattens each topic's attributes into leaf fields in wire order, as
+ * sdds-gen's emitter does for the generated field tables, and checks what
+ * the network side needs beyond what a code generator needs (see
+ * nodecfg.h). The gen_project is freed before returning; the nodecfg keeps
+ * copies only.
+ */
+#include "nodecfg.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "snps.h"
+#include "sddsxml.h"
+
+static int nodecfg_errorf(struct nodecfg_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int nodecfg_errorf(struct nodecfg_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static void nodecfg_loc(char *dst, const gen_loc *l)
+{
+	snprintf(dst, NODECFG_LOC_MAX, "%s:%u", l->file != NULL ? l->file : "?", l->line);
+}
+
+static uint8_t nodecfg_field_type(gen_kind k)
+{
+	switch (k) {
+	case GEN_OCTET: return SNPS_FIELD_OCTET;
+	case GEN_CHAR: return SNPS_FIELD_CHAR;
+	case GEN_BOOLEAN: return SNPS_FIELD_BOOLEAN;
+	case GEN_SHORT: return SNPS_FIELD_SHORT;
+	case GEN_USHORT: return SNPS_FIELD_USHORT;
+	case GEN_LONG: return SNPS_FIELD_LONG;
+	case GEN_ULONG: return SNPS_FIELD_ULONG;
+	case GEN_LONGLONG: return SNPS_FIELD_LONGLONG;
+	case GEN_ULONGLONG: return SNPS_FIELD_ULONGLONG;
+	case GEN_STRING: return SNPS_FIELD_STRING;
+	case GEN_ENUM: return SNPS_FIELD_ENUM;
+	default: return 0;
+	}
+}
+
+/* Depth first through structs, leaves in declaration (= wire) order. */
+static int nodecfg_flatten(const gen_project *p, const gen_attr *attrs, size_t n, const char *prefix,
+			   struct broker_topic_desc *d, unsigned depth)
+{
+	if (depth > GEN_MAX_ITEMS)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		const gen_attr *a = &attrs[i];
+		char name[BROKER_NAME_MAX * 2];
+		struct broker_field *f;
+		gen_kind k = a->kind;
+
+		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] != '\0' ? "." : "", a->name);
+		if (k == GEN_STRUCT) {
+			const gen_struct *s = &p->structs[a->ref];
+			int rc = nodecfg_flatten(p, s->attrs, s->n_attrs, name, d, depth + 1);
+
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		if (k == GEN_DATATYPE)
+			k = p->datatypes[a->ref].kind;
+		if (d->n_fields >= BROKER_MAX_FIELDS || nodecfg_field_type(k) == 0)
+			return -EINVAL;
+		f = &d->fields[d->n_fields++];
+		f->type = nodecfg_field_type(k);
+		f->size = a->wire_size;
+		/* The model bounds flattened names to GEN_NAME_MAX, which fits. */
+		memcpy(f->name, name, strnlen(name, sizeof(f->name) - 1));
+	}
+	return 0;
+}
+
+static int nodecfg_topic(const gen_project *p, const gen_topic *t, struct nodecfg_topic *nt,
+			 struct nodecfg_error *err)
+{
+	struct snps_field sf[BROKER_MAX_FIELDS];
+	struct snps_layout l;
+	uint32_t size = 0;
+
+	nodecfg_loc(nt->loc, &t->loc);
+	if (t->domain > 15)
+		return nodecfg_errorf(err, "%s: topic '%s': domain %u does not fit the 4-bit DOMAIN submessage",
+				      nt->loc, t->name, t->domain);
+	if (t->id > 15)
+		return nodecfg_errorf(err,
+				      "%s: topic '%s': id %u (hex %X) is over 15; real nodes truncate it to %u "
+				      "(snps-wire.md §4.4)",
+				      nt->loc, t->name, t->id, t->id, t->id & 15u);
+	if (t->domain == 1 && t->id >= 1 && t->id <= 7)
+		return nodecfg_errorf(err, "%s: topic '%s': domain 1, id %u is a builtin topic id (1..7)", nt->loc,
+				      t->name, t->id);
+	nt->desc.domain = t->domain;
+	nt->desc.topic_id = t->id;
+	snprintf(nt->desc.name, sizeof(nt->desc.name), "%s", t->name);
+	nt->desc.sample_size = t->wire_size;
+	if (nodecfg_flatten(p, t->attrs, t->n_attrs, "", &nt->desc, 0) < 0)
+		return nodecfg_errorf(err, "%s: topic '%s': more than %u fields", nt->loc, t->name,
+				      BROKER_MAX_FIELDS);
+	for (uint32_t i = 0; i < nt->desc.n_fields; i++) {
+		sf[i].type = nt->desc.fields[i].type;
+		sf[i].size = nt->desc.fields[i].size;
+	}
+	l.fields = sf;
+	l.n_fields = nt->desc.n_fields;
+	if (snps_layout_check(&l, &size) < 0 || size != t->wire_size || size == 0)
+		return nodecfg_errorf(err, "%s: topic '%s': layout of %u bytes is not a valid sample", nt->loc,
+				      t->name, t->wire_size);
+	nt->publisher = t->publisher;
+	nt->subscriber = t->subscriber;
+	nt->reliable = t->has_reliability && t->reliability == GEN_REL_RELIABLE;
+	nt->history_depth = t->has_history ? t->history_depth : 0;
+	return 0;
+}
+
+/* "fe80::1" or "fe80::1%eth0" -> address and zone name. */
+static int nodecfg_parse_ip(const char *text, struct in6_addr *ret_ip, char *ret_iface)
+{
+	char buf[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
+	char *pct;
+
+	if (strlen(text) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, text);
+	pct = strchr(buf, '%');
+	if (pct != NULL) {
+		*pct++ = '\0';
+		if (*pct == '\0' || strlen(pct) >= IF_NAMESIZE)
+			return -EINVAL;
+	}
+	if (inet_pton(AF_INET6, buf, ret_ip) != 1)
+		return -EINVAL;
+	snprintf(ret_iface, IF_NAMESIZE, "%s", pct != NULL ? pct : "");
+	return 0;
+}
+
+static int nodecfg_from_project(const gen_project *p, struct nodecfg *nc, struct nodecfg_error *err)
+{
+	char iface[IF_NAMESIZE];
+
+	nodecfg_loc(nc->loc, &p->loc);
+	snprintf(nc->name, sizeof(nc->name), "%s", p->name != NULL ? p->name : "");
+	if (p->protocol != NULL && strcmp(p->protocol, "AF_INET6") != 0)
+		return nodecfg_errorf(err, "%s: protocol '%s': sddsd speaks SNPS over UDPv6 only (AF_INET6)",
+				      nc->loc, p->protocol);
+	if (p->iface != NULL && strlen(p->iface) >= IF_NAMESIZE)
+		return nodecfg_errorf(err, "%s: iface '%s' is too long for an interface name", nc->loc, p->iface);
+	snprintf(nc->iface, sizeof(nc->iface), "%s", p->iface != NULL ? p->iface : "");
+	if (p->ip != NULL && nodecfg_parse_ip(p->ip, &nc->ip, iface) < 0)
+		return nodecfg_errorf(err, "%s: ip '%s' is not an IPv6 address", nc->loc, p->ip);
+	nc->port = p->port != 0 ? p->port : SNPS_PORT;
+	if (nc->port > 65535 - SNPS_MCAST_PORT_OFFSET)
+		return nodecfg_errorf(err, "%s: port %u leaves no room for the multicast port (+20)", nc->loc,
+				      nc->port);
+	nc->endian_big = p->endian != NULL && strcmp(p->endian, "big") == 0;
+	if (p->n_topics > NODECFG_MAX_TOPICS)
+		return nodecfg_errorf(err, "%s: %zu topics; SNPS carries at most %u (ids 0..15)", nc->loc,
+				      p->n_topics, NODECFG_MAX_TOPICS);
+	for (size_t i = 0; i < p->n_topics; i++) {
+		int rc = nodecfg_topic(p, &p->topics[i], &nc->topics[i], err);
+
+		if (rc < 0)
+			return rc;
+		for (size_t k = 0; k < i; k++) {
+			if (nc->topics[k].desc.topic_id == nc->topics[i].desc.topic_id)
+				return nodecfg_errorf(err,
+						      "%s: topic '%s' has the id %u of topic '%s' (%s); receivers "
+						      "look topics up by id only (snps-wire.md §4.4)",
+						      nc->topics[i].loc, nc->topics[i].desc.name,
+						      nc->topics[i].desc.topic_id, nc->topics[k].desc.name,
+						      nc->topics[k].loc);
+		}
+		nc->n_topics++;
+	}
+	for (size_t i = 0; i < p->n_subscriptions; i++) {
+		const gen_subscription *s = &p->subscriptions[i];
+		int ti = -1;
+
+		for (uint32_t k = 0; k < nc->n_topics; k++) {
+			if (strcmp(nc->topics[k].desc.name, s->topic) == 0)
+				ti = (int)k;
+		}
+		if (ti < 0) {
+			char loc[NODECFG_LOC_MAX];
+
+			nodecfg_loc(loc, &s->loc);
+			return nodecfg_errorf(err, "%s: subscription for topic '%s', which the node has no role for",
+					      loc, s->topic);
+		}
+		for (size_t k = 0; k < s->n_subscribers; k++) {
+			const gen_subscriber *sub = &s->subscribers[k];
+			struct nodecfg_dest *d;
+
+			if (nc->n_dests >= NODECFG_MAX_DESTS) {
+				char loc[NODECFG_LOC_MAX];
+
+				nodecfg_loc(loc, &sub->loc);
+				return nodecfg_errorf(err, "%s: more than %u static subscribers", loc,
+						      NODECFG_MAX_DESTS);
+			}
+			d = &nc->dests[nc->n_dests];
+			nodecfg_loc(d->loc, &sub->loc);
+			if (sub->ip == NULL || nodecfg_parse_ip(sub->ip, &d->ip, d->iface) < 0)
+				return nodecfg_errorf(err, "%s: subscriber ip '%s' is not an IPv6 address[%%iface]",
+						      d->loc, sub->ip != NULL ? sub->ip : "");
+			if (IN6_IS_ADDR_MULTICAST(&d->ip) || IN6_IS_ADDR_UNSPECIFIED(&d->ip))
+				return nodecfg_errorf(err, "%s: subscriber ip '%s' is not a unicast address",
+						      d->loc, sub->ip);
+			d->topic = (uint32_t)ti;
+			d->port = sub->port;
+			nc->n_dests++;
+		}
+	}
+	return 0;
+}
+
+static int nodecfg_finish(int rc, gen_project *p, gen_diag *d, struct nodecfg **ret, struct nodecfg_error *err)
+{
+	struct nodecfg *nc;
+
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			nodecfg_errorf(err, "out of memory reading the node config");
+		else
+			nodecfg_errorf(err, "%s", d->error[0] != '\0' ? d->error : "cannot read the node config");
+		gen_diag_free(d);
+		return rc;
+	}
+	nc = calloc(1, sizeof(*nc));
+	if (nc == NULL) {
+		rc = -ENOMEM;
+		nodecfg_errorf(err, "out of memory reading the node config");
+		goto out;
+	}
+	rc = nodecfg_from_project(p, nc, err);
+	if (rc < 0) {
+		free(nc);
+		goto out;
+	}
+	*ret = nc;
+out:
+	gen_project_free(p);
+	gen_diag_free(d);
+	return rc;
+}
+
+int nodecfg_load(const char *path, struct nodecfg **ret, struct nodecfg_error *err)
+{
+	gen_project *p = NULL;
+	gen_diag d;
+	int rc;
+
+	gen_diag_init(&d);
+	rc = sddsxml_load_file(path, &p, &d);
+	return nodecfg_finish(rc, p, &d, ret, err);
+}
+
+int nodecfg_load_memory(const void *buf, size_t len, const char *name, struct nodecfg **ret,
+			struct nodecfg_error *err)
+{
+	gen_project *p = NULL;
+	gen_diag d;
+	int rc;
+
+	gen_diag_init(&d);
+	rc = sddsxml_load_memory(buf, len, name, NULL, &p, &d);
+	return nodecfg_finish(rc, p, &d, ret, err);
+}
+
+int nodecfg_topic_by_id(const struct nodecfg *nc, uint16_t id)
+{
+	for (uint32_t i = 0; i < nc->n_topics; i++) {
+		if (nc->topics[i].desc.topic_id == id)
+			return (int)i;
+	}
+	return -ENOENT;
+}

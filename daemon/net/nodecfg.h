@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nodecfg.h - the node configuration sddsd takes from an sDDS sdds.xml:
+ * the network topic table, the node's address, interface and base port,
+ * and the static subscriptions (snps-wire.md §9, §13.2).
+ *
+ * OVERVIEW
+ * nodecfg_load reads the file with the sdds-gen reader (tools/sdds-gen,
+ * the same code that generates the nodes) and flattens what the daemon
+ * needs into a plain value: no pointers, fixed arrays, so it can be copied
+ * and freed with free(). Every topic's layout is the flattened leaf list of
+ * its attributes (§6), checked with the SNPS codec.
+ *
+ * Refused, with "FILE:LINE: what": an XML error of the reader; a domain or
+ * topic id over 15 (real nodes truncate them, §4.4); two topics with the
+ * same id (receivers look topics up by id only, §4.4, §15.6); a user topic
+ * in domain 1 with an id 1..7 (the builtins); a subscriber address that is
+ * not IPv6 or names an unknown interface; more topics or destinations than
+ * the caps below.
+ *
+ * A subscriber's address may carry a zone ("fe80::1%veth0"); without one,
+ * the link is chosen later by the network layer (the only configured link,
+ * else an error: never "the first one").
+ */
+#ifndef SDDS_DAEMON_NET_NODECFG_H
+#define SDDS_DAEMON_NET_NODECFG_H
+
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "broker.h"
+
+#define NODECFG_MAX_TOPICS 16u /* ids are 0..15 */
+#define NODECFG_MAX_DESTS 64u
+#define NODECFG_LOC_MAX 160u   /* "FILE:LINE" of a declaration, for messages */
+#define NODECFG_ERROR_MAX 1024u
+
+struct nodecfg_topic {
+	struct broker_topic_desc desc; /* domain, id, name, size, flattened fields */
+	bool publisher, subscriber;    /* the roles of the file (informative) */
+	bool reliable;
+	uint32_t history_depth; /* 0: not given */
+	char loc[NODECFG_LOC_MAX];
+};
+
+struct nodecfg_dest {
+	uint32_t topic;			/* index into topics */
+	struct in6_addr ip;
+	char iface[IF_NAMESIZE];	/* the zone given with the address, or "" */
+	uint16_t port;			/* 0: the project's base port */
+	char loc[NODECFG_LOC_MAX];
+};
+
+struct nodecfg {
+	char name[BROKER_NAME_MAX];
+	char iface[IF_NAMESIZE]; /* project iface attribute, may be "" */
+	struct in6_addr ip;	 /* project ip attribute (default fe80::10) */
+	uint16_t port;		 /* project port (default 23234) */
+	bool endian_big;	 /* endian="big": the node's own integers are swapped (§2) */
+	struct nodecfg_topic topics[NODECFG_MAX_TOPICS];
+	uint32_t n_topics;
+	struct nodecfg_dest dests[NODECFG_MAX_DESTS];
+	uint32_t n_dests;
+	char loc[NODECFG_LOC_MAX]; /* of the project element */
+};
+
+struct nodecfg_error {
+	char msg[NODECFG_ERROR_MAX]; /* "FILE:LINE: what is wrong" */
+};
+
+/*
+ * Read path (and its includes). On success *ret is a new nodecfg the caller
+ * frees with free(); on error -EINVAL (err says why), -ENOMEM or the -errno
+ * of opening the file (err says which).
+ */
+int nodecfg_load(const char *path, struct nodecfg **ret, struct nodecfg_error *err);
+
+/* Same from memory (len bytes of buf, borrowed); includes are refused. */
+int nodecfg_load_memory(const void *buf, size_t len, const char *name, struct nodecfg **ret,
+			struct nodecfg_error *err);
+
+/* Topic index with this id (domain ignored, as receivers do), or -ENOENT. */
+int nodecfg_topic_by_id(const struct nodecfg *nc, uint16_t id);
+
+#endif /* SDDS_DAEMON_NET_NODECFG_H */

@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * socket.c - the `socket` backend: SNPS over the kernel's UDPv6 sockets.
+ *
+ * OVERVIEW
+ * Two sockets per configured link, so the ingress link of every datagram
+ * is the socket it came in on and no control message is needed:
+ *   - unicast: bound to [link-local address % link]:port (snps-wire.md §9.2;
+ *     the address is the node config's ip when the link has it, else the
+ *     link's first link-local address), no SO_REUSEADDR, as real nodes;
+ *   - multicast: bound to [::]:port+20 with SO_REUSEADDR and
+ *     SO_BINDTODEVICE (only this link's traffic), IPV6_MULTICAST_IF the
+ *     link, hop limit 1 (§1), loopback off (our own frames never come back).
+ * Every socket is non-blocking and watched by a uv_poll_t; a readable
+ * socket calls the network layer's callback, which drains all of them with
+ * rx (recvmmsg per socket, MSG_TRUNC so the true size of an oversized
+ * datagram is known and it can be counted, not silently truncated as real
+ * nodes do). tx groups consecutive datagrams of one socket into one
+ * sendmmsg.
+ *
+ * Ownership: the backend owns its sockets and handles and frees itself
+ * when the last handle closed (close's done callback). Buffers are the
+ * caller's (backend.h).
+ */
+#include <errno.h>
+#include <ifaddrs.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "socket.h"
+
+#define SOCK_BATCH 32u
+
+struct sock_link {
+	struct net_link_info info;
+	int fd[2]; /* [0] unicast, [1] multicast */
+	uv_poll_t poll[2];
+	bool poll_open[2];
+};
+
+struct net_backend {
+	uv_loop_t *loop;
+	net_readable_fn readable;
+	void *ctx;
+	uint16_t port;
+	struct sock_link links[NET_MAX_LINKS];
+	uint32_t n_links;
+	uint32_t rx_next; /* socket to read first: fairness between links */
+	unsigned open_handles;
+	bool closing;
+	void (*done)(void *ctx);
+	void *done_ctx;
+};
+
+static void sock_on_poll(uv_poll_t *h, int status, int events)
+{
+	struct net_backend *b = h->data;
+
+	(void)status;
+	(void)events;
+	if (!b->closing)
+		b->readable(b, b->ctx);
+}
+
+/* The link-local address of ifindex: prefer if it has it, else its first. */
+static int sock_find_ll(uint32_t ifindex, const struct in6_addr *prefer, struct in6_addr *ret)
+{
+	struct ifaddrs *ifa, *i;
+	struct in6_addr first;
+	bool have = false;
+
+	if (getifaddrs(&ifa) < 0)
+		return -errno;
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		const struct sockaddr_in6 *sa = (const void *)i->ifa_addr;
+
+		if (sa == NULL || sa->sin6_family != AF_INET6 || if_nametoindex(i->ifa_name) != ifindex)
+			continue;
+		if (prefer != NULL && memcmp(&sa->sin6_addr, prefer, 16) == 0) {
+			*ret = sa->sin6_addr;
+			freeifaddrs(ifa);
+			return 0;
+		}
+		if (!have && IN6_IS_ADDR_LINKLOCAL(&sa->sin6_addr)) {
+			first = sa->sin6_addr;
+			have = true;
+		}
+	}
+	freeifaddrs(ifa);
+	if (!have)
+		return -EADDRNOTAVAIL;
+	*ret = first;
+	return 0;
+}
+
+static int sock_setopt(int fd, int level, int name, int v)
+{
+	return setsockopt(fd, level, name, &v, sizeof(v)) < 0 ? -errno : 0;
+}
+
+static int sock_open_fd(const struct sock_link *l, bool mcast, uint16_t port, uint32_t rcvbuf, int *ret_fd)
+{
+	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	int fd, rc = 0;
+
+	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = sock_setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
+	if (rc == 0 && rcvbuf != 0)
+		rc = sock_setopt(fd, SOL_SOCKET, SO_RCVBUF, (int)rcvbuf);
+	if (rc == 0 && mcast) {
+		rc = sock_setopt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+		if (rc == 0 && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, l->info.name,
+					  (socklen_t)strlen(l->info.name)) < 0)
+			rc = -errno;
+		if (rc == 0)
+			rc = sock_setopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, (int)l->info.ifindex);
+		if (rc == 0)
+			rc = sock_setopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, 1);
+		if (rc == 0)
+			rc = sock_setopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, 0);
+		sa.sin6_addr = in6addr_any;
+	} else {
+		sa.sin6_addr = l->info.addr;
+		sa.sin6_scope_id = l->info.ifindex;
+	}
+	if (rc == 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		rc = -errno;
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/* uv_close never closes a polled fd: we do, once its handle is gone. */
+static void sock_close_fds(struct net_backend *b)
+{
+	for (uint32_t i = 0; i < b->n_links; i++) {
+		for (int k = 0; k < 2; k++) {
+			if (b->links[i].fd[k] >= 0) {
+				close(b->links[i].fd[k]);
+				b->links[i].fd[k] = -1;
+			}
+		}
+	}
+}
+
+static void sock_finish(struct net_backend *b)
+{
+	void (*done)(void *ctx) = b->done;
+	void *ctx = b->done_ctx;
+
+	sock_close_fds(b);
+	free(b);
+	if (done != NULL)
+		done(ctx);
+}
+
+static void sock_on_close(uv_handle_t *h)
+{
+	struct net_backend *b = h->data;
+
+	if (--b->open_handles == 0)
+		sock_finish(b);
+}
+
+static void sock_close(struct net_backend *b, void (*done)(void *ctx), void *ctx)
+{
+	if (b == NULL) {
+		if (done != NULL)
+			done(ctx);
+		return;
+	}
+	b->closing = true;
+	b->done = done;
+	b->done_ctx = ctx;
+	if (b->open_handles == 0) {
+		sock_finish(b);
+		return;
+	}
+	for (uint32_t i = 0; i < b->n_links; i++) {
+		for (int k = 0; k < 2; k++) {
+			struct sock_link *l = &b->links[i];
+
+			if (l->poll_open[k]) {
+				l->poll_open[k] = false;
+				uv_poll_stop(&l->poll[k]);
+				uv_close((uv_handle_t *)&l->poll[k], sock_on_close);
+			}
+		}
+	}
+}
+
+static int sock_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_readable_fn readable, void *ctx,
+		     struct net_backend **ret)
+{
+	struct net_backend *b;
+	int rc = 0;
+
+	if (cfg->n_links == 0 || cfg->n_links > NET_MAX_LINKS || readable == NULL || cfg->port == 0 ||
+	    cfg->port > 65535 - 20)
+		return -EINVAL;
+	b = calloc(1, sizeof(*b));
+	if (b == NULL)
+		return -ENOMEM;
+	b->loop = loop;
+	b->readable = readable;
+	b->ctx = ctx;
+	b->port = cfg->port;
+	for (uint32_t i = 0; i < cfg->n_links; i++) {
+		struct sock_link *l = &b->links[i];
+
+		l->fd[0] = l->fd[1] = -1;
+		if (strlen(cfg->links[i]) >= IF_NAMESIZE) {
+			rc = -ENODEV;
+			goto fail_close;
+		}
+		strcpy(l->info.name, cfg->links[i]);
+		l->info.ifindex = if_nametoindex(l->info.name);
+		b->n_links = i + 1;
+		if (l->info.ifindex == 0) {
+			rc = -ENODEV;
+			goto fail_close;
+		}
+		for (uint32_t k = 0; k < i; k++) {
+			if (b->links[k].info.ifindex == l->info.ifindex) {
+				rc = -EEXIST;
+				goto fail_close;
+			}
+		}
+		rc = sock_find_ll(l->info.ifindex, cfg->has_prefer ? &cfg->prefer : NULL, &l->info.addr);
+		if (rc < 0)
+			goto fail_close;
+		rc = sock_open_fd(l, false, cfg->port, cfg->rcvbuf, &l->fd[0]);
+		if (rc == 0)
+			rc = sock_open_fd(l, true, (uint16_t)(cfg->port + 20), cfg->rcvbuf, &l->fd[1]);
+		if (rc < 0)
+			goto fail_close;
+	}
+	for (uint32_t i = 0; i < b->n_links; i++) {
+		for (int k = 0; k < 2; k++) {
+			struct sock_link *l = &b->links[i];
+
+			rc = uv_poll_init(loop, &l->poll[k], l->fd[k]);
+			if (rc < 0)
+				goto fail_close;
+			l->poll[k].data = b;
+			l->poll_open[k] = true;
+			b->open_handles++;
+			uv_poll_start(&l->poll[k], UV_READABLE, sock_on_poll);
+		}
+	}
+	*ret = b;
+	return 0;
+
+fail_close:
+	/* Handles already made close through the loop; the caller runs it. */
+	sock_close(b, NULL, NULL);
+	return rc;
+}
+
+static int sock_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
+{
+	uint32_t n_socks = b->n_links * 2;
+	unsigned got = 0;
+
+	if (b->closing)
+		return 0;
+	for (uint32_t tried = 0; tried < n_socks && got < n; tried++) {
+		uint32_t s = (b->rx_next + tried) % n_socks;
+		struct sock_link *l = &b->links[s / 2];
+		struct mmsghdr mm[SOCK_BATCH];
+		struct iovec iov[SOCK_BATCH];
+		struct sockaddr_in6 from[SOCK_BATCH];
+		unsigned want = n - got < SOCK_BATCH ? n - got : SOCK_BATCH;
+		int r;
+
+		memset(mm, 0, sizeof(mm[0]) * want);
+		for (unsigned i = 0; i < want; i++) {
+			iov[i].iov_base = d[got + i].buf;
+			iov[i].iov_len = d[got + i].cap;
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+			mm[i].msg_hdr.msg_name = &from[i];
+			mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
+		}
+		/* MSG_TRUNC: msg_len is the datagram's real size even when cut. */
+		r = recvmmsg(l->fd[s % 2], mm, want, MSG_DONTWAIT | MSG_TRUNC, NULL);
+		if (r < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			/* An ICMP error queued on the socket: it is consumed; go on. */
+			if (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH)
+				continue;
+			if (got == 0)
+				return -errno;
+			break;
+		}
+		for (int i = 0; i < r; i++) {
+			struct net_dgram *g = &d[got + (unsigned)i];
+
+			g->wire_len = mm[i].msg_len;
+			g->len = mm[i].msg_len < g->cap ? mm[i].msg_len : g->cap;
+			g->src.ip = from[i].sin6_addr;
+			g->src.port = ntohs(from[i].sin6_port);
+			g->src.ifindex = l->info.ifindex;
+			g->link = s / 2;
+			g->mcast = (s % 2) == 1;
+		}
+		got += (unsigned)r;
+	}
+	b->rx_next = (b->rx_next + 1) % n_socks;
+	return (int)got;
+}
+
+static int sock_link_of(const struct net_backend *b, uint32_t ifindex)
+{
+	for (uint32_t i = 0; i < b->n_links; i++) {
+		if (b->links[i].info.ifindex == ifindex)
+			return (int)i;
+	}
+	return -1;
+}
+
+static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, int *ret_err)
+{
+	unsigned done = 0;
+
+	if (b->closing)
+		return -ESHUTDOWN;
+	while (done < n) {
+		struct mmsghdr mm[SOCK_BATCH];
+		struct iovec iov[SOCK_BATCH];
+		struct sockaddr_in6 to[SOCK_BATCH];
+		int link = sock_link_of(b, tx[done].dst.ifindex);
+		bool from_mcast = tx[done].from_mcast;
+		unsigned k = 0;
+		int r;
+
+		if (link < 0) {
+			*ret_err = -ENXIO;
+			return (int)done;
+		}
+		/* One sendmmsg per run of datagrams leaving the same socket. */
+		while (done + k < n && k < SOCK_BATCH && tx[done + k].from_mcast == from_mcast &&
+		       tx[done + k].dst.ifindex == tx[done].dst.ifindex) {
+			const struct net_tx *t = &tx[done + k];
+
+			memset(&mm[k], 0, sizeof(mm[k]));
+			memset(&to[k], 0, sizeof(to[k]));
+			to[k].sin6_family = AF_INET6;
+			to[k].sin6_addr = t->dst.ip;
+			to[k].sin6_port = htons(t->dst.port);
+			to[k].sin6_scope_id = t->dst.ifindex;
+			iov[k].iov_base = (void *)t->buf;
+			iov[k].iov_len = t->len;
+			mm[k].msg_hdr.msg_iov = &iov[k];
+			mm[k].msg_hdr.msg_iovlen = 1;
+			mm[k].msg_hdr.msg_name = &to[k];
+			mm[k].msg_hdr.msg_namelen = sizeof(to[k]);
+			k++;
+		}
+		r = sendmmsg(b->links[link].fd[from_mcast ? 1 : 0], mm, k, MSG_DONTWAIT);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			*ret_err = -errno;
+			return (int)done;
+		}
+		done += (unsigned)r;
+		if ((unsigned)r < k) {
+			*ret_err = -EAGAIN;
+			return (int)done;
+		}
+	}
+	return (int)done;
+}
+
+static int sock_join(struct net_backend *b, uint32_t link, const struct in6_addr *group)
+{
+	struct ipv6_mreq mr;
+
+	if (link >= b->n_links)
+		return -EINVAL;
+	mr.ipv6mr_multiaddr = *group;
+	mr.ipv6mr_interface = b->links[link].info.ifindex;
+	if (setsockopt(b->links[link].fd[1], IPPROTO_IPV6, IPV6_JOIN_GROUP, &mr, sizeof(mr)) < 0)
+		return -errno;
+	return 0;
+}
+
+static uint32_t sock_n_links(const struct net_backend *b)
+{
+	return b->n_links;
+}
+
+static const struct net_link_info *sock_link(const struct net_backend *b, uint32_t link)
+{
+	return link < b->n_links ? &b->links[link].info : NULL;
+}
+
+static int64_t sock_clock_ns(struct net_backend *b)
+{
+	struct timespec ts;
+
+	(void)b;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+const struct net_backend_ops net_socket_ops = {
+	.name = "socket",
+	.open = sock_open,
+	.rx = sock_rx,
+	.tx = sock_tx,
+	.join = sock_join,
+	.n_links = sock_n_links,
+	.link = sock_link,
+	.clock_ns = sock_clock_ns,
+	.close = sock_close,
+};

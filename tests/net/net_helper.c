@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net_helper.c - the processes the namespace tests run inside a network
+ * namespace (through `ip netns exec`):
+ *
+ *   net_helper write SOCKET TOPIC COUNT       a libsddsclient writer: COUNT
+ *                                             samples numbered 0..COUNT-1
+ *   net_helper read SOCKET TOPIC COUNT MS     a reliable reader: exactly COUNT
+ *                                             samples, in order, then nothing
+ *                                             more for 300 ms; exit 0 if so
+ *   net_helper expect SOCKET DEVICE VALUE N MS  N temperature samples equal to
+ *                                             (DEVICE, VALUE)
+ *   net_helper garbage DST_IP IFACE COUNT     COUNT malformed datagrams at
+ *                                             [DST_IP%IFACE]:23234 (every
+ *                                             rejection reason, random bytes,
+ *                                             oversized)
+ *   net_helper replay SRC_IP DST_IP IFACE TSV  the payloads of a capture's
+ *                                             frames.tsv, sent from SRC_IP
+ *
+ * TOPIC is "temperature" (domain 1, id 10: device, value; the sample's
+ * value carries the number) or "counter" (domain 2, id 11: seq, tag[7]).
+ * Exit status: 0 success, 1 a check failed, 2 an error.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sdds/sdds.h"
+
+static const sdds_field temp_fields[] = {
+	{ "device", SDDS_FIELD_USHORT, 2 },
+	{ "value", SDDS_FIELD_SHORT, 2 },
+};
+static const sdds_field counter_fields[] = {
+	{ "seq", SDDS_FIELD_ULONG, 4 },
+	{ "tag", SDDS_FIELD_STRING, 8 },
+};
+
+static int topic_desc(const char *name, sdds_topic_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->name = name;
+	if (strcmp(name, "temperature") == 0) {
+		d->domain = 1;
+		d->id = 10;
+		d->sample_size = 4;
+		d->fields = temp_fields;
+		d->n_fields = 2;
+		return 0;
+	}
+	if (strcmp(name, "counter") == 0) {
+		d->domain = 2;
+		d->id = 11;
+		d->sample_size = 12;
+		d->fields = counter_fields;
+		d->n_fields = 2;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* Sample i of a topic; its number is recoverable by sample_seq. */
+static void sample_make(const sdds_topic_desc *d, uint32_t i, uint8_t *s)
+{
+	memset(s, 0, d->sample_size);
+	if (d->id == 10) {
+		s[0] = 0xd2;
+		s[1] = 0x6a;
+		s[2] = (uint8_t)(i >> 8);
+		s[3] = (uint8_t)i;
+	} else {
+		s[0] = (uint8_t)(i >> 24);
+		s[1] = (uint8_t)(i >> 16);
+		s[2] = (uint8_t)(i >> 8);
+		s[3] = (uint8_t)i;
+		snprintf((char *)s + 4, 8, "n%06u", i % 1000000);
+	}
+}
+
+static int connect_topic(const char *sock, const char *topic, sdds_client **rc_client, sdds_topic **rt,
+			 sdds_topic_desc *d)
+{
+	sdds_client_options o;
+	int rc;
+
+	if (topic_desc(topic, d) < 0) {
+		fprintf(stderr, "net_helper: unknown topic %s\n", topic);
+		return -EINVAL;
+	}
+	sdds_client_options_init(&o);
+	o.socket_path = sock;
+	o.name = "net_helper";
+	o.reconnect = 0;
+	rc = sdds_client_new(&o, rc_client);
+	if (rc < 0) {
+		fprintf(stderr, "net_helper: connect %s: %s\n", sock, sdds_strerror(rc));
+		return rc;
+	}
+	rc = sdds_topic_new(*rc_client, d, rt);
+	if (rc < 0) {
+		fprintf(stderr, "net_helper: topic %s: %s\n", topic, sdds_strerror(rc));
+		sdds_client_free(*rc_client);
+	}
+	return rc;
+}
+
+static int do_write(const char *sock, const char *topic, uint32_t count)
+{
+	sdds_client *c;
+	sdds_topic *t;
+	sdds_writer *w;
+	sdds_topic_desc d;
+	sdds_qos q;
+	uint8_t s[64];
+
+	if (connect_topic(sock, topic, &c, &t, &d) < 0)
+		return 2;
+	sdds_qos_init(&q);
+	q.reliability = SDDS_RELIABLE;
+	q.max_blocking_ms = 2000;
+	if (sdds_writer_new(t, &q, &w) < 0)
+		return 2;
+	for (uint32_t i = 0; i < count; i++) {
+		int rc;
+
+		sample_make(&d, i, s);
+		rc = sdds_writer_write(w, s, d.sample_size);
+		if (rc < 0) {
+			fprintf(stderr, "net_helper: write %u: %s\n", i, sdds_strerror(rc));
+			return 2;
+		}
+		/* Pace a little: the wire has no back-pressure (a quiet link, not a flood). */
+		if (i % 64 == 63)
+			usleep(2000);
+	}
+	usleep(200 * 1000); /* let the daemon route the tail before the writer goes */
+	sdds_writer_free(w);
+	sdds_topic_free(t);
+	sdds_client_free(c);
+	return 0;
+}
+
+static int do_read(const char *sock, const char *topic, uint32_t count, int64_t ms)
+{
+	sdds_client *c;
+	sdds_topic *t;
+	sdds_reader *r;
+	sdds_topic_desc d;
+	sdds_qos q;
+	uint8_t s[64], want[64];
+	size_t len;
+	int rc;
+
+	if (connect_topic(sock, topic, &c, &t, &d) < 0)
+		return 2;
+	sdds_qos_init(&q);
+	q.reliability = SDDS_RELIABLE;
+	q.history_depth = 256;
+	if (sdds_reader_new(t, &q, &r) < 0)
+		return 2;
+	printf("ready\n");
+	fflush(stdout);
+	for (uint32_t i = 0; i < count; i++) {
+		rc = sdds_reader_take(r, s, sizeof(s), &len, ms * 1000000);
+		if (rc < 0) {
+			fprintf(stderr, "net_helper: %s: took %u of %u: %s\n", topic, i, count, sdds_strerror(rc));
+			return 1;
+		}
+		sample_make(&d, i, want);
+		if (len != d.sample_size || memcmp(s, want, len) != 0) {
+			fprintf(stderr, "net_helper: %s: sample %u is not the one written (out of order or corrupt)\n",
+				topic, i);
+			return 1;
+		}
+	}
+	rc = sdds_reader_take(r, s, sizeof(s), &len, 300 * 1000000LL);
+	if (rc != -ETIMEDOUT) {
+		fprintf(stderr, "net_helper: %s: a sample beyond the %u written (rc %d)\n", topic, count, rc);
+		return 1;
+	}
+	printf("%s: %u samples in order\n", topic, count);
+	sdds_reader_free(r);
+	sdds_topic_free(t);
+	sdds_client_free(c);
+	return 0;
+}
+
+static int do_expect(const char *sock, unsigned device, int value, uint32_t n, int64_t ms)
+{
+	sdds_client *c;
+	sdds_topic *t;
+	sdds_reader *r;
+	sdds_topic_desc d;
+	sdds_qos q;
+	uint8_t s[64];
+	size_t len;
+
+	if (connect_topic(sock, "temperature", &c, &t, &d) < 0)
+		return 2;
+	sdds_qos_init(&q);
+	q.reliability = SDDS_RELIABLE;
+	if (sdds_reader_new(t, &q, &r) < 0)
+		return 2;
+	printf("ready\n");
+	fflush(stdout);
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = sdds_reader_take(r, s, sizeof(s), &len, ms * 1000000);
+
+		if (rc < 0) {
+			fprintf(stderr, "net_helper: took %u of %u: %s\n", i, n, sdds_strerror(rc));
+			return 1;
+		}
+		if (((unsigned)s[0] << 8 | s[1]) != device || (int16_t)((unsigned)s[2] << 8 | s[3]) != value) {
+			fprintf(stderr, "net_helper: sample %u: device %02x%02x value %d\n", i, s[0], s[1],
+				(int16_t)((unsigned)s[2] << 8 | s[3]));
+			return 1;
+		}
+	}
+	printf("temperature: %u samples device %04X value %d\n", n, device, value);
+	sdds_reader_free(r);
+	sdds_topic_free(t);
+	sdds_client_free(c);
+	return 0;
+}
+
+static int udp_to(const char *src, const char *dst, const char *iface, int *ret_fd, struct sockaddr_in6 *to)
+{
+	int fd = socket(AF_INET6, SOCK_DGRAM, 0);
+
+	if (fd < 0)
+		return -errno;
+	memset(to, 0, sizeof(*to));
+	to->sin6_family = AF_INET6;
+	to->sin6_port = htons(23234);
+	to->sin6_scope_id = if_nametoindex(iface);
+	if (inet_pton(AF_INET6, dst, &to->sin6_addr) != 1 || to->sin6_scope_id == 0) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (src != NULL) {
+		struct sockaddr_in6 me = *to;
+
+		me.sin6_port = 0;
+		inet_pton(AF_INET6, src, &me.sin6_addr);
+		if (bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
+			int rc = -errno;
+
+			close(fd);
+			return rc;
+		}
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+static int do_garbage(const char *dst, const char *iface, uint32_t count)
+{
+	static const struct {
+		uint8_t b[12];
+		size_t len;
+	} bad[] = {
+		{ { 0x01 }, 1 },						/* short header */
+		{ { 0x02, 0x00 }, 2 },						/* bad version */
+		{ { 0x01, 0x02, 0x10 }, 3 },					/* count high */
+		{ { 0x01, 0x01, 0x10, 0x10 }, 4 },				/* count low */
+		{ { 0x01, 0x02, 0xa1, 0x42, 0xd2 }, 5 },			/* truncated */
+		{ { 0x01, 0x01, 0x2f }, 3 },					/* unknown ext */
+		{ { 0x01, 0x01, 0x42, 1, 2, 3, 4 }, 7 },			/* no topic */
+		{ { 0x01, 0x02, 0xe1, 0x42, 1, 2, 3, 4 }, 8 },			/* unknown topic */
+		{ { 0x01, 0x01, 0x38, 0x10, 1, 2, 3 }, 7 },			/* bad address */
+		{ { 0x01, 0x03, 0xa1, 0x0f, 0x10 }, 5 },			/* ack without seqnr */
+		{ { 0x01, 0x02, 0xa1, 0xef, 0x02, 0, 0 }, 7 },			/* bad secure */
+		{ { 0x01, 0x03, 0x30, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15 }, 9 }, /* wrong domain */
+	};
+	struct sockaddr_in6 to;
+	uint8_t buf[1500];
+	int fd;
+
+	if (udp_to(NULL, dst, iface, &fd, &to) < 0)
+		return 2;
+	srand(11);
+	for (uint32_t i = 0; i < count; i++) {
+		size_t len;
+		uint32_t k = i % (sizeof(bad) / sizeof(bad[0]) + 2);
+
+		if (k < sizeof(bad) / sizeof(bad[0])) {
+			memcpy(buf, bad[k].b, bad[k].len);
+			len = bad[k].len;
+		} else if (k == sizeof(bad) / sizeof(bad[0])) {
+			len = 129 + (size_t)(rand() % 1200); /* oversized */
+			memset(buf, 0x01, len);
+		} else {
+			len = (size_t)(rand() % 100);
+			for (size_t j = 0; j < len; j++)
+				buf[j] = (uint8_t)rand();
+			/* Never a well-formed temperature frame by accident. */
+			if (len > 0)
+				buf[0] = 0x7f;
+		}
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0 && errno != ECONNREFUSED)
+			return 2;
+		if (i % 32 == 31)
+			usleep(1000); /* a receive buffer is finite: count them all */
+	}
+	close(fd);
+	return 0;
+}
+
+static int unhex(const char *s, uint8_t *out, size_t cap, size_t *ret_len)
+{
+	size_t n = 0;
+
+	while (s[0] != '\0' && s[0] != '\n' && s[1] != '\0') {
+		unsigned v;
+
+		if (n == cap || sscanf(s, "%2x", &v) != 1)
+			return -EINVAL;
+		out[n++] = (uint8_t)v;
+		s += 2;
+	}
+	*ret_len = n;
+	return 0;
+}
+
+static int do_replay(const char *src, const char *dst, const char *iface, const char *tsv)
+{
+	struct sockaddr_in6 to;
+	char line[4096];
+	FILE *f = fopen(tsv, "r");
+	int fd, sent = 0;
+
+	if (f == NULL || udp_to(src, dst, iface, &fd, &to) < 0)
+		return 2;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *col = line, *data;
+		uint8_t buf[2048];
+		size_t len;
+		int c;
+
+		/* number time src srcport dst dstport hlim data */
+		for (c = 0; c < 7 && col != NULL; c++) {
+			col = strchr(col, '\t');
+			if (col != NULL)
+				col++;
+		}
+		if (col == NULL || line[0] < '0' || line[0] > '9')
+			continue;
+		data = col;
+		if (unhex(data, buf, sizeof(buf), &len) < 0)
+			continue;
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+			return 2;
+		sent++;
+		usleep(1000);
+	}
+	fclose(f);
+	close(fd);
+	printf("replayed %d frames\n", sent);
+	return sent > 0 ? 0 : 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && strcmp(argv[1], "write") == 0)
+		return do_write(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0));
+	if (argc == 6 && strcmp(argv[1], "read") == 0)
+		return do_read(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0), strtoll(argv[5], NULL, 0));
+	if (argc == 7 && strcmp(argv[1], "expect") == 0)
+		return do_expect(argv[2], (unsigned)strtoul(argv[3], NULL, 0), atoi(argv[4]),
+				 (uint32_t)strtoul(argv[5], NULL, 0), strtoll(argv[6], NULL, 0));
+	if (argc == 5 && strcmp(argv[1], "garbage") == 0)
+		return do_garbage(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0));
+	if (argc == 6 && strcmp(argv[1], "replay") == 0)
+		return do_replay(argv[2], argv[3], argv[4], argv[5]);
+	fprintf(stderr, "usage: see net_helper.c\n");
+	return 2;
+}
