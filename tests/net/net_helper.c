@@ -184,7 +184,7 @@ static int do_read(const char *sock, const char *topic, uint32_t count, int64_t 
 		fprintf(stderr, "net_helper: %s: a sample beyond the %u written (rc %d)\n", topic, count, rc);
 		return 1;
 	}
-	printf("%s: %u samples in order\n", topic, count);
+	fprintf(stderr, "%s: %u samples in order\n", topic, count);
 	sdds_reader_free(r);
 	sdds_topic_free(t);
 	sdds_client_free(c);
@@ -222,7 +222,7 @@ static int do_expect(const char *sock, unsigned device, int value, uint32_t n, i
 			return 1;
 		}
 	}
-	printf("temperature: %u samples device %04X value %d\n", n, device, value);
+	fprintf(stderr, "temperature: %u samples device %04X value %d\n", n, device, value);
 	sdds_reader_free(r);
 	sdds_topic_free(t);
 	sdds_client_free(c);
@@ -361,7 +361,7 @@ static int do_replay(const char *src, const char *dst, const char *iface, const 
 	}
 	fclose(f);
 	close(fd);
-	printf("replayed %d frames\n", sent);
+	fprintf(stderr, "replayed %d frames\n", sent);
 	return sent > 0 ? 0 : 2;
 }
 
