@@ -629,9 +629,17 @@ static void supervisor_notify(struct supervisor *s)
 		fprintf(stderr, "sdds-sandbox: further denied system calls are not reported\n");
 	s->reports++;
 	if (s->o->seccomp_kill) {
+		/*
+		 * No answer: the caller stays in the kernel until SIGKILL, which
+		 * kill() makes fatal for the whole thread group before it returns,
+		 * so no thread of it runs another instruction of its own. Killing
+		 * init then takes the rest of the PID namespace along.
+		 */
 		s->violation = true;
-		/* Killing init takes the whole PID namespace along. */
+		if (s->req->pid > 0)
+			kill((pid_t)s->req->pid, SIGKILL);
 		kill(s->init, SIGKILL);
+		return;
 	}
 	s->resp->error = -EPERM;
 	(void)seccomp_notify_respond(s->notify_fd, s->resp);

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sbtest.c - harness of the sandbox tests (see sbtest.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sbtest.h"
+
+static void sbtest_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static int64_t sbtest_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static bool sbtest_exe(const char *var)
+{
+	const char *p = getenv(var);
+
+	return p && access(p, X_OK) == 0;
+}
+
+bool sbtest_sanitized(void)
+{
+	const char *v = getenv("SDDS_SANITIZED");
+
+	return v && *v && strcmp(v, "none") != 0;
+}
+
+int sbtest_need_tools(void)
+{
+	int st;
+	pid_t pid;
+
+	if (!sbtest_exe("SDDSD") || !sbtest_exe("SDDS_SANDBOX") || !sbtest_exe("SDDS_PROBE")) {
+		fprintf(stderr, "skip: $SDDSD, $SDDS_SANDBOX or $SDDS_PROBE missing\n");
+		return 77;
+	}
+	pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET) == 0 ? 0 : 1);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "skip: cannot create namespaces here\n");
+		return 77;
+	}
+	return 0;
+}
+
+bool sbtest_nobody_userns(void)
+{
+	char *const argv[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "unshare", "-U",
+			       "-n", "true", NULL };
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+static int sbtest_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void sbtest_daemon_start(struct sbtest_daemon *d)
+{
+	const char *sddsd = getenv("SDDSD");
+	int i, fd, st;
+
+	snprintf(d->dir, sizeof(d->dir), "/tmp/sdds-sandbox-test.XXXXXX");
+	assert_non_null(mkdtemp(d->dir));
+	assert_int_equal(chmod(d->dir, 0755), 0);
+	snprintf(d->sock, sizeof(d->sock), "%s/sddsd.sock", d->dir);
+	d->pid = fork();
+	assert_true(d->pid >= 0);
+	if (d->pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (null >= 0 && !getenv("SDDS_TEST_VERBOSE"))
+			dup2(null, 1);
+		execl(sddsd, sddsd, "--socket", d->sock, (char *)NULL);
+		_exit(127);
+	}
+	for (i = 0; i < 1000; i++) {
+		fd = sbtest_connect(d->sock);
+		if (fd >= 0) {
+			close(fd);
+			return;
+		}
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid) {
+			d->pid = 0;
+			fail_msg("sddsd exited during start-up (status 0x%x)", st);
+		}
+		sbtest_sleep_ms(10);
+	}
+	fail_msg("sddsd did not listen on %s within 10 s", d->sock);
+}
+
+void sbtest_daemon_stop(struct sbtest_daemon *d)
+{
+	int st = 0, i;
+
+	if (d->pid > 0) {
+		kill(d->pid, SIGTERM);
+		for (i = 0; i < 500 && waitpid(d->pid, &st, WNOHANG) == 0; i++)
+			sbtest_sleep_ms(10);
+		if (i == 500) {
+			kill(d->pid, SIGKILL);
+			waitpid(d->pid, NULL, 0);
+		}
+		d->pid = 0;
+	}
+	unlink(d->sock);
+	rmdir(d->dir);
+}
+
+void sbtest_start(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_out, int *ret_err)
+{
+	int out[2], err[2];
+	pid_t pid;
+
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDONLY);
+		char *nargv[64];
+		size_t n = 0, i;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(null, 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		if (as_nobody) {
+			nargv[n++] = "setpriv";
+			nargv[n++] = "--reuid=65534";
+			nargv[n++] = "--regid=65534";
+			nargv[n++] = "--clear-groups";
+			nargv[n++] = "--";
+		}
+		for (i = 0; argv[i] && n < 63; i++)
+			nargv[n++] = argv[i];
+		nargv[n] = NULL;
+		execvp(nargv[0], nargv);
+		_exit(127);
+	}
+	close(out[1]);
+	close(err[1]);
+	*ret_pid = pid;
+	*ret_out = out[0];
+	*ret_err = err[0];
+}
+
+static void sbtest_append(char **buf, size_t *len, int fd, bool *open_)
+{
+	char tmp[4096];
+	ssize_t n = read(fd, tmp, sizeof(tmp));
+	char *g;
+
+	if (n <= 0) {
+		*open_ = false;
+		return;
+	}
+	g = realloc(*buf, *len + (size_t)n + 1);
+	assert_non_null(g);
+	memcpy(g + *len, tmp, (size_t)n);
+	*len += (size_t)n;
+	g[*len] = '\0';
+	*buf = g;
+}
+
+void sbtest_finish(pid_t pid, int out_fd, int err_fd, int timeout_ms, struct sbtest_out *ret)
+{
+	int64_t deadline = sbtest_now_ms() + timeout_ms;
+	size_t out_len = 0, err_len = 0;
+	bool out_open = true, err_open = true;
+	int st;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->out = calloc(1, 1);
+	ret->err = calloc(1, 1);
+	assert_non_null(ret->out);
+	assert_non_null(ret->err);
+	while (out_open || err_open) {
+		struct pollfd p[2] = { { .fd = out_open ? out_fd : -1, .events = POLLIN },
+				       { .fd = err_open ? err_fd : -1, .events = POLLIN } };
+		int64_t left = deadline - sbtest_now_ms();
+
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			fail_msg("command did not finish within %d ms; stdout:\n%s\nstderr:\n%s", timeout_ms,
+				 ret->out, ret->err);
+		}
+		if (poll(p, 2, (int)left) < 0)
+			continue;
+		if (p[0].revents)
+			sbtest_append(&ret->out, &out_len, out_fd, &out_open);
+		if (p[1].revents)
+			sbtest_append(&ret->err, &err_len, err_fd, &err_open);
+	}
+	close(out_fd);
+	close(err_fd);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	ret->status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+}
+
+void sbtest_run(char *const argv[], bool as_nobody, int timeout_ms, struct sbtest_out *ret)
+{
+	pid_t pid;
+	int out, err;
+
+	sbtest_start(argv, as_nobody, &pid, &out, &err);
+	sbtest_finish(pid, out, err, timeout_ms, ret);
+}
+
+void sbtest_out_free(struct sbtest_out *o)
+{
+	free(o->out);
+	free(o->err);
+	o->out = o->err = NULL;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sbtest.h - harness of the sandbox tests: a private sddsd, and commands
+ * run to completion with their output captured and a deadline.
+ *
+ * OVERVIEW
+ * Every test program starts its own sddsd ($SDDSD) on a socket in a fresh
+ * temporary directory (mode 0755, so an unprivileged sandbox can reach the
+ * socket) and stops it in the teardown. Commands run with stdin from
+ * /dev/null; their stdout and stderr are read into buffers the harness owns
+ * (sbtest_run's struct sbtest_out, freed by sbtest_out_free). A command
+ * that outlives its deadline is killed (SIGKILL) and the test fails.
+ * Children die with the test (PR_SET_PDEATHSIG).
+ */
+#ifndef SDDS_TESTS_SANDBOX_SBTEST_H
+#define SDDS_TESTS_SANDBOX_SBTEST_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct sbtest_daemon {
+	pid_t pid;
+	char dir[64];
+	char sock[96];
+};
+
+struct sbtest_out {
+	int status;  /* exit code, or 128+signal */
+	char *out;   /* stdout, NUL-terminated */
+	char *err;   /* stderr, NUL-terminated */
+};
+
+/* 77 (skip) unless $SDDSD, $SDDS_SANDBOX and $SDDS_PROBE are executables;
+ * also 77 when namespaces cannot be made here. Returns 0 to go on. */
+int sbtest_need_tools(void);
+
+/* Start and stop sddsd; fails the current test on error. */
+void sbtest_daemon_start(struct sbtest_daemon *d);
+void sbtest_daemon_stop(struct sbtest_daemon *d);
+
+/*
+ * Run argv (NULL-terminated) with a deadline of timeout_ms; as_nobody runs
+ * it through setpriv as uid/gid 65534. Returns 0 and *ret, or fails the
+ * test. A background variant returns the pid and pipe fds for a process
+ * the test finishes with sbtest_finish.
+ */
+void sbtest_run(char *const argv[], bool as_nobody, int timeout_ms, struct sbtest_out *ret);
+void sbtest_start(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_out, int *ret_err);
+void sbtest_finish(pid_t pid, int out_fd, int err_fd, int timeout_ms, struct sbtest_out *ret);
+void sbtest_out_free(struct sbtest_out *o);
+
+/* True when an unprivileged user may create user namespaces here. */
+bool sbtest_nobody_userns(void);
+
+/* True when the tests run under a sanitizer build (meson sets $SDDS_SANITIZED). */
+bool sbtest_sanitized(void);
+
+#endif /* SDDS_TESTS_SANDBOX_SBTEST_H */

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_escape.c - the escape suite: one way out of sdds-sandbox per meson
+ * test, tried by escape-probe inside the sandbox against a real sddsd.
+ *
+ * OVERVIEW
+ *   test_escape CASE [--nobody]
+ * Each case says which layer must stop the attempt and how:
+ *   - a system call the seccomp list denies: in the default mode the
+ *     sandbox reports it by name and the exit status is 159 (128+SIGSYS),
+ *     and the probe never gets to print a result; with
+ *     --seccomp-default=eperm the probe sees EPERM and the report is there;
+ *   - with --no-seccomp (the other layers alone), the errno the namespaces,
+ *     the view, the mount flags or the missing capabilities give (ENOENT
+ *     for a path outside the view, ESRCH for a pid outside the PID
+ *     namespace, ENETUNREACH in the empty network namespace, EACCES for
+ *     exec on a noexec tmpfs, EPERM without capabilities), where such a
+ *     layer exists for the attempt.
+ * Attempts the seccomp list allows by design (open) must fail through the
+ * view with the expected errno in every mode.
+ * --nobody runs the same as uid 65534 through setpriv; it skips (77) where
+ * unprivileged user namespaces are off.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sbtest.h"
+
+enum arg_kind { ARG_NONE, ARG_SOCK, ARG_DIR, ARG_PID, ARG_SCRATCH, ARG_HOST_PROC, ARG_PROC1 };
+
+struct escape_case {
+	const char *name;
+	const char *attempt;
+	enum arg_kind arg;
+	const char *syscall;     /* denied by seccomp; NULL: allowed by the list */
+	const char *layer_errno; /* with --no-seccomp (or always, if syscall is NULL); NULL: no such layer */
+};
+
+static const struct escape_case escape_cases[] = {
+	{ "inet", "inet", ARG_NONE, "socket", "ENETUNREACH" },
+	/* No address of the family at all: lo is down in the new namespace. */
+	{ "inet6", "inet6", ARG_NONE, "socket", "EADDRNOTAVAIL" },
+	{ "packet", "packet", ARG_NONE, "socket", "EPERM" },
+	{ "netlink", "netlink", ARG_NONE, "socket", NULL },
+	{ "unix", "unix", ARG_NONE, "socket", NULL },
+	{ "socketpair", "socketpair", ARG_NONE, "socketpair", NULL },
+	{ "connect_daemon", "connect", ARG_SOCK, "socket", "ENOENT" },
+	{ "open_passwd", "open", ARG_NONE, NULL, "ENOENT" },
+	{ "open_socket_dir", "open", ARG_DIR, NULL, "ENOENT" },
+	{ "open_host_proc", "open", ARG_HOST_PROC, NULL, "ENOENT" },
+	/* /proc/1 is the sandbox's init: its root is the same view, and as a
+	 * process that changed its ids it is not even readable. */
+	{ "open_proc1_root", "open", ARG_PROC1, NULL, "ENOENT|EACCES" },
+	{ "ptrace_daemon", "ptrace", ARG_PID, "ptrace", "ESRCH" },
+	{ "kill_daemon", "kill", ARG_PID, "kill", "ESRCH" },
+	{ "exec_sh", "exec-sh", ARG_NONE, "execve", "ENOENT" },
+	{ "exec_copy", "exec-copy", ARG_SCRATCH, "execve", "EACCES" },
+	{ "segment_proc_fd", "segment", ARG_PID, NULL, "ENOENT" },
+	{ "segment_pidfd_getfd", "pidfd-getfd", ARG_PID, "pidfd_open", "ESRCH" },
+	{ "devshm", "devshm", ARG_NONE, NULL, "ENOENT" },
+	{ "memfd", "memfd", ARG_NONE, "memfd_create", NULL },
+	{ "mount", "mount", ARG_NONE, "mount", "EPERM" },
+	{ "unshare", "unshare", ARG_NONE, "unshare", NULL },
+	{ "setns", "setns", ARG_NONE, "setns", "EPERM" },
+	{ "bpf", "bpf", ARG_NONE, "bpf", NULL },
+	{ "perf_event_open", "perf", ARG_NONE, "perf_event_open", NULL },
+	{ "keyctl", "keyctl", ARG_NONE, "keyctl", NULL },
+	{ "process_vm_readv", "vm-readv", ARG_PID, "process_vm_readv", "ESRCH" },
+	{ "fork", "fork", ARG_NONE, "clone", NULL },
+	{ "wx_mmap", "wx-mmap", ARG_NONE, "mmap", NULL },
+};
+
+static const struct escape_case *the_case;
+static bool as_nobody;
+
+enum mode { MODE_KILL, MODE_EPERM, MODE_NO_SECCOMP };
+
+static void escape_run(const struct sbtest_daemon *d, enum mode mode, struct sbtest_out *ret)
+{
+	char arg[256] = "", pid[32];
+	char *argv[32];
+	size_t n = 0;
+
+	snprintf(pid, sizeof(pid), "%d", (int)d->pid);
+	switch (the_case->arg) {
+	case ARG_NONE:
+		if (strcmp(the_case->attempt, "open") == 0)
+			snprintf(arg, sizeof(arg), "/etc/passwd");
+		break;
+	case ARG_SOCK: snprintf(arg, sizeof(arg), "%s", d->sock); break;
+	case ARG_DIR: snprintf(arg, sizeof(arg), "%s", d->dir); break;
+	case ARG_PID: snprintf(arg, sizeof(arg), "%s", pid); break;
+	case ARG_SCRATCH: snprintf(arg, sizeof(arg), "/scratch"); break;
+	case ARG_HOST_PROC: snprintf(arg, sizeof(arg), "/proc/%s/environ", pid); break;
+	case ARG_PROC1: snprintf(arg, sizeof(arg), "/proc/1/root/etc/passwd"); break;
+	}
+	argv[n++] = getenv("SDDS_SANDBOX");
+	argv[n++] = "--socket";
+	argv[n++] = (char *)d->sock;
+	argv[n++] = "--tmpfs";
+	argv[n++] = "/scratch";
+	if (mode == MODE_EPERM)
+		argv[n++] = "--seccomp-default=eperm";
+	if (mode == MODE_NO_SECCOMP)
+		argv[n++] = "--no-seccomp";
+	argv[n++] = "--";
+	argv[n++] = getenv("SDDS_PROBE");
+	argv[n++] = (char *)the_case->attempt;
+	if (arg[0])
+		argv[n++] = arg;
+	argv[n] = NULL;
+	sbtest_run(argv, as_nobody, 30000, ret);
+	print_message("mode %d: status %d\nstdout: %sstderr: %s\n", (int)mode, ret->status, ret->out, ret->err);
+}
+
+/* errnames: one errno name, or alternatives separated by '|'. */
+static void expect_blocked(const struct sbtest_out *o, const char *errnames)
+{
+	const char *p = errnames;
+	bool found = false;
+	char want[64];
+
+	assert_int_equal(o->status, 0);
+	assert_null(strstr(o->out, "result=escaped"));
+	while (*p && !found) {
+		size_t len = strcspn(p, "|");
+
+		snprintf(want, sizeof(want), "result=blocked errno=%.*s ", (int)len, p);
+		found = strstr(o->out, want) != NULL;
+		p += len + (p[len] == '|');
+	}
+	if (!found)
+		fail_msg("expected errno %s", errnames);
+}
+
+static void expect_report(const struct sbtest_out *o, const char *syscall)
+{
+	char want[96];
+
+	snprintf(want, sizeof(want), "denied system call %s ", syscall);
+	assert_non_null(strstr(o->err, want));
+}
+
+static void test_escape(void **state)
+{
+	struct sbtest_daemon *d = *state;
+	struct sbtest_out o;
+
+	/* The probe reached the sandbox's end of the pipe: it ran. */
+	escape_run(d, MODE_KILL, &o);
+	assert_non_null(strstr(o.out, "trying "));
+	if (the_case->syscall) {
+		assert_int_equal(o.status, 159);
+		expect_report(&o, the_case->syscall);
+		assert_null(strstr(o.out, "result="));
+	} else {
+		expect_blocked(&o, the_case->layer_errno);
+		assert_null(strstr(o.err, "denied system call"));
+	}
+	sbtest_out_free(&o);
+
+	if (the_case->syscall) {
+		escape_run(d, MODE_EPERM, &o);
+		expect_blocked(&o, "EPERM");
+		expect_report(&o, the_case->syscall);
+		sbtest_out_free(&o);
+	}
+
+	if (the_case->layer_errno) {
+		escape_run(d, MODE_NO_SECCOMP, &o);
+		expect_blocked(&o, the_case->layer_errno);
+		sbtest_out_free(&o);
+	}
+}
+
+static int setup(void **state)
+{
+	static struct sbtest_daemon d;
+
+	sbtest_daemon_start(&d);
+	*state = &d;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	sbtest_daemon_stop(*state);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_escape, setup, teardown),
+	};
+	size_t i;
+	int rc;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: test_escape CASE [--nobody]\n");
+		return 2;
+	}
+	for (i = 0; i < sizeof(escape_cases) / sizeof(escape_cases[0]); i++)
+		if (strcmp(escape_cases[i].name, argv[1]) == 0)
+			the_case = &escape_cases[i];
+	if (!the_case) {
+		fprintf(stderr, "test_escape: unknown case '%s'\n", argv[1]);
+		return 2;
+	}
+	as_nobody = argc > 2 && strcmp(argv[2], "--nobody") == 0;
+	rc = sbtest_need_tools();
+	if (rc)
+		return rc;
+	if (as_nobody && !sbtest_nobody_userns()) {
+		fprintf(stderr, "skip: no unprivileged user namespaces here\n");
+		return 77;
+	}
+	return cmocka_run_group_tests_name(argv[1], tests, NULL, NULL);
+}
