@@ -323,6 +323,7 @@ static void netif_backlog_push(struct netif *n, uint32_t topic, const uint8_t *d
 
 struct netif_rx_ctx {
 	struct netif *n;
+	const struct net_addr *src;
 	struct net_peer *p;
 	bool swapped;
 	uint32_t samples;
@@ -358,6 +359,8 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 	t = &n->topics[ti];
 	if (ev->domain != t->cfg.desc.domain) {
 		n->c.drops[NETIF_DROP_DOMAIN]++;
+		if (n->hooks.dropped != NULL)
+			n->hooks.dropped(n->hooks.ctx, NETIF_DROP_DOMAIN, rx->src);
 		return 0;
 	}
 	data = ev->data;
@@ -398,29 +401,31 @@ static bool netif_swapped(const struct netif *n, const struct in6_addr *ip)
 	return false;
 }
 
-static void netif_drop(struct netif *n, struct net_peer *p, unsigned reason)
+static void netif_drop(struct netif *n, struct net_peer *p, unsigned reason, const struct net_addr *src)
 {
 	n->c.drops[reason]++;
 	n->c.malformed++;
 	if (p != NULL)
 		p->c.malformed++;
+	if (n->hooks.dropped != NULL)
+		n->hooks.dropped(n->hooks.ctx, reason, src);
 }
 
 static void netif_handle(struct netif *n, const struct net_dgram *d)
 {
 	struct snps_decoder_options o;
 	struct snps_decode_error err;
-	struct netif_rx_ctx rx = { .n = n };
+	struct netif_rx_ctx rx = { .n = n, .src = &d->src };
 	struct net_peer *p;
 	int rc;
 
 	n->c.bytes_in += d->wire_len;
 	if (!IN6_IS_ADDR_LINKLOCAL(&d->src.ip) || d->src.port == 0) {
-		netif_drop(n, NULL, NETIF_DROP_BAD_SOURCE);
+		netif_drop(n, NULL, NETIF_DROP_BAD_SOURCE, &d->src);
 		return;
 	}
 	if (netif_is_own(n, &d->src.ip)) {
-		netif_drop(n, NULL, NETIF_DROP_OWN);
+		netif_drop(n, NULL, NETIF_DROP_OWN, &d->src);
 		return;
 	}
 	p = peer_find(&n->peers, &d->src.ip, d->src.ifindex);
@@ -440,11 +445,11 @@ static void netif_handle(struct netif *n, const struct net_dgram *d)
 		p->last_port = d->src.port;
 	}
 	if (d->wire_len > n->opt.max_frame) {
-		netif_drop(n, p, NETIF_DROP_OVERSIZED);
+		netif_drop(n, p, NETIF_DROP_OVERSIZED, &d->src);
 		return;
 	}
 	if (d->mcast && d->src.port != n->node.port + SNPS_MCAST_PORT_OFFSET) {
-		netif_drop(n, p, NETIF_DROP_BAD_PORT);
+		netif_drop(n, p, NETIF_DROP_BAD_PORT, &d->src);
 		return;
 	}
 	rx.p = p;
@@ -455,11 +460,11 @@ static void netif_handle(struct netif *n, const struct net_dgram *d)
 	o.flags = rx.swapped ? SNPS_DECODE_SWAPPED : 0;
 	rc = snps_decode(d->buf, d->len, &o, netif_visit, &rx, &err);
 	if (rc == SNPS_EPROTO) {
-		netif_drop(n, p, err.reason < SNPS_R_MAX_ ? err.reason : SNPS_R_NONE);
+		netif_drop(n, p, err.reason < SNPS_R_MAX_ ? err.reason : SNPS_R_NONE, &d->src);
 		return;
 	}
 	if (rc < 0) {
-		netif_drop(n, p, SNPS_R_NONE);
+		netif_drop(n, p, SNPS_R_NONE, &d->src);
 		return;
 	}
 	n->c.frames_in++;

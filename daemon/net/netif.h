@@ -84,6 +84,8 @@ struct netif_hooks {
 	void (*kill_owner)(void *ctx, uint32_t owner, const char *why);
 	/* End of every libuv callback of the layer (the manager reaps there). */
 	void (*after)(void *ctx);
+	/* A datagram or sample was dropped (for a rate-limited log); may be NULL. */
+	void (*dropped)(void *ctx, unsigned reason, const struct net_addr *src);
 	void *ctx;
 };
 
