@@ -34,6 +34,7 @@ enum config_type {
 	CT_SIZE32, /* uint32_t, bytes with K/M/G */
 	CT_SIZE64, /* uint64_t, bytes with K/M/G */
 	CT_LEVEL, /* int, log level number or name */
+	CT_UIDS,  /* uint32_t attest_uids[], repeatable: each line adds one */
 };
 
 #define CF_POW2 0x1u /* value must be a power of two */
@@ -62,6 +63,9 @@ static const struct config_key config_keys[] = {
 	KEY(max_sample, CT_SIZE32, 1, 1u << 20, 0),
 	KEY(max_requests_per_turn, CT_U32, 1, 1u << 20, 0),
 	KEY(log_level, CT_LEVEL, 0, 7, 0),
+	KEY(policy, CT_PATH, 0, 0, 0),
+	/* Repeatable: each line adds one uid to attest_uids. */
+	{ "attest_uid", CT_UIDS, offsetof(struct sddsd_config, attest_uids), 0, UINT32_MAX - 1, 0 },
 };
 #define CONFIG_N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -250,6 +254,23 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 			      where, k->name, config_quote(value, vlen, q));
 		return -EINVAL;
 	}
+	case CT_UIDS:
+		rc = config_number(value, vlen, false, &x);
+		if (rc < 0 || x > k->max) {
+			config_errorf(err, "%s: %s: '%s' is not a numeric uid 0..%" PRIu64, where, k->name,
+				      config_quote(value, vlen, q), k->max);
+			return -EINVAL;
+		}
+		for (uint32_t i = 0; i < cfg->n_attest_uids; i++) {
+			if (cfg->attest_uids[i] == (uint32_t)x)
+				return 0;
+		}
+		if (cfg->n_attest_uids >= CONFIG_ATTEST_UIDS_MAX) {
+			config_errorf(err, "%s: %s: more than %d uids", where, k->name, CONFIG_ATTEST_UIDS_MAX);
+			return -EINVAL;
+		}
+		cfg->attest_uids[cfg->n_attest_uids++] = (uint32_t)x;
+		return 0;
 	case CT_I64:
 	case CT_U32:
 	case CT_SIZE32:
@@ -375,7 +396,7 @@ int config_parse_text(struct sddsd_config *cfg, const char *name, const char *te
 			config_errorf(err, "%s: unknown key '%s'", where, config_quote(ln + keyb, keye - keyb, q));
 			return -EINVAL;
 		}
-		if (seen_line[k - config_keys] != 0) {
+		if (seen_line[k - config_keys] != 0 && k->type != CT_UIDS) {
 			config_errorf(err, "%s: duplicate key '%s' (first set on line %u)", where, k->name,
 				      seen_line[k - config_keys]);
 			return -EINVAL;
@@ -479,6 +500,13 @@ void config_print(const struct sddsd_config *cfg, FILE *f)
 			fprintf(f, "# %s = (built-in default)\n", k->name);
 			continue;
 		}
+		if (k->type == CT_UIDS) {
+			if (cfg->n_attest_uids == 0)
+				fprintf(f, "# %s = (none)\n", k->name);
+			for (uint32_t u = 0; u < cfg->n_attest_uids; u++)
+				fprintf(f, "%s = %" PRIu32 "\n", k->name, cfg->attest_uids[u]);
+			continue;
+		}
 		fprintf(f, "%s = ", k->name);
 		switch (k->type) {
 		case CT_PATH:
@@ -499,6 +527,8 @@ void config_print(const struct sddsd_config *cfg, FILE *f)
 			break;
 		case CT_LEVEL:
 			fprintf(f, "%s", log_level_name(*(const int *)field));
+			break;
+		case CT_UIDS:
 			break;
 		}
 		fputc('\n', f);

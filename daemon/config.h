@@ -14,7 +14,8 @@
  *   # a comment (a '#' at the start of a line, or after blank space)
  *   key = value
  * Blank lines are ignored, blanks around key and value are trimmed, keys are
- * case-sensitive, each key may appear once, unknown keys are errors. Byte
+ * case-sensitive, each key may appear once (except attest_uid, which adds
+ * one uid per line), unknown keys are errors. Byte
  * sizes take an optional K, M or G suffix (powers of 1024). Booleans are
  * true/false, yes/no, on/off, 1/0.
  */
@@ -29,6 +30,7 @@
 #define CONFIG_SOCKET_MAX 108 /* sizeof(sockaddr_un.sun_path), NUL included */
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define CONFIG_ERROR_MAX 512
+#define CONFIG_ATTEST_UIDS_MAX 16
 
 struct sddsd_config {
 	char socket[CONFIG_SOCKET_MAX]; /* "" = ctl_default_path() */
@@ -43,6 +45,11 @@ struct sddsd_config {
 	uint32_t max_sample;         /* largest sample payload */
 	uint32_t max_requests_per_turn;
 	int log_level; /* 0..7, journald priorities */
+	/* Access policy file (docs/policy.md); "" = none: every topic is open. */
+	char policy[CONFIG_SOCKET_MAX];
+	/* Besides root and the daemon's uid, who may send Attest (repeatable key). */
+	uint32_t attest_uids[CONFIG_ATTEST_UIDS_MAX];
+	uint32_t n_attest_uids;
 };
 
 struct config_error {

@@ -19,6 +19,7 @@
 #include "ctl.h"
 #include "log.h"
 #include "manager.h"
+#include "policy.h"
 
 enum { EXIT_CONFIG = 1, EXIT_RUNTIME = 2 };
 
@@ -27,6 +28,7 @@ enum {
 	OPT_POLL,
 	OPT_LOG_LEVEL,
 	OPT_CHECK_CONFIG,
+	OPT_POLICY,
 };
 
 static void usage(FILE *f)
@@ -39,6 +41,7 @@ static void usage(FILE *f)
 	      "                      for root, else $XDG_RUNTIME_DIR/sdds/sddsd.sock)\n"
 	      "      --poll          polling mode: the daemon never sleeps (lowest latency, one busy core)\n"
 	      "      --log-level N   0..7 or err, warning, notice, info, debug\n"
+	      "      --policy FILE   access policy (docs/policy.md); reloaded on SIGHUP\n"
 	      "      --check-config  parse the configuration, print the effective settings, exit\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
@@ -54,10 +57,11 @@ int main(int argc, char **argv)
 		{ "poll", no_argument, NULL, OPT_POLL },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
+		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *file = NULL, *socket = NULL, *level = NULL;
+	const char *file = NULL, *socket = NULL, *level = NULL, *policy = NULL;
 	bool poll = false, check = false;
 	struct sddsd_config cfg;
 	struct config_error err;
@@ -80,6 +84,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_CHECK_CONFIG:
 			check = true;
+			break;
+		case OPT_POLICY:
+			policy = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -104,6 +111,8 @@ int main(int argc, char **argv)
 		goto fail_config;
 	if (level != NULL && config_set(&cfg, "--log-level", "log_level", level, &err) < 0)
 		goto fail_config;
+	if (policy != NULL && config_set(&cfg, "--policy", "policy", policy, &err) < 0)
+		goto fail_config;
 	if (config_validate(&cfg, file != NULL ? file : "sddsd", &err) < 0)
 		goto fail_config;
 
@@ -113,6 +122,16 @@ int main(int argc, char **argv)
 		/* Show where the socket really goes, not just "default". */
 		if (shown.socket[0] == '\0')
 			ctl_default_path(shown.socket, sizeof(shown.socket));
+		if (shown.policy[0] != '\0') {
+			struct policy_error perr;
+			struct policy *p;
+
+			if (policy_load_file(shown.policy, &p, &perr) < 0) {
+				fprintf(stderr, "sddsd: %s\n", perr.msg);
+				return EXIT_CONFIG;
+			}
+			policy_free(p);
+		}
 		config_print(&shown, stdout);
 		return 0;
 	}
@@ -121,7 +140,8 @@ int main(int argc, char **argv)
 	rc = manager_new(&cfg, &m);
 	if (rc < 0) {
 		log_err("cannot start: %s", strerror(-rc));
-		return EXIT_RUNTIME;
+		/* A policy that does not parse is a configuration error (logged above). */
+		return rc == -EINVAL || rc == -EFBIG ? EXIT_CONFIG : EXIT_RUNTIME;
 	}
 	rc = manager_run(m);
 	manager_free(m);

@@ -528,6 +528,9 @@ static void manager_shutdown(struct manager *m)
 	manager_close_handle((uv_handle_t *)&m->stall_timer);
 	manager_close_handle((uv_handle_t *)&m->idle);
 	manager_close_handle((uv_handle_t *)&m->stop_async);
+	manager_close_handle((uv_handle_t *)&m->sig_hup);
+	manager_close_handle((uv_handle_t *)&m->watchdog);
+	notify_send(&m->notify, "STOPPING=1");
 }
 
 static void manager_on_signal(uv_signal_t *h, int signum)
@@ -536,6 +539,132 @@ static void manager_on_signal(uv_signal_t *h, int signum)
 
 	log_info("signal %d: shutting down", signum);
 	manager_shutdown(m);
+}
+
+/* ---------------- access policy, service manager ------------------------- */
+
+/* STATUS= for systemctl status; state is "" or a "READY=1\n"-style prefix. */
+static void manager_notify_status(struct manager *m, const char *state)
+{
+	if (m->policy != NULL)
+		notify_sendf(&m->notify, "%sSTATUS=serving %s; policy %s (%zu identities, %zu rules)", state,
+			     m->sock_path, m->cfg.policy, policy_n_identities(m->policy), policy_n_rules(m->policy));
+	else
+		notify_sendf(&m->notify, "%sSTATUS=serving %s; no policy: every topic is open", state, m->sock_path);
+}
+
+/* Load the configured policy at start; a file that does not parse stops the start. */
+static int manager_policy_start(struct manager *m)
+{
+	struct policy_error err;
+	int rc;
+
+	if (m->cfg.policy[0] == '\0') {
+		log_notice("no access policy (policy = FILE): every client that can connect to the socket "
+			   "may write and read every topic");
+		return 0;
+	}
+	rc = policy_load_file(m->cfg.policy, &m->policy, &err);
+	if (rc < 0) {
+		log_err("access policy refused: %s", err.msg);
+		return rc;
+	}
+	log_info("access policy %s: %zu identities, %zu rules", m->cfg.policy, policy_n_identities(m->policy),
+		 policy_n_rules(m->policy));
+	return 0;
+}
+
+/*
+ * Endpoints the current policy would no longer allow. They are kept: the
+ * client library has no way to learn that the daemon closed one, and
+ * closing its whole session would drop samples of allowed endpoints too.
+ */
+static unsigned manager_policy_audit(struct manager *m)
+{
+	struct policy_verdict v;
+	struct session *s;
+	unsigned n = 0;
+
+	TAILQ_FOREACH(s, &m->sessions, link) {
+		if (s->dead || s->state != SESSION_READY)
+			continue;
+		for (uint32_t k = 0; k < (1u << s->writer_bits); k++) {
+			const struct broker_topic_desc *d;
+
+			if (s->writers[k].id == 0)
+				continue;
+			d = broker_topic_desc(broker_writer_topic(s->writers[k].w));
+			if (policy_check(m->policy, &s->peer, POLICY_WRITE, d->domain, d->topic_id, &v) == 0 &&
+			    !v.allowed)
+				n++;
+		}
+		for (uint32_t k = 0; k < (1u << s->reader_bits); k++) {
+			const struct broker_topic_desc *d;
+
+			if (s->readers[k].id == 0)
+				continue;
+			d = broker_topic_desc(broker_reader_topic(s->readers[k].r));
+			if (policy_check(m->policy, &s->peer, POLICY_READ, d->domain, d->topic_id, &v) == 0 &&
+			    !v.allowed)
+				n++;
+		}
+	}
+	return n;
+}
+
+static void manager_on_hup(uv_signal_t *h, int signum)
+{
+	struct manager *m = h->data;
+	struct policy_error err;
+	struct policy *p;
+	unsigned stale;
+
+	(void)signum;
+	if (m->cfg.policy[0] == '\0') {
+		log_notice("SIGHUP: no policy file configured, nothing to reload (every topic stays open)");
+		return;
+	}
+	notify_send(&m->notify, "RELOADING=1");
+	if (policy_load_file(m->cfg.policy, &p, &err) < 0) {
+		m->policy_reload_failures++;
+		log_err("SIGHUP: policy refused: %s; keeping the last good policy", err.msg);
+	} else {
+		policy_free(m->policy);
+		m->policy = p;
+		m->policy_reloads++;
+		log_notice("SIGHUP: policy %s reloaded: %zu identities, %zu rules", m->cfg.policy,
+			   policy_n_identities(p), policy_n_rules(p));
+		stale = manager_policy_audit(m);
+		if (stale > 0)
+			log_warning("%u endpoints created earlier are not allowed by the new policy; they stay "
+				    "until deleted or their client reconnects", stale);
+	}
+	manager_notify_status(m, "READY=1\n");
+	manager_reap(m);
+}
+
+static void manager_on_watchdog(uv_timer_t *t)
+{
+	struct manager *m = t->data;
+
+	notify_send(&m->notify, "WATCHDOG=1");
+}
+
+bool manager_may_attest(const struct manager *m, uid_t uid)
+{
+	if (uid == 0 || uid == m->uid)
+		return true;
+	for (uint32_t i = 0; i < m->cfg.n_attest_uids; i++) {
+		if (m->cfg.attest_uids[i] == (uint32_t)uid)
+			return true;
+	}
+	return false;
+}
+
+void manager_policy_denied(struct manager *m, const struct policy_denial *d)
+{
+	m->policy_denied++;
+	policy_denials_push(&m->denials, d);
 }
 
 static void manager_on_stop(uv_async_t *h)
@@ -585,6 +714,10 @@ int manager_new(const struct sddsd_config *cfg, struct manager **ret)
 	}
 	/* A client that vanishes must never kill the daemon with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
+	notify_open(&m->notify);
+	rc = manager_policy_start(m);
+	if (rc < 0)
+		goto fail_free;
 
 	broker_limits_init(&lim);
 	lim.max_sample = cfg->max_sample;
@@ -605,6 +738,10 @@ int manager_new(const struct sddsd_config *cfg, struct manager **ret)
 	uv_timer_init(&m->loop, &m->stall_timer);
 	uv_idle_init(&m->loop, &m->idle);
 	uv_async_init(&m->loop, &m->stop_async, manager_on_stop);
+	uv_signal_init(&m->loop, &m->sig_hup);
+	uv_timer_init(&m->loop, &m->watchdog);
+	m->sig_hup.data = m;
+	m->watchdog.data = m;
 	m->listen_retry.data = m;
 	m->sig_int.data = m;
 	m->sig_term.data = m;
@@ -627,6 +764,12 @@ int manager_new(const struct sddsd_config *cfg, struct manager **ret)
 	uv_poll_start(&m->listen_poll, UV_READABLE, manager_on_listen);
 	uv_signal_start(&m->sig_int, manager_on_signal, SIGINT);
 	uv_signal_start(&m->sig_term, manager_on_signal, SIGTERM);
+	uv_signal_start(&m->sig_hup, manager_on_hup, SIGHUP);
+	if (m->notify.watchdog_usec > 0) {
+		uint64_t ms = m->notify.watchdog_usec / 2000;
+
+		uv_timer_start(&m->watchdog, manager_on_watchdog, ms > 0 ? ms : 1, ms > 0 ? ms : 1);
+	}
 	uv_timer_start(&m->heartbeat, manager_on_heartbeat, MANAGER_HEARTBEAT_MS, MANAGER_HEARTBEAT_MS);
 	if (cfg->poll)
 		manager_idle_ensure(m);
@@ -640,7 +783,7 @@ fail_loop:
 		uv_handle_t *hs[] = {
 			(uv_handle_t *)&m->listen_retry, (uv_handle_t *)&m->sig_int, (uv_handle_t *)&m->sig_term,
 			(uv_handle_t *)&m->heartbeat,    (uv_handle_t *)&m->stall_timer, (uv_handle_t *)&m->idle,
-			(uv_handle_t *)&m->stop_async,
+			(uv_handle_t *)&m->stop_async, (uv_handle_t *)&m->sig_hup,     (uv_handle_t *)&m->watchdog,
 		};
 		for (size_t i = 0; i < sizeof(hs) / sizeof(hs[0]); i++)
 			manager_close_handle(hs[i]);
@@ -655,6 +798,8 @@ fail_loop:
 fail_broker:
 	broker_free(m->broker);
 fail_free:
+	policy_free(m->policy);
+	notify_close(&m->notify);
 	free(m->scratch);
 	free(m);
 	return rc;
@@ -664,6 +809,8 @@ int manager_run(struct manager *m)
 {
 	int rc;
 
+	/* Connections queue in the backlog until the loop accepts them. */
+	manager_notify_status(m, "READY=1\n");
 	rc = uv_run(&m->loop, UV_RUN_DEFAULT);
 	if (!m->stopping) {
 		/* The loop ran dry without a shutdown: a bug, but end cleanly. */
@@ -689,6 +836,8 @@ void manager_free(struct manager *m)
 	}
 	uv_loop_close(&m->loop);
 	broker_free(m->broker);
+	policy_free(m->policy);
+	notify_close(&m->notify);
 	free(m->scratch);
 	free(m);
 }
@@ -816,6 +965,10 @@ int manager_stats_build(struct manager *m, struct manager_stats *ret)
 		manager_counters_set(c->counters, &s->retired);
 		c->counters->rejected += s->rejected;
 		c->counters->dropped += s->dropped;
+		c->identity = (char *)policy_identity(m->policy, &s->peer);
+		if (c->identity == NULL)
+			c->identity = "";
+		c->denied = s->denied;
 		client_ptrs[ci++] = c;
 
 		for (k = 0; k < (1u << s->writer_bits); k++) {
@@ -884,6 +1037,29 @@ int manager_stats_build(struct manager *m, struct manager_stats *ret)
 	ret->stats.sessions_total = m->sessions_total;
 	ret->stats.sessions_protocol_errors = m->sessions_protocol_errors;
 	ret->stats.sessions_over_limit = m->sessions_over_limit;
+	ret->stats.policy_loaded = m->policy != NULL;
+	ret->stats.policy_denied = m->policy_denied;
+	ret->stats.policy_reloads = m->policy_reloads;
+	ret->stats.policy_reload_failures = m->policy_reload_failures;
+	for (size_t i = 0; i < POLICY_DENIALS_MAX; i++) {
+		const struct policy_denial *d = policy_denials_get(&m->denials, i);
+		Sdds__Ctl__Denial *x = &ret->denials[i];
+
+		if (d == NULL)
+			break;
+		sdds__ctl__denial__init(x);
+		x->session_id = d->session_id;
+		x->pid = (int32_t)d->pid;
+		x->uid = (uint32_t)d->uid;
+		x->identity = (char *)d->identity;
+		x->reader = d->op == POLICY_READ;
+		x->domain = d->domain;
+		x->topic_id = d->topic_id;
+		x->age_ms = (uint64_t)(log_now_ns() - d->when_ns) / 1000000;
+		ret->denial_ptrs[i] = x;
+		ret->stats.n_denials = i + 1;
+	}
+	ret->stats.denials = ret->denial_ptrs;
 	ret->mem = mem;
 	return 0;
 }

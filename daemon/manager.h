@@ -35,6 +35,15 @@
  * sample goes to the readers with room and counts as dropped for the full
  * one.
  *
+ * Access policy and service manager (policy.h, notify.h): the policy is
+ * loaded at start (a bad file stops the start) and again on SIGHUP (a bad
+ * file is refused, logged with FILE:LINE, and the last good policy stays).
+ * Endpoints that exist when a new policy is loaded are kept even if it
+ * would deny them; the reload logs how many. READY=1 goes to NOTIFY_SOCKET
+ * once the listening socket is polled, WATCHDOG=1 from a loop timer at
+ * half of WATCHDOG_USEC (a stalled loop stops feeding it), RELOADING=1 and
+ * READY=1 around a reload, STOPPING=1 at shutdown.
+ *
  * Deferred teardown: anything that decides a session must go (hang-up,
  * protocol error, a corrupted reader ring found while another session
  * writes) only marks it dead (session_kill). The loop tears dead sessions
@@ -54,6 +63,8 @@
 #include "broker.h"
 #include "config.h"
 #include "control.pb-c.h"
+#include "notify.h"
+#include "policy.h"
 
 struct session;
 TAILQ_HEAD(session_list, session);
@@ -103,6 +114,17 @@ struct manager {
 	uint64_t sessions_total;
 	uint64_t sessions_protocol_errors;
 	uint64_t sessions_over_limit;
+
+	/* Access policy: NULL means none (every topic open to every client). */
+	struct policy *policy;
+	uint64_t policy_denied;
+	uint64_t policy_reloads;
+	uint64_t policy_reload_failures;
+	struct policy_denials denials;
+	uv_signal_t sig_hup;
+	/* Service manager notifications and the watchdog fed from the loop. */
+	struct notify notify;
+	uv_timer_t watchdog;
 };
 
 /*
@@ -138,6 +160,10 @@ struct session *manager_find_session(struct manager *m, uint32_t id);
 void manager_reap(struct manager *m);
 /* Retry every stalled session now. */
 void manager_retry_stalled(struct manager *m);
+/* May a peer with this uid send Attest? (root, the daemon's uid, attest_uid) */
+bool manager_may_attest(const struct manager *m, uid_t uid);
+/* Count and remember a request the policy refused (the caller logs it). */
+void manager_policy_denied(struct manager *m, const struct policy_denial *d);
 
 /*
  * A Stats message of the whole daemon. Strings point into live sessions and
@@ -146,6 +172,8 @@ void manager_retry_stalled(struct manager *m);
 struct manager_stats {
 	Sdds__Ctl__Stats stats;
 	void *mem; /* every array of the message, one allocation */
+	Sdds__Ctl__Denial denials[POLICY_DENIALS_MAX];
+	Sdds__Ctl__Denial *denial_ptrs[POLICY_DENIALS_MAX];
 };
 int manager_stats_build(struct manager *m, struct manager_stats *ret);
 void manager_stats_free(struct manager_stats *st);

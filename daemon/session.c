@@ -154,6 +154,8 @@ int session_new(struct manager *m, int fd)
 	rc = ctl_peercred(fd, &s->pid, &s->uid, &s->gid);
 	if (rc < 0)
 		goto fail_free;
+	/* Now, while the pid at connect time most likely still names the peer. */
+	policy_peer_probe(&s->peer, s->pid, s->uid, s->gid, "/proc");
 	rc = uv_poll_init(&m->loop, &s->ctl_poll, fd);
 	if (rc < 0)
 		goto fail_free;
@@ -546,6 +548,44 @@ static uint32_t session_make_id(uint32_t *serial, uint32_t bits, uint32_t slot)
 	return id;
 }
 
+/*
+ * Ask the access policy. Returns true when allowed; otherwise the request
+ * is refused with -EACCES, counted and logged (rate limited) here.
+ */
+static bool session_policy_allows(struct session *s, uint32_t req_id, struct broker_topic *t,
+				  enum policy_op op)
+{
+	const struct broker_topic_desc *d = broker_topic_desc(t);
+	struct policy_denial den = { 0 };
+	struct policy_verdict v;
+	char reason[256], why[48];
+
+	if (policy_check(s->m->policy, &s->peer, op, d->domain, d->topic_id, &v) < 0 || v.allowed)
+		return true;
+	if (v.line != 0)
+		snprintf(why, sizeof(why), "denied by line %u", v.line);
+	else
+		snprintf(why, sizeof(why), "no rule allows it");
+	snprintf(reason, sizeof(reason), "access policy: %s%s%s (uid %u) may not %s topic %u:%u '%s' (%s)",
+		 v.identity != NULL ? "identity '" : "a client without identity",
+		 v.identity != NULL ? v.identity : "", v.identity != NULL ? "'" : "", (unsigned)s->uid,
+		 op == POLICY_WRITE ? "write" : "read", d->domain, d->topic_id, d->name, why);
+	s->denied++;
+	den.when_ns = session_now();
+	den.session_id = s->id;
+	den.pid = s->pid;
+	den.uid = s->uid;
+	den.op = op;
+	den.domain = d->domain;
+	den.topic_id = d->topic_id;
+	if (v.identity != NULL)
+		snprintf(den.identity, sizeof(den.identity), "%s", v.identity);
+	manager_policy_denied(s->m, &den);
+	log_rl(LOG_PRIO_WARNING, "session %u (pid %d, '%s'): %s", s->id, (int)s->pid, s->name, reason);
+	session_refuse(s, req_id, -EACCES, reason);
+	return false;
+}
+
 static void session_handle_create_writer(struct session *s, const Sdds__Ctl__Request *req)
 {
 	const Sdds__Ctl__CreateWriter *cw = req->create_writer;
@@ -567,6 +607,8 @@ static void session_handle_create_writer(struct session *s, const Sdds__Ctl__Req
 		session_refuse(s, req->id, -EINVAL, "unknown reliability kind");
 		return;
 	}
+	if (!session_policy_allows(s, req->id, t, POLICY_WRITE))
+		return;
 	if (s->n_writers >= s->max_writers) {
 		snprintf(reason, sizeof(reason), "too many writers for one client (max_writers_per_client = %u)",
 			 s->max_writers);
@@ -681,6 +723,8 @@ static void session_handle_create_reader(struct session *s, const Sdds__Ctl__Req
 		session_refuse(s, req->id, -EINVAL, "unknown reliability kind");
 		return;
 	}
+	if (!session_policy_allows(s, req->id, t, POLICY_READ))
+		return;
 	if (s->n_readers >= s->max_readers) {
 		snprintf(reason, sizeof(reason), "too many readers for one client (max_readers_per_client = %u)",
 			 s->max_readers);
@@ -837,11 +881,53 @@ static void session_handle_stats(struct session *s, const Sdds__Ctl__Request *re
 static void session_handle_request(struct session *s, const Sdds__Ctl__Request *req);
 
 /*
+ * Attest: a trusted launcher names the application it connects for. Only
+ * as the very first message, and only from a trusted uid; anything else is
+ * refused with -EPERM and the session stays as it was (un-attested).
+ */
+static void session_handle_attest(struct session *s, const Sdds__Ctl__Request *req, bool first)
+{
+	const char *name = req->attest != NULL && req->attest->identity != NULL ? req->attest->identity : "";
+	Sdds__Ctl__Reply rep = SDDS__CTL__REPLY__INIT;
+	char reason[160];
+
+	if (!first || s->state != SESSION_HANDSHAKE) {
+		session_refuse(s, req->id, -EPERM, "Attest is accepted only as the first message of a connection");
+		return;
+	}
+	if (!manager_may_attest(s->m, s->uid)) {
+		snprintf(reason, sizeof(reason),
+			 "uid %u may not attest identities (root, uid %u and attest_uid only)", (unsigned)s->uid,
+			 (unsigned)s->m->uid);
+		log_rl(LOG_PRIO_WARNING, "pid %d uid %u: Attest refused: not a trusted uid", (int)s->pid,
+		       (unsigned)s->uid);
+		session_refuse(s, req->id, -EPERM, reason);
+		return;
+	}
+	if (!policy_name_valid(name, strlen(name))) {
+		session_refuse(s, req->id, -EINVAL,
+			       "Attest: not an identity name (1..63 of A-Z a-z 0-9 _ . : @ -)");
+		return;
+	}
+	snprintf(s->peer.attested, sizeof(s->peer.attested), "%s", name);
+	log_debug("pid %d uid %u attests identity '%s'", (int)s->pid, (unsigned)s->uid, name);
+	rep.id = req->id;
+	session_send(s, &rep, NULL, 0);
+}
+
+/*
  * Handle one request. Returns true when it was kept (s->pending_req took
  * ownership of req), false when the caller frees it.
  */
 static bool session_dispatch(struct session *s, Sdds__Ctl__Request *req)
 {
+	bool first = !s->spoke;
+
+	s->spoke = true;
+	if (req->body_case == SDDS__CTL__REQUEST__BODY_ATTEST && s->state == SESSION_HANDSHAKE) {
+		session_handle_attest(s, req, first);
+		return false;
+	}
 	if (s->state == SESSION_HANDSHAKE) {
 		if (req->body_case != SDDS__CTL__REQUEST__BODY_HELLO)
 			session_violation(s, req->id, -EPROTO, "the first message must be Hello");
@@ -886,6 +972,9 @@ static void session_handle_request(struct session *s, const Sdds__Ctl__Request *
 		break;
 	case SDDS__CTL__REQUEST__BODY_HELLO:
 		session_violation(s, req->id, -EPROTO, "a second Hello");
+		break;
+	case SDDS__CTL__REQUEST__BODY_ATTEST:
+		session_handle_attest(s, req, false);
 		break;
 	default:
 		session_violation(s, req->id, -EPROTO, "a request without a known body");

@@ -25,6 +25,13 @@
  * in sessions_protocol_errors. Requests over a cap get -ENOSPC and the
  * client stays connected.
  *
+ * Policy: the facts the access policy looks at (peer) are gathered once,
+ * at accept; CreateWriter and CreateReader are checked against the
+ * manager's current policy and refused with -EACCES (counted in denied and
+ * rejected). An Attest request is accepted only as the first message of a
+ * connection from a trusted uid (manager_may_attest); a refused Attest
+ * gets -EPERM and the session goes on un-attested.
+ *
  * Writer and reader ids: id = serial << bits | slot, where slot indexes the
  * session's table (2^bits entries) and serial counts creations from 1. A
  * record for an id that was issued but deleted since is dropped and counted
@@ -42,6 +49,7 @@
 
 #include "broker.h"
 #include "control.pb-c.h"
+#include "policy.h"
 #include "ring.h"
 #include "segment.h"
 
@@ -93,6 +101,8 @@ struct session {
 	uid_t uid;
 	gid_t gid;
 	char name[SESSION_NAME_MAX];
+	struct policy_peer peer; /* identity facts, from accept (and Attest) */
+	bool spoke;              /* a first message was received */
 	int64_t created_ns;
 	int64_t last_active_ns;
 
@@ -130,6 +140,7 @@ struct session {
 
 	uint64_t rejected; /* refused requests and records */
 	uint64_t dropped;  /* samples this session's writers lost entirely */
+	uint64_t denied;   /* requests the access policy refused */
 	struct broker_counters retired; /* of endpoints deleted since: stats stay monotonic */
 };
 

@@ -31,7 +31,7 @@
 
 #define SDDSCTL_TIMEOUT_S 5
 
-enum sddsctl_view { VIEW_CLIENTS, VIEW_TOPICS, VIEW_READERS, VIEW_WRITERS, VIEW_ENDPOINTS, VIEW_STATS };
+enum sddsctl_view { VIEW_CLIENTS, VIEW_TOPICS, VIEW_READERS, VIEW_WRITERS, VIEW_ENDPOINTS, VIEW_STATS, VIEW_DENIALS };
 
 static const struct {
 	const char *name;
@@ -39,6 +39,7 @@ static const struct {
 } sddsctl_views[] = {
 	{ "clients", VIEW_CLIENTS },     { "topics", VIEW_TOPICS }, { "readers", VIEW_READERS },
 	{ "writers", VIEW_WRITERS },      { "endpoints", VIEW_ENDPOINTS }, { "stats", VIEW_STATS },
+	{ "denials", VIEW_DENIALS },
 };
 
 static void usage(FILE *f)
@@ -53,6 +54,7 @@ static void usage(FILE *f)
 	      "  writers     data writers\n"
 	      "  endpoints   readers and writers\n"
 	      "  stats       totals, then all of the above\n"
+	      "  denials     access policy: counters and the newest refused requests\n"
 	      "\n"
 	      "Options:\n"
 	      "  --json          print one JSON object instead of tables\n"
@@ -300,6 +302,24 @@ static void stats_totals(const Sdds__Ctl__Stats *st, Sdds__Ctl__Counters *tot, u
 	}
 }
 
+static void json_denials(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	fprintf(f, "\"policy\": {\"loaded\": %s, \"denied\": %" PRIu64 ", \"reloads\": %" PRIu64
+		   ", \"reload_failures\": %" PRIu64 "},\n  \"denials\": [",
+		st->policy_loaded ? "true" : "false", st->policy_denied, st->policy_reloads,
+		st->policy_reload_failures);
+	for (size_t i = 0; i < st->n_denials; i++) {
+		const Sdds__Ctl__Denial *d = st->denials[i];
+
+		fprintf(f, "%s\n    {\"session\": %u, \"pid\": %d, \"uid\": %u, \"identity\": ", i ? "," : "",
+			d->session_id, d->pid, d->uid);
+		json_str(f, d->identity);
+		fprintf(f, ", \"kind\": \"%s\", \"domain\": %u, \"topic_id\": %u, \"age_ms\": %" PRIu64 "}",
+			d->reader ? "reader" : "writer", d->domain, d->topic_id, d->age_ms);
+	}
+	fputs(st->n_denials ? "\n  ]" : "]", f);
+}
+
 static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 {
 	fputs("{\n  ", f);
@@ -318,6 +338,9 @@ static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 		break;
 	case VIEW_ENDPOINTS:
 		json_endpoints(f, st, v, "endpoints");
+		break;
+	case VIEW_DENIALS:
+		json_denials(f, st);
 		break;
 	case VIEW_STATS: {
 		Sdds__Ctl__Counters tot;
@@ -338,6 +361,8 @@ static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 		json_topics(f, st);
 		fputs(",\n  ", f);
 		json_endpoints(f, st, VIEW_ENDPOINTS, "endpoints");
+		fputs(",\n  ", f);
+		json_denials(f, st);
 		break;
 	}
 	}
@@ -425,6 +450,27 @@ static void text_endpoints(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_vie
 		fprintf(f, "(no %s)\n", v == VIEW_READERS ? "readers" : v == VIEW_WRITERS ? "writers" : "endpoints");
 }
 
+static void text_denials(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	char nb[64];
+
+	fprintf(f, "access policy             %s\n", st->policy_loaded ? "loaded" : "none (every topic open)");
+	fprintf(f, "requests denied           %" PRIu64 "\n", st->policy_denied);
+	fprintf(f, "reloads / refused files   %" PRIu64 " / %" PRIu64 "\n", st->policy_reloads,
+		st->policy_reload_failures);
+	fprintf(f, "%-8s %-8s %-6s %-20s %-6s %-6s %-6s %10s\n", "SESSION", "PID", "UID", "IDENTITY", "KIND",
+		"DOMAIN", "TOPIC", "AGO (ms)");
+	for (size_t i = 0; i < st->n_denials; i++) {
+		const Sdds__Ctl__Denial *d = st->denials[i];
+
+		fprintf(f, "%-8u %-8d %-6u %-20s %-6s %-6u %-6u %10" PRIu64 "\n", d->session_id, d->pid, d->uid,
+			printable(d->identity, nb, 21), d->reader ? "reader" : "writer", d->domain, d->topic_id,
+			d->age_ms);
+	}
+	if (st->n_denials == 0)
+		fputs("(no denials)\n", f);
+}
+
 static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 {
 	Sdds__Ctl__Counters tot;
@@ -441,6 +487,9 @@ static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 	case VIEW_WRITERS:
 	case VIEW_ENDPOINTS:
 		text_endpoints(f, st, v);
+		return;
+	case VIEW_DENIALS:
+		text_denials(f, st);
 		return;
 	case VIEW_STATS:
 		break;
@@ -465,6 +514,8 @@ static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 	text_topics(f, st);
 	fputs("\nENDPOINTS\n", f);
 	text_endpoints(f, st, VIEW_ENDPOINTS);
+	fputs("\nPOLICY\n", f);
+	text_denials(f, st);
 }
 
 int main(int argc, char **argv)
