@@ -10,7 +10,9 @@
  * /dev/null; their stdout and stderr are read into buffers the harness owns
  * (sbtest_run's struct sbtest_out, freed by sbtest_out_free). A command
  * that outlives its deadline is killed (SIGKILL) and the test fails.
- * Children die with the test (PR_SET_PDEATHSIG).
+ * Children die with the test (PR_SET_PDEATHSIG). Under a sanitizer build
+ * a sandbox gets --mem 0 and the program ASAN_OPTIONS detect_leaks=0 (see
+ * sbtest_start): the seccomp list itself stays the same.
  */
 #ifndef SDDS_TESTS_SANDBOX_SBTEST_H
 #define SDDS_TESTS_SANDBOX_SBTEST_H
