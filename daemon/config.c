@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -35,6 +36,10 @@ enum config_type {
 	CT_SIZE64, /* uint64_t, bytes with K/M/G */
 	CT_LEVEL, /* int, log level number or name */
 	CT_UIDS,  /* uint32_t attest_uids[], repeatable: each line adds one */
+	CT_AUTO,  /* int: -1 auto, 0 off, 1 on (a boolean or "auto") */
+	CT_NAME,  /* char[CONFIG_IFNAME_MAX]: letters, digits, '-', '_', '.' */
+	CT_IFACES, /* interfaces[], repeatable: each line adds one name */
+	CT_IP6S,  /* peer_endian_swap[], repeatable: each line adds one address */
 };
 
 #define CF_POW2 0x1u /* value must be a power of two */
@@ -66,6 +71,14 @@ static const struct config_key config_keys[] = {
 	KEY(policy, CT_PATH, 0, 0, 0),
 	/* Repeatable: each line adds one uid to attest_uids. */
 	{ "attest_uid", CT_UIDS, offsetof(struct sddsd_config, attest_uids), 0, UINT32_MAX - 1, 0 },
+	/* The network side (daemon/net). */
+	KEY(node_config, CT_PATH, 0, 0, 0),
+	KEY(net, CT_AUTO, 0, 0, 0),
+	KEY(backend, CT_NAME, 0, 0, 0),
+	{ "interface", CT_IFACES, offsetof(struct sddsd_config, interfaces), 0, 0, 0 },
+	KEY(max_frame, CT_U32, 16, 65507, 0),
+	KEY(max_peers, CT_U32, 1, 4096, 0),
+	KEY(peer_endian_swap, CT_IP6S, 0, 0, 0),
 };
 #define CONFIG_N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -84,6 +97,10 @@ void config_init(struct sddsd_config *cfg)
 	cfg->max_sample = 4096;
 	cfg->max_requests_per_turn = 1024;
 	cfg->log_level = LOG_PRIO_INFO;
+	cfg->net = -1;
+	snprintf(cfg->backend, sizeof(cfg->backend), "socket");
+	cfg->max_frame = 128;
+	cfg->max_peers = 64;
 }
 
 uint32_t config_max_record(const struct sddsd_config *cfg)
@@ -254,6 +271,85 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 			      where, k->name, config_quote(value, vlen, q));
 		return -EINVAL;
 	}
+	case CT_AUTO:
+		if (config_word_is(value, vlen, "auto")) {
+			*(int *)field = -1;
+			return 0;
+		}
+		if (config_word_is(value, vlen, "true") || config_word_is(value, vlen, "yes") ||
+		    config_word_is(value, vlen, "on") || config_word_is(value, vlen, "1")) {
+			*(int *)field = 1;
+			return 0;
+		}
+		if (config_word_is(value, vlen, "false") || config_word_is(value, vlen, "no") ||
+		    config_word_is(value, vlen, "off") || config_word_is(value, vlen, "0")) {
+			*(int *)field = 0;
+			return 0;
+		}
+		config_errorf(err, "%s: %s: '%s' is not on, off or auto", where, k->name, config_quote(value, vlen, q));
+		return -EINVAL;
+	case CT_NAME:
+	case CT_IFACES: {
+		char *dst = field;
+
+		for (size_t i = 0; i < vlen; i++) {
+			char ch = value[i];
+
+			if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+			      ch == '-' || ch == '_' || ch == '.' || (ch == '@' && k->type == CT_IFACES))) {
+				config_errorf(err, "%s: %s: '%s' is not a name (letters, digits, '-', '_', '.')",
+					      where, k->name, config_quote(value, vlen, q));
+				return -EINVAL;
+			}
+		}
+		if (vlen >= CONFIG_IFNAME_MAX) {
+			config_errorf(err, "%s: %s: '%s' is longer than %d characters", where, k->name,
+				      config_quote(value, vlen, q), CONFIG_IFNAME_MAX - 1);
+			return -EINVAL;
+		}
+		if (k->type == CT_IFACES) {
+			for (uint32_t i = 0; i < cfg->n_interfaces; i++) {
+				if (strlen(cfg->interfaces[i]) == vlen && memcmp(cfg->interfaces[i], value, vlen) == 0)
+					return 0;
+			}
+			if (cfg->n_interfaces >= CONFIG_NET_IFACES_MAX) {
+				config_errorf(err, "%s: %s: more than %d interfaces", where, k->name,
+					      CONFIG_NET_IFACES_MAX);
+				return -EINVAL;
+			}
+			dst = cfg->interfaces[cfg->n_interfaces++];
+		}
+		memcpy(dst, value, vlen);
+		dst[vlen] = '\0';
+		return 0;
+	}
+	case CT_IP6S: {
+		char buf[INET6_ADDRSTRLEN];
+		struct in6_addr a;
+
+		if (vlen >= sizeof(buf)) {
+			config_errorf(err, "%s: %s: '%s' is not an IPv6 address", where, k->name,
+				      config_quote(value, vlen, q));
+			return -EINVAL;
+		}
+		memcpy(buf, value, vlen);
+		buf[vlen] = '\0';
+		if (inet_pton(AF_INET6, buf, &a) != 1) {
+			config_errorf(err, "%s: %s: '%s' is not an IPv6 address", where, k->name,
+				      config_quote(value, vlen, q));
+			return -EINVAL;
+		}
+		for (uint32_t i = 0; i < cfg->n_peer_endian_swap; i++) {
+			if (memcmp(cfg->peer_endian_swap[i], &a, 16) == 0)
+				return 0;
+		}
+		if (cfg->n_peer_endian_swap >= CONFIG_NET_SWAP_MAX) {
+			config_errorf(err, "%s: %s: more than %d addresses", where, k->name, CONFIG_NET_SWAP_MAX);
+			return -EINVAL;
+		}
+		memcpy(cfg->peer_endian_swap[cfg->n_peer_endian_swap++], &a, 16);
+		return 0;
+	}
 	case CT_UIDS:
 		rc = config_number(value, vlen, false, &x);
 		if (rc < 0 || x > k->max) {
@@ -317,6 +413,10 @@ int config_validate(const struct sddsd_config *cfg, const char *origin, struct c
 			      "%s: request_ring_bytes (%u) must be at least 4 records of max_sample %u "
 			      "(4 * %u = %u bytes)",
 			      origin, cfg->request_ring_bytes, cfg->max_sample, rec, 4 * rec);
+		return -EINVAL;
+	}
+	if (cfg->net == 1 && cfg->node_config[0] == '\0') {
+		config_errorf(err, "%s: net = on needs node_config (the sdds.xml with the network topics)", origin);
 		return -EINVAL;
 	}
 	return 0;
@@ -396,7 +496,8 @@ int config_parse_text(struct sddsd_config *cfg, const char *name, const char *te
 			config_errorf(err, "%s: unknown key '%s'", where, config_quote(ln + keyb, keye - keyb, q));
 			return -EINVAL;
 		}
-		if (seen_line[k - config_keys] != 0 && k->type != CT_UIDS) {
+		if (seen_line[k - config_keys] != 0 && k->type != CT_UIDS && k->type != CT_IFACES &&
+		    k->type != CT_IP6S) {
 			config_errorf(err, "%s: duplicate key '%s' (first set on line %u)", where, k->name,
 				      seen_line[k - config_keys]);
 			return -EINVAL;
@@ -500,6 +601,23 @@ void config_print(const struct sddsd_config *cfg, FILE *f)
 			fprintf(f, "# %s = (built-in default)\n", k->name);
 			continue;
 		}
+		if (k->type == CT_IFACES) {
+			if (cfg->n_interfaces == 0)
+				fprintf(f, "# %s = (none: the node config's iface)\n", k->name);
+			for (uint32_t u = 0; u < cfg->n_interfaces; u++)
+				fprintf(f, "%s = %s\n", k->name, cfg->interfaces[u]);
+			continue;
+		}
+		if (k->type == CT_IP6S) {
+			char a[INET6_ADDRSTRLEN];
+
+			if (cfg->n_peer_endian_swap == 0)
+				fprintf(f, "# %s = (none)\n", k->name);
+			for (uint32_t u = 0; u < cfg->n_peer_endian_swap; u++)
+				fprintf(f, "%s = %s\n", k->name,
+					inet_ntop(AF_INET6, cfg->peer_endian_swap[u], a, sizeof(a)));
+			continue;
+		}
 		if (k->type == CT_UIDS) {
 			if (cfg->n_attest_uids == 0)
 				fprintf(f, "# %s = (none)\n", k->name);
@@ -528,7 +646,15 @@ void config_print(const struct sddsd_config *cfg, FILE *f)
 		case CT_LEVEL:
 			fprintf(f, "%s", log_level_name(*(const int *)field));
 			break;
+		case CT_AUTO:
+			fputs(*(const int *)field < 0 ? "auto" : *(const int *)field ? "on" : "off", f);
+			break;
+		case CT_NAME:
+			fputs((const char *)field, f);
+			break;
 		case CT_UIDS:
+		case CT_IFACES:
+		case CT_IP6S:
 			break;
 		}
 		fputc('\n', f);

@@ -31,6 +31,9 @@
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define CONFIG_ERROR_MAX 512
 #define CONFIG_ATTEST_UIDS_MAX 16
+#define CONFIG_NET_IFACES_MAX 8  /* interface = NAME, repeatable (daemon/net) */
+#define CONFIG_IFNAME_MAX 16     /* IF_NAMESIZE */
+#define CONFIG_NET_SWAP_MAX 16   /* peer_endian_swap = ADDR, repeatable */
 
 struct sddsd_config {
 	char socket[CONFIG_SOCKET_MAX]; /* "" = ctl_default_path() */
@@ -50,6 +53,16 @@ struct sddsd_config {
 	/* Besides root and the daemon's uid, who may send Attest (repeatable key). */
 	uint32_t attest_uids[CONFIG_ATTEST_UIDS_MAX];
 	uint32_t n_attest_uids;
+	/* The network side (daemon/net, docs/DESIGN.md "The network side"). */
+	char node_config[CONFIG_SOCKET_MAX]; /* sdds.xml; "" = none */
+	int net;			     /* -1 auto (on with a node config), 0 off, 1 on */
+	char backend[CONFIG_IFNAME_MAX];     /* "socket" */
+	char interfaces[CONFIG_NET_IFACES_MAX][CONFIG_IFNAME_MAX];
+	uint32_t n_interfaces;
+	uint32_t max_frame; /* frames toward peers stay below this (128, snps-wire.md §6.6) */
+	uint32_t max_peers;
+	uint8_t peer_endian_swap[CONFIG_NET_SWAP_MAX][16]; /* IPv6 addresses of §2 peers */
+	uint32_t n_peer_endian_swap;
 };
 
 struct config_error {

@@ -19,6 +19,7 @@
 #include "ctl.h"
 #include "log.h"
 #include "manager.h"
+#include "nodecfg.h"
 #include "policy.h"
 
 enum { EXIT_CONFIG = 1, EXIT_RUNTIME = 2 };
@@ -29,6 +30,7 @@ enum {
 	OPT_LOG_LEVEL,
 	OPT_CHECK_CONFIG,
 	OPT_POLICY,
+	OPT_NODE_CONFIG,
 };
 
 static void usage(FILE *f)
@@ -42,6 +44,8 @@ static void usage(FILE *f)
 	      "      --poll          polling mode: the daemon never sleeps (lowest latency, one busy core)\n"
 	      "      --log-level N   0..7 or err, warning, notice, info, debug\n"
 	      "      --policy FILE   access policy (docs/policy.md); reloaded on SIGHUP\n"
+	      "      --node-config FILE  sDDS node config (sdds.xml): network topics, interface,\n"
+	      "                      port, static subscriptions; turns the network on (docs/DESIGN.md)\n"
 	      "      --check-config  parse the configuration, print the effective settings, exit\n"
 	      "  -h, --help          show this help\n"
 	      "\n"
@@ -58,10 +62,12 @@ int main(int argc, char **argv)
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
 		{ "policy", required_argument, NULL, OPT_POLICY },
+		{ "node-config", required_argument, NULL, OPT_NODE_CONFIG },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *file = NULL, *socket = NULL, *level = NULL, *policy = NULL;
+	const char *node_config = NULL;
 	bool poll = false, check = false;
 	struct sddsd_config cfg;
 	struct config_error err;
@@ -88,6 +94,9 @@ int main(int argc, char **argv)
 		case OPT_POLICY:
 			policy = optarg;
 			break;
+		case OPT_NODE_CONFIG:
+			node_config = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -113,6 +122,8 @@ int main(int argc, char **argv)
 		goto fail_config;
 	if (policy != NULL && config_set(&cfg, "--policy", "policy", policy, &err) < 0)
 		goto fail_config;
+	if (node_config != NULL && config_set(&cfg, "--node-config", "node_config", node_config, &err) < 0)
+		goto fail_config;
 	if (config_validate(&cfg, file != NULL ? file : "sddsd", &err) < 0)
 		goto fail_config;
 
@@ -131,6 +142,16 @@ int main(int argc, char **argv)
 				return EXIT_CONFIG;
 			}
 			policy_free(p);
+		}
+		if (shown.node_config[0] != '\0') {
+			struct nodecfg_error nerr;
+			struct nodecfg *nc;
+
+			if (nodecfg_load(shown.node_config, &nc, &nerr) < 0) {
+				fprintf(stderr, "sddsd: %s\n", nerr.msg);
+				return EXIT_CONFIG;
+			}
+			free(nc);
 		}
 		config_print(&shown, stdout);
 		return 0;

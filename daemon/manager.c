@@ -24,6 +24,7 @@
  */
 #include "manager.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -39,6 +40,8 @@
 
 #include "ctl.h"
 #include "log.h"
+#include "netif.h"
+#include "netstats.h"
 #include "session.h"
 
 #define MANAGER_HEARTBEAT_MS 100
@@ -364,6 +367,7 @@ void manager_reader_gone(struct manager *m, struct broker_reader *r)
 		s->stall_blocker = NULL;
 		m->retry_pending = true;
 	}
+	netif_reader_gone(m->net, r);
 	if (m->retry_pending)
 		manager_idle_ensure(m);
 }
@@ -528,6 +532,7 @@ static void manager_shutdown(struct manager *m)
 	manager_close_handle((uv_handle_t *)&m->stall_timer);
 	manager_close_handle((uv_handle_t *)&m->idle);
 	manager_close_handle((uv_handle_t *)&m->stop_async);
+	netif_close(m->net);
 	manager_close_handle((uv_handle_t *)&m->sig_hup);
 	manager_close_handle((uv_handle_t *)&m->watchdog);
 	notify_send(&m->notify, "STOPPING=1");
@@ -688,6 +693,87 @@ static uint64_t manager_random_epoch(void)
 	return e != 0 ? e : 1;
 }
 
+/* ---------------- the network side (daemon/net) -------------------------- */
+
+static void manager_net_kill_owner(void *ctx, uint32_t owner, const char *why)
+{
+	struct session *s = manager_find_session(ctx, owner);
+
+	if (s != NULL)
+		session_kill(s, true, why);
+}
+
+static void manager_net_after(void *ctx)
+{
+	manager_reap(ctx);
+}
+
+/* Peers can send anything at any rate: one rate-limited line, counters carry the rest. */
+static void manager_net_dropped(void *ctx, unsigned reason, const struct net_addr *src)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	(void)ctx;
+	log_rl(LOG_PRIO_NOTICE, "network: dropped a datagram from [%s]:%u: %s (sddsctl net counts them all)",
+	       inet_ntop(AF_INET6, &src->ip, a, sizeof(a)) != NULL ? a : "?", src->port, netif_drop_name(reason));
+}
+
+/*
+ * Load the node config and start the network layer when the config asks
+ * for it (net = on, or auto with a node_config). Logs what fails.
+ */
+static int manager_net_start(struct manager *m)
+{
+	struct netif_hooks hooks = { manager_net_kill_owner, manager_net_after, manager_net_dropped, m };
+	struct in6_addr swap[CONFIG_NET_SWAP_MAX];
+	struct netif_options o;
+	struct nodecfg_error nerr;
+	struct nodecfg *nc = NULL;
+	char why[NODECFG_ERROR_MAX];
+	int rc;
+
+	if (m->cfg.net == 0 || m->cfg.node_config[0] == '\0')
+		return 0;
+	rc = nodecfg_load(m->cfg.node_config, &nc, &nerr);
+	if (rc < 0) {
+		log_err("%s", nerr.msg);
+		return rc;
+	}
+	netif_options_init(&o);
+	o.backend = net_backend_find(m->cfg.backend);
+	if (o.backend == NULL) {
+		log_err("backend = %s: unknown (known: %s)", m->cfg.backend, net_backend_names());
+		free(nc);
+		return -EINVAL;
+	}
+	o.node = nc;
+	for (uint32_t i = 0; i < m->cfg.n_interfaces && i < NET_MAX_LINKS; i++)
+		o.links[o.n_links++] = m->cfg.interfaces[i];
+	if (o.n_links == 0 && nc->iface[0] != '\0')
+		o.links[o.n_links++] = nc->iface;
+	if (o.n_links == 0) {
+		log_err("%s: no interface: set interface = NAME in the daemon config or iface in the node config",
+			nc->loc);
+		free(nc);
+		return -EINVAL;
+	}
+	o.max_frame = m->cfg.max_frame;
+	o.max_peers = m->cfg.max_peers;
+	for (uint32_t i = 0; i < m->cfg.n_peer_endian_swap; i++)
+		memcpy(&swap[i], m->cfg.peer_endian_swap[i], 16);
+	o.swap_peers = swap;
+	o.n_swap_peers = m->cfg.n_peer_endian_swap;
+	rc = netif_new(&m->loop, m->broker, &o, &hooks, &m->net, why, sizeof(why));
+	if (rc < 0)
+		log_err("network: %s", why[0] != '\0' ? why : strerror(-rc));
+	else
+		log_info("network: %u topics from %s, %s backend on %s%s, port %u, %u static subscribers",
+			 nc->n_topics, m->cfg.node_config, m->cfg.backend, o.links[0], o.n_links > 1 ? ",..." : "",
+			 nc->port, nc->n_dests);
+	free(nc);
+	return rc;
+}
+
 int manager_new(const struct sddsd_config *cfg, struct manager **ret)
 {
 	struct broker_limits lim;
@@ -750,6 +836,9 @@ int manager_new(const struct sddsd_config *cfg, struct manager **ret)
 	m->idle.data = m;
 	m->stop_async.data = m;
 
+	rc = manager_net_start(m);
+	if (rc < 0)
+		goto fail_loop;
 	rc = manager_inherit(m);
 	if (rc == 0)
 		rc = manager_bind(m);
@@ -791,7 +880,10 @@ fail_loop:
 		if (m->listen_poll.type == UV_POLL)
 			manager_close_handle((uv_handle_t *)&m->listen_poll);
 	}
+	netif_close(m->net);
 	uv_run(&m->loop, UV_RUN_DEFAULT);
+	netif_free(m->net);
+	m->net = NULL;
 	uv_loop_close(&m->loop);
 	if (m->listen_fd >= 0 && !m->listen_inherited)
 		close(m->listen_fd);
@@ -835,6 +927,8 @@ void manager_free(struct manager *m)
 		uv_run(&m->loop, UV_RUN_DEFAULT);
 	}
 	uv_loop_close(&m->loop);
+	/* Before the broker: the network layer holds broker objects. */
+	netif_free(m->net);
 	broker_free(m->broker);
 	policy_free(m->policy);
 	notify_close(&m->notify);
@@ -1060,6 +1154,11 @@ int manager_stats_build(struct manager *m, struct manager_stats *ret)
 		ret->stats.n_denials = i + 1;
 	}
 	ret->stats.denials = ret->denial_ptrs;
+	ret->net_mem = NULL;
+	if (m->net != NULL && netstats_build(m->net, &ret->stats.net, &ret->net_mem) < 0) {
+		free(mem);
+		return -ENOMEM;
+	}
 	ret->mem = mem;
 	return 0;
 }
@@ -1068,4 +1167,6 @@ void manager_stats_free(struct manager_stats *st)
 {
 	free(st->mem);
 	st->mem = NULL;
+	free(st->net_mem);
+	st->net_mem = NULL;
 }

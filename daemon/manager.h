@@ -67,6 +67,7 @@
 #include "policy.h"
 
 struct session;
+struct netif;
 TAILQ_HEAD(session_list, session);
 
 struct manager {
@@ -125,6 +126,9 @@ struct manager {
 	/* Service manager notifications and the watchdog fed from the loop. */
 	struct notify notify;
 	uv_timer_t watchdog;
+
+	/* The network side (daemon/net/netif.h); NULL when net is off. */
+	struct netif *net;
 };
 
 /*
@@ -172,6 +176,7 @@ void manager_policy_denied(struct manager *m, const struct policy_denial *d);
 struct manager_stats {
 	Sdds__Ctl__Stats stats;
 	void *mem; /* every array of the message, one allocation */
+	void *net_mem; /* the network part (daemon/net/netstats.h), or NULL */
 	Sdds__Ctl__Denial denials[POLICY_DENIALS_MAX];
 	Sdds__Ctl__Denial *denial_ptrs[POLICY_DENIALS_MAX];
 };

@@ -31,7 +31,8 @@
 
 #define SDDSCTL_TIMEOUT_S 5
 
-enum sddsctl_view { VIEW_CLIENTS, VIEW_TOPICS, VIEW_READERS, VIEW_WRITERS, VIEW_ENDPOINTS, VIEW_STATS, VIEW_DENIALS };
+enum sddsctl_view { VIEW_CLIENTS, VIEW_TOPICS, VIEW_READERS, VIEW_WRITERS, VIEW_ENDPOINTS, VIEW_STATS, VIEW_DENIALS,
+		    VIEW_PEERS, VIEW_NET };
 
 static const struct {
 	const char *name;
@@ -40,6 +41,7 @@ static const struct {
 	{ "clients", VIEW_CLIENTS },     { "topics", VIEW_TOPICS }, { "readers", VIEW_READERS },
 	{ "writers", VIEW_WRITERS },      { "endpoints", VIEW_ENDPOINTS }, { "stats", VIEW_STATS },
 	{ "denials", VIEW_DENIALS },
+	{ "peers", VIEW_PEERS },	  { "net", VIEW_NET },
 };
 
 static void usage(FILE *f)
@@ -55,6 +57,8 @@ static void usage(FILE *f)
 	      "  endpoints   readers and writers\n"
 	      "  stats       totals, then all of the above\n"
 	      "  denials     access policy: counters and the newest refused requests\n"
+	      "  peers       SNPS peers: address, interface, last seen, topics, per-peer counters\n"
+	      "  net         network counters: frames and samples in/out, drops by reason\n"
 	      "\n"
 	      "Options:\n"
 	      "  --json          print one JSON object instead of tables\n"
@@ -320,6 +324,73 @@ static void json_denials(FILE *f, const Sdds__Ctl__Stats *st)
 	fputs(st->n_denials ? "\n  ]" : "]", f);
 }
 
+/* ---------------- the network side ---------------------------------------- */
+
+static void json_topic_ids(FILE *f, const uint32_t *ids, size_t n)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? ", " : "", ids[i]);
+	fputc(']', f);
+}
+
+static void json_peers(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	const Sdds__Ctl__NetStats *n = st->net;
+
+	fputs("\"peers\": [", f);
+	for (size_t i = 0; n != NULL && i < n->n_peers; i++) {
+		const Sdds__Ctl__PeerInfo *p = n->peers[i];
+
+		fputs(i ? ",\n    {" : "\n    {", f);
+		fputs("\"address\": ", f);
+		json_str(f, p->address);
+		fputs(", \"iface\": ", f);
+		json_str(f, p->iface);
+		fprintf(f, ", \"port\": %u, \"static\": %s, \"swapped\": %s, \"seen\": %s, \"last_seen_ms\": %" PRIu64
+			   ", \"last_port\": %u, \"topics_in\": ",
+			p->port, p->is_static ? "true" : "false", p->swapped ? "true" : "false",
+			p->seen ? "true" : "false", p->last_seen_ms, p->last_port);
+		json_topic_ids(f, p->topics_in, p->n_topics_in);
+		fputs(", \"topics_out\": ", f);
+		json_topic_ids(f, p->topics_out, p->n_topics_out);
+		fprintf(f, ", \"frames_in\": %" PRIu64 ", \"samples_in\": %" PRIu64 ", \"frames_out\": %" PRIu64
+			   ", \"samples_out\": %" PRIu64 ", \"malformed\": %" PRIu64 "}",
+			p->frames_in, p->samples_in, p->frames_out, p->samples_out, p->malformed);
+	}
+	fputs(n != NULL && n->n_peers ? "\n  ]" : "]", f);
+}
+
+static void json_net(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	const Sdds__Ctl__NetStats *n = st->net;
+
+	if (n == NULL) {
+		fputs("\"net\": null", f);
+		return;
+	}
+	fputs("\"net\": {\"backend\": ", f);
+	json_str(f, n->backend);
+	fprintf(f, ", \"port\": %u, \"max_frame\": %u, \"interfaces\": [", n->port, n->max_frame);
+	for (size_t i = 0; i < n->n_interfaces; i++) {
+		fputs(i ? ", " : "", f);
+		json_str(f, n->interfaces[i]);
+	}
+	fprintf(f, "], \"frames_in\": %" PRIu64 ", \"samples_in\": %" PRIu64 ", \"bytes_in\": %" PRIu64
+		   ", \"frames_out\": %" PRIu64 ", \"samples_out\": %" PRIu64 ", \"bytes_out\": %" PRIu64
+		   ", \"tx_errors\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"backlog\": %u"
+		   ", \"backlog_forced\": %" PRIu64 ", \"peer_table_full\": %" PRIu64
+		   ", \"local_overwritten\": %" PRIu64 ", \"drops\": {",
+		n->frames_in, n->samples_in, n->bytes_in, n->frames_out, n->samples_out, n->bytes_out, n->tx_errors,
+		n->malformed, n->backlog, n->backlog_forced, n->peer_table_full, n->local_overwritten);
+	for (size_t i = 0; i < n->n_drops; i++) {
+		fputs(i ? ", " : "", f);
+		json_str(f, n->drops[i]->reason);
+		fprintf(f, ": %" PRIu64, n->drops[i]->count);
+	}
+	fputs("}}", f);
+}
+
 static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 {
 	fputs("{\n  ", f);
@@ -342,6 +413,12 @@ static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 	case VIEW_DENIALS:
 		json_denials(f, st);
 		break;
+	case VIEW_PEERS:
+		json_peers(f, st);
+		break;
+	case VIEW_NET:
+		json_net(f, st);
+		break;
 	case VIEW_STATS: {
 		Sdds__Ctl__Counters tot;
 		uint32_t nr, nw;
@@ -363,6 +440,10 @@ static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 		json_endpoints(f, st, VIEW_ENDPOINTS, "endpoints");
 		fputs(",\n  ", f);
 		json_denials(f, st);
+		fputs(",\n  ", f);
+		json_net(f, st);
+		fputs(",\n  ", f);
+		json_peers(f, st);
 		break;
 	}
 	}
@@ -471,6 +552,73 @@ static void text_denials(FILE *f, const Sdds__Ctl__Stats *st)
 		fputs("(no denials)\n", f);
 }
 
+static void text_topic_ids(FILE *f, const uint32_t *ids, size_t n)
+{
+	if (n == 0)
+		fputc('-', f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", ids[i]);
+}
+
+static void text_peers(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	const Sdds__Ctl__NetStats *n = st->net;
+	char a[64], nm[32];
+
+	if (n == NULL) {
+		fputs("(network off)\n", f);
+		return;
+	}
+	fprintf(f, "%-28s %-10s %5s %-6s %10s %8s %8s %8s %8s %8s  %s\n", "ADDRESS", "IFACE", "PORT", "KIND",
+		"LAST SEEN", "FR IN", "SMP IN", "FR OUT", "SMP OUT", "MALFORM", "TOPICS in/out");
+	for (size_t i = 0; i < n->n_peers; i++) {
+		const Sdds__Ctl__PeerInfo *p = n->peers[i];
+		char seen[32];
+
+		if (p->seen)
+			snprintf(seen, sizeof(seen), "%" PRIu64 ".%01" PRIu64 "s", p->last_seen_ms / 1000,
+				 (p->last_seen_ms % 1000) / 100);
+		else
+			snprintf(seen, sizeof(seen), "never");
+		fprintf(f, "%-28s %-10s %5u %-6s %10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "  ",
+			printable(p->address, a, sizeof(a)), printable(p->iface, nm, sizeof(nm)), p->port,
+			p->is_static ? (p->swapped ? "st/sw" : "static") : (p->swapped ? "dyn/sw" : "heard"), seen,
+			p->frames_in, p->samples_in, p->frames_out, p->samples_out, p->malformed);
+		text_topic_ids(f, p->topics_in, p->n_topics_in);
+		fputc('/', f);
+		text_topic_ids(f, p->topics_out, p->n_topics_out);
+		fputc('\n', f);
+	}
+	if (n->n_peers == 0)
+		fputs("(no peers)\n", f);
+}
+
+static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	const Sdds__Ctl__NetStats *n = st->net;
+	char b[64];
+
+	if (n == NULL) {
+		fputs("(network off)\n", f);
+		return;
+	}
+	fprintf(f, "backend                   %s, port %u, max_frame %u, on", printable(n->backend, b, sizeof(b)),
+		n->port, n->max_frame);
+	for (size_t i = 0; i < n->n_interfaces; i++)
+		fprintf(f, " %s", printable(n->interfaces[i], b, sizeof(b)));
+	fputc('\n', f);
+	fprintf(f, "frames in / out           %" PRIu64 " / %" PRIu64 "\n", n->frames_in, n->frames_out);
+	fprintf(f, "samples in / out          %" PRIu64 " / %" PRIu64 "\n", n->samples_in, n->samples_out);
+	fprintf(f, "bytes in / out            %" PRIu64 " / %" PRIu64 "\n", n->bytes_in, n->bytes_out);
+	fprintf(f, "send errors               %" PRIu64 "\n", n->tx_errors);
+	fprintf(f, "malformed datagrams       %" PRIu64 "\n", n->malformed);
+	for (size_t i = 0; i < n->n_drops; i++)
+		fprintf(f, "  %-23s %" PRIu64 "\n", printable(n->drops[i]->reason, b, sizeof(b)), n->drops[i]->count);
+	fprintf(f, "backlog now / forced      %u / %" PRIu64 "\n", n->backlog, n->backlog_forced);
+	fprintf(f, "peer table full           %" PRIu64 "\n", n->peer_table_full);
+	fprintf(f, "local samples lost        %" PRIu64 "\n", n->local_overwritten);
+}
+
 static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 {
 	Sdds__Ctl__Counters tot;
@@ -490,6 +638,12 @@ static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 		return;
 	case VIEW_DENIALS:
 		text_denials(f, st);
+		return;
+	case VIEW_PEERS:
+		text_peers(f, st);
+		return;
+	case VIEW_NET:
+		text_net(f, st);
 		return;
 	case VIEW_STATS:
 		break;
@@ -516,6 +670,12 @@ static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 	text_endpoints(f, st, VIEW_ENDPOINTS);
 	fputs("\nPOLICY\n", f);
 	text_denials(f, st);
+	if (st->net != NULL) {
+		fputs("\nNETWORK\n", f);
+		text_net(f, st);
+		fputs("\nPEERS\n", f);
+		text_peers(f, st);
+	}
 }
 
 int main(int argc, char **argv)
