@@ -4,9 +4,11 @@
 # Uses the package mirror the machine is already configured with.
 set -eu
 
+# systemd: systemd-analyze (tests/systemd) and systemd.pc (the unit directory)
 PKGS="gcc clang make meson ninja-build pkg-config python3
 libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev
-libseccomp-dev iproute2 procps"
+libseccomp-dev iproute2 procps
+systemd"
 
 missing=""
 for p in $PKGS; do
