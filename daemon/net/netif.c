@@ -253,12 +253,10 @@ static int netif_deliver(struct netif *n, struct netif_topic *t, const uint8_t *
 	uint32_t len = t->cfg.desc.sample_size;
 	int rc;
 
-	for (int tries = 0; tries < 8; tries++) {
-		rc = force ? broker_write_force(t->w, data, len, NETIF_OWNER, &blocker)
-			   : broker_write(t->w, data, len, NETIF_OWNER, &blocker);
-		if (rc != -EPROTO)
-			break;
-		/* A client broke its reader ring: it goes, the sample is retried. */
+	rc = force ? broker_write_force(t->w, data, len, NETIF_OWNER, &blocker)
+		   : broker_write(t->w, data, len, NETIF_OWNER, &blocker);
+	if (rc == -EPROTO) {
+		/* A client broke its reader ring: it goes (reaped after this callback), the sample waits. */
 		if (n->hooks.kill_owner != NULL && blocker != NULL)
 			n->hooks.kill_owner(n->hooks.ctx, broker_reader_owner(blocker),
 					    "reader ring corrupted (seen by the network layer)");
