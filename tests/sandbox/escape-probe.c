@@ -37,6 +37,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ipc/ctl.h"
+
 static const char *probe_name;
 
 static const char *probe_errname(int e)
@@ -216,6 +218,39 @@ static int probe_fork(void)
 	return probe_escaped("forked");
 }
 
+/* Attest an identity ourselves on the handed-in control socket: the
+ * supervisor must have used the first-message slot already. */
+static int probe_attest(void)
+{
+#ifdef SDDS__CTL__ATTEST__INIT
+	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
+	Sdds__Ctl__Attest at = SDDS__CTL__ATTEST__INIT;
+	Sdds__Ctl__Reply *rep;
+	const char *v = getenv("SDDS_CTL_FD");
+	int fd = v ? atoi(v) : -1, rc, status;
+	size_t n_fds = 0;
+	int fds[CTL_MAX_FDS];
+
+	if (fd < 0)
+		return 2;
+	at.identity = "trusted-by-everyone";
+	req.id = 7;
+	req.body_case = SDDS__CTL__REQUEST__BODY_ATTEST;
+	req.attest = &at;
+	rc = ctl_send_request(fd, &req, NULL, 0);
+	if (rc == 0)
+		rc = ctl_recv_reply(fd, &rep, fds, CTL_MAX_FDS, &n_fds);
+	if (rc < 0)
+		return probe_blocked(-rc);
+	status = rep->status;
+	sdds__ctl__reply__free_unpacked(rep, NULL);
+	return status < 0 ? probe_blocked(-status) : probe_escaped("attested an identity");
+#else
+	printf("attempt=%s result=untestable (no Attest in this protocol)\n", probe_name);
+	return 3;
+#endif
+}
+
 static int probe_wx(void)
 {
 	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -243,6 +278,11 @@ int main(int argc, char **argv)
 	printf("trying %s\n", a);
 	if (strcmp(a, "true") == 0)
 		return 0;
+	if (strcmp(a, "pause") == 0) {
+		printf("ready\n");
+		pause();
+		return 0;
+	}
 	if (strcmp(a, "inet") == 0)
 		return probe_inet(AF_INET);
 	if (strcmp(a, "inet6") == 0)
@@ -298,6 +338,8 @@ int main(int argc, char **argv)
 		return probe_vm_readv(arg);
 	if (strcmp(a, "fork") == 0)
 		return probe_fork();
+	if (strcmp(a, "attest") == 0)
+		return probe_attest();
 	if (strcmp(a, "wx-mmap") == 0)
 		return probe_wx();
 	fprintf(stderr, "escape-probe: unknown attempt '%s'\n", a);

@@ -8,7 +8,7 @@
  *   test_pubsub [--nobody]
  * Cases: reliable take loop; listener (the callback-manager thread, so
  * clone for a thread); the sandbox's own behaviour (exit status passed
- * through, 128+signal, --help); --identity (the Attest request, skipped
+ * through, 128+signal, --help, SIGTERM forwarded); --identity (the Attest request, skipped
  * where this build's control protocol lacks it).
  */
 #include <errno.h>
@@ -123,6 +123,25 @@ static void test_exit_status(void **state)
 	sbtest_out_free(&o);
 }
 
+/* SIGTERM to the sandbox reaches the program, which dies of it. */
+static void test_signal_forwarded(void **state)
+{
+	struct sbtest_daemon *d = *state;
+	char *sb = getenv("SDDS_SANDBOX"), *probe = getenv("SDDS_PROBE");
+	char *argv[] = { sb, "--socket", d->sock, "--", probe, "pause", NULL };
+	struct sbtest_out o;
+	char first[4096];
+	pid_t pid;
+	int out, err;
+
+	sbtest_start(argv, as_nobody, &pid, &out, &err);
+	wait_ready(out, first, sizeof(first));
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	sbtest_finish(pid, out, err, 30000, &o);
+	assert_int_equal(o.status, 128 + SIGTERM);
+	sbtest_out_free(&o);
+}
+
 static void test_identity(void **state)
 {
 #ifdef SDDS__CTL__ATTEST__INIT
@@ -168,6 +187,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_reliable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listener, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signal_forwarded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
 	};
 	int rc;

@@ -52,7 +52,7 @@ static const char *const filter_plain[] = {
 	"exit", "exit_group", "tkill",
 	/* signals */
 	"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigsuspend",
-	"rt_sigtimedwait", "rt_sigpending", "sigaltstack", "restart_syscall",
+	"rt_sigtimedwait", "rt_sigpending", "sigaltstack", "restart_syscall", "pause",
 	/* time */
 	"clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep",
 	"gettimeofday", "time",

@@ -5,8 +5,8 @@
  *
  * OVERVIEW
  * Three processes:
- *   supervisor  this process, outside. It connects to sddsd, optionally
- *               attests the application's identity, creates the sandbox,
+ *   supervisor  this process, outside. It connects to sddsd, attests the
+ *               application's identity, creates the sandbox,
  *               writes its uid/gid maps, answers seccomp notifications
  *               (reports each denied system call by name; kills the program
  *               or fails the call with EPERM), forwards SIGTERM/SIGINT/SIGHUP
@@ -27,6 +27,15 @@
  * Exit status: the program's, 128+N when a signal N ended it, 128+SIGSYS
  * (159) when the supervisor killed it for a denied system call, 125 when
  * the sandbox could not be set up, 126/127 when PROGRAM could not be run.
+ *
+ * Attestation: the daemon takes an Attest request only as the first message
+ * of a connection, from a peer uid it trusts, and the peer of the socket
+ * is this supervisor, not the program. So the supervisor always uses that
+ * first message itself: --identity NAME, or by default
+ * "sandbox:<program name>". Were the slot left free, the program could
+ * attest any identity under the supervisor's (possibly trusted) uid. A
+ * refusal of the default (an untrusted launcher) is fine: the slot is used
+ * all the same. --no-attest is for daemons without Attest.
  *
  * Ownership: the supervisor owns the control socket until the clone (the
  * init and program inherit copies; the supervisor closes its own), the
@@ -79,6 +88,8 @@ struct sandbox_list {
 struct sandbox_opts {
 	const char *socket_path;
 	const char *identity;
+	char default_identity[64];
+	bool no_attest;
 	struct sandbox_list ro;
 	struct sandbox_list tmpfs;
 	struct sandbox_list allow;
@@ -104,7 +115,11 @@ static void usage(FILE *f)
 		"\n"
 		"  -s, --socket PATH        sddsd control socket (default: $SDDS_SOCKET or\n"
 		"                           the daemon's default path)\n"
-		"  -i, --identity NAME      attest the application's identity to sddsd first\n"
+		"  -i, --identity NAME      the identity sddsd's policy knows the program by\n"
+		"                           (default: sandbox:PROGRAM-NAME; needs a launcher uid\n"
+		"                           the daemon trusts)\n"
+		"      --no-attest          send no Attest (daemons without it; the program\n"
+		"                           could then attest an identity itself)\n"
 		"  -r, --ro PATH            also bind PATH (file or directory) read-only\n"
 		"  -t, --tmpfs PATH         a writable tmpfs at PATH (noexec,nosuid,nodev)\n"
 		"      --tmpfs-size BYTES   size of each tmpfs (default 16M)\n"
@@ -184,7 +199,7 @@ static int resolve_exe(const char *name, char *out, size_t cap)
 static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 {
 	enum { O_TMPFS_SIZE = 256, O_NO_DEPS, O_SECCOMP_DEFAULT, O_ALLOW, O_NO_SECCOMP,
-	       O_NOFILE, O_NPROC, O_MEM, O_FSIZE, O_UID, O_GID };
+	       O_NOFILE, O_NPROC, O_MEM, O_FSIZE, O_UID, O_GID, O_NO_ATTEST };
 	static const struct option longs[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "identity", required_argument, NULL, 'i' },
@@ -201,6 +216,7 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 		{ "fsize", required_argument, NULL, O_FSIZE },
 		{ "uid", required_argument, NULL, O_UID },
 		{ "gid", required_argument, NULL, O_GID },
+		{ "no-attest", no_argument, NULL, O_NO_ATTEST },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -240,6 +256,7 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 		case O_FSIZE: rc = parse_size(optarg, &o->fsize); break;
 		case O_UID: rc = parse_size(optarg, &v); o->uid = (uid_t)v; break;
 		case O_GID: rc = parse_size(optarg, &v); o->gid = (gid_t)v; break;
+		case O_NO_ATTEST: o->no_attest = true; break;
 		case 'v': o->verbose++; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -EINVAL;
@@ -264,6 +281,17 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 	if (rc < 0) {
 		fprintf(stderr, "sdds-sandbox: %s: %s\n", o->argv[0], strerror(-rc));
 		return rc;
+	}
+	if (!o->identity) {
+		/* The daemon's identity alphabet: A-Z a-z 0-9 _ . : @ - */
+		const char *base = strrchr(o->exe, '/') + 1;
+		size_t i, n = (size_t)snprintf(o->default_identity, sizeof(o->default_identity), "sandbox:%s", base);
+
+		for (i = strlen("sandbox:"); i < n && i < sizeof(o->default_identity) - 1; i++)
+			if (!strchr("_.:@-", o->default_identity[i]) &&
+			    !((o->default_identity[i] | 0x20) >= 'a' && (o->default_identity[i] | 0x20) <= 'z') &&
+			    !(o->default_identity[i] >= '0' && o->default_identity[i] <= '9'))
+				o->default_identity[i] = '_';
 	}
 	return 0;
 }
@@ -727,10 +755,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sdds-sandbox: connect to sddsd: %s\n", strerror(-rc));
 		return SANDBOX_EXIT_SETUP;
 	}
-	if (o.identity) {
-		rc = sandbox_attest(ctl_fd, o.identity, &reason);
+	if (!o.no_attest) {
+		rc = sandbox_attest(ctl_fd, o.identity ? o.identity : o.default_identity, &reason);
+		/* An untrusted launcher's default attestation is refused, and
+		 * that still uses up the first-message slot. (A build whose
+		 * protocol lacks Attest cannot send one at all.) */
+		if ((rc == -EPERM || rc == -EPROTONOSUPPORT) && !o.identity) {
+			if (o.verbose)
+				fprintf(stderr, "sdds-sandbox: default identity not attested: %s\n", reason);
+			rc = 0;
+		}
 		if (rc < 0) {
-			fprintf(stderr, "sdds-sandbox: attest '%s': %s%s%s\n", o.identity, strerror(-rc),
+			fprintf(stderr, "sdds-sandbox: attest '%s': %s%s%s\n",
+				o.identity ? o.identity : o.default_identity, strerror(-rc),
 				*reason ? ": " : "", reason);
 			return SANDBOX_EXIT_SETUP;
 		}
