@@ -16,6 +16,10 @@
  *                                             oversized)
  *   net_helper replay SRC_IP DST_IP IFACE TSV  the payloads of a capture's
  *                                             frames.tsv, sent from SRC_IP
+ *   net_helper replay-as SRC_IP IFACE TSV     the frames SRC_IP sent in the
+ *                                             capture, from its address and
+ *                                             source port to the captured
+ *                                             destination (groups too) and port
  *
  * TOPIC is "temperature" (domain 1, id 10: device, value; the sample's
  * value carries the number) or "counter" (domain 2, id 11: seq, tag[7]).
@@ -365,8 +369,83 @@ static int do_replay(const char *src, const char *dst, const char *iface, const 
 	return sent > 0 ? 0 : 2;
 }
 
+/* Column c (0-based) of a tab-separated line into out. */
+static int tsv_col(const char *line, int c, char *out, size_t cap)
+{
+	const char *p = line, *e;
+
+	for (int i = 0; i < c; i++) {
+		p = strchr(p, '\t');
+		if (p == NULL)
+			return -1;
+		p++;
+	}
+	e = p + strcspn(p, "\t\n");
+	if ((size_t)(e - p) >= cap)
+		return -1;
+	memcpy(out, p, (size_t)(e - p));
+	out[e - p] = '\0';
+	return 0;
+}
+
+static int do_replay_as(const char *src, const char *iface, const char *tsv)
+{
+	char line[4096], col[1024];
+	FILE *f = fopen(tsv, "r");
+	unsigned ifindex = if_nametoindex(iface);
+	int fd = -1, sent = 0, one = 1, zero = 0, hops = 1;
+
+	if (f == NULL || ifindex == 0)
+		return 2;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_scope_id = ifindex };
+		uint8_t buf[2048];
+		size_t len;
+
+		if (line[0] < '0' || line[0] > '9' || tsv_col(line, 2, col, sizeof(col)) < 0 || strcmp(col, src) != 0)
+			continue;
+		if (fd < 0) {
+			struct sockaddr_in6 me = { .sin6_family = AF_INET6, .sin6_scope_id = ifindex };
+
+			if (tsv_col(line, 3, col, sizeof(col)) < 0)
+				return 2;
+			me.sin6_port = htons((uint16_t)atoi(col));
+			inet_pton(AF_INET6, src, &me.sin6_addr);
+			fd = socket(AF_INET6, SOCK_DGRAM, 0);
+			/* The daemon here holds the multicast port with SO_REUSEADDR too. */
+			if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+			    setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &ifindex, sizeof(ifindex)) < 0 ||
+			    setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &zero, sizeof(zero)) < 0 ||
+			    setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &hops, sizeof(hops)) < 0 ||
+			    bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
+				perror("net_helper: replay-as socket");
+				return 2;
+			}
+		}
+		if (tsv_col(line, 4, col, sizeof(col)) < 0 || inet_pton(AF_INET6, col, &to.sin6_addr) != 1 ||
+		    tsv_col(line, 5, col, sizeof(col)) < 0)
+			continue;
+		to.sin6_port = htons((uint16_t)atoi(col));
+		if (tsv_col(line, 7, col, sizeof(col)) < 0 || unhex(col, buf, sizeof(buf), &len) < 0)
+			continue;
+		if (sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0) {
+			perror("net_helper: replay-as sendto");
+			return 2;
+		}
+		sent++;
+		usleep(1000);
+	}
+	fclose(f);
+	if (fd >= 0)
+		close(fd);
+	fprintf(stderr, "replayed %d frames of %s\n", sent, src);
+	return sent > 0 ? 0 : 2;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 5 && strcmp(argv[1], "replay-as") == 0)
+		return do_replay_as(argv[2], argv[3], argv[4]);
 	if (argc == 5 && strcmp(argv[1], "write") == 0)
 		return do_write(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0));
 	if (argc == 6 && strcmp(argv[1], "read") == 0)

@@ -406,6 +406,50 @@ static void test_replay_real_node(void **state)
 	assert_int_equal(wait_ok(rb), 0);
 }
 
+/*
+ * The discovery capture: a real publisher (d26a) multicasting from port
+ * 23254: Participants to ff02::20, Publications to ff02::30 (builtin topics:
+ * not in B's table, dropped as unknown_topic) and temperature samples to
+ * ff02::10, which B's local reader must get, one per frame.
+ */
+static void test_replay_multicast(void **state)
+{
+	static char before[65536], after[65536];
+	char sb[128], tsv[512], line[4096], n[16];
+	unsigned data_frames = 0, builtin_frames = 0;
+	pid_t rb, rp;
+	FILE *f;
+
+	(void)state;
+	snprintf(tsv, sizeof(tsv), "%s/discovery.frames.tsv", capture_dir);
+	f = fopen(tsv, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char num[32], when[32], src[64], sport[16], dst[64];
+
+		/* number, time, source, source port, destination: only the publisher's frames. */
+		if (sscanf(line, "%31s %31s %63s %15s %63s", num, when, src, sport, dst) != 5 ||
+		    strcmp(src, "fe80::c0ef:62ff:fed4:d26a") != 0)
+			continue;
+		if (strcmp(dst, "ff02::10") == 0)
+			data_frames++;
+		else
+			builtin_frames++;
+	}
+	fclose(f);
+	assert_true(data_frames > 0);
+	assert_int_equal(ctl_json(ns_b, "b", "net", before, sizeof(before)), 0);
+	sock_of("b", sb, sizeof(sb));
+	snprintf(n, sizeof(n), "%u", data_frames);
+	rb = helper(ns_b, true, "expect", sb, "0xd26a", "21", n, "5000");
+	assert_true(rb > 0);
+	rp = helper(ns_a, false, "replay-as", "fe80::c0ef:62ff:fed4:d26a", "vna", tsv, NULL, NULL);
+	assert_int_equal(wait_ok(rp), 0);
+	assert_int_equal(wait_ok(rb), 0);
+	assert_int_equal(ctl_json(ns_b, "b", "net", after, sizeof(after)), 0);
+	assert_int_equal(json_u64(after, "unknown_topic") - json_u64(before, "unknown_topic"), builtin_frames);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -413,6 +457,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_both_directions_swapped_topics),
 		cmocka_unit_test(test_garbage_while_exchanging),
 		cmocka_unit_test(test_replay_real_node),
+		cmocka_unit_test(test_replay_multicast),
 	};
 	int rc;
 
