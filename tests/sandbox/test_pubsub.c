@@ -34,14 +34,14 @@
 
 static bool as_nobody;
 
-/* Read the process's stdout until a line starts with "ready", or fail. */
-static void wait_ready(int fd, char *buf, size_t cap)
+/* Read the process's stdout until it printed needle, or fail. */
+static void wait_for(int fd, char *buf, size_t cap, const char *needle)
 {
 	size_t len = 0;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < 300 && !strstr(buf, "ready"); i++) {
+	for (i = 0; i < 300 && !strstr(buf, needle); i++) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n;
 
@@ -53,8 +53,13 @@ static void wait_ready(int fd, char *buf, size_t cap)
 		len += (size_t)n;
 		buf[len] = '\0';
 	}
-	if (!strstr(buf, "ready"))
-		fail_msg("the sandboxed reader never got ready: '%s'", buf);
+	if (!strstr(buf, needle))
+		fail_msg("the sandboxed reader never printed '%s': '%s'", needle, buf);
+}
+
+static void wait_ready(int fd, char *buf, size_t cap)
+{
+	wait_for(fd, buf, cap, "ready");
 }
 
 static void run_pair(struct sbtest_daemon *d, bool listener)
@@ -123,6 +128,35 @@ static void test_exit_status(void **state)
 	sbtest_out_free(&o);
 }
 
+/* The sDDS-style examples (generated code, listener) run sandboxed. */
+static void test_temperature_example(void **state)
+{
+	struct sbtest_daemon *d = *state;
+	char *sb = getenv("SDDS_SANDBOX"), *pub = getenv("SDDS_TEMP_PUB"), *sub = getenv("SDDS_TEMP_SUB");
+	char *subv[] = { sb, "--socket", d->sock, "--", sub, "-n", "5", NULL };
+	char *pubv[] = { sb, "--socket", d->sock, "--", pub, "-n", "5", "-i", "50", NULL };
+	struct sbtest_out r, w;
+	char first[4096];
+	const char *p;
+	pid_t pid;
+	int out, err, n = 0;
+
+	if (!pub || !sub || access(pub, X_OK) != 0 || access(sub, X_OK) != 0)
+		skip();
+	sbtest_start(subv, as_nobody, &pid, &out, &err);
+	wait_for(out, first, sizeof(first), "Waiting for");
+	sbtest_run(pubv, as_nobody, 60000, &w);
+	sbtest_finish(pid, out, err, 60000, &r);
+	print_message("pub %d: %s%s\nsub %d: %s%s\n", w.status, w.out, w.err, r.status, r.out, r.err);
+	assert_int_equal(w.status, 0);
+	assert_int_equal(r.status, 0);
+	for (p = r.out; (p = strstr(p, "Received a sample")) != NULL; p++)
+		n++;
+	assert_int_equal(n, 5);
+	sbtest_out_free(&r);
+	sbtest_out_free(&w);
+}
+
 /* SIGTERM to the sandbox reaches the program, which dies of it. */
 static void test_signal_forwarded(void **state)
 {
@@ -186,6 +220,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_reliable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listener, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_temperature_example, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_forwarded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
