@@ -10,6 +10,8 @@
  *                                             more for 300 ms; exit 0 if so
  *   net_helper expect SOCKET DEVICE VALUE N MS  N temperature samples equal to
  *                                             (DEVICE, VALUE)
+ *   net_helper mismatch SOCKET                registering temperature (1/10) with
+ *                                             another layout must be refused
  *   net_helper garbage DST_IP IFACE COUNT     COUNT malformed datagrams at
  *                                             [DST_IP%IFACE]:23234 (every
  *                                             rejection reason, random bytes,
@@ -442,8 +444,50 @@ static int do_replay_as(const char *src, const char *iface, const char *tsv)
 	return sent > 0 ? 0 : 2;
 }
 
+static int do_mismatch(const char *sock)
+{
+	static const sdds_field wrong[] = {
+		{ "device", SDDS_FIELD_ULONG, 4 },
+		{ "value", SDDS_FIELD_SHORT, 2 },
+	};
+	static const sdds_field reordered[] = {
+		{ "value", SDDS_FIELD_SHORT, 2 },
+		{ "device", SDDS_FIELD_BOOLEAN, 1 },
+		{ "pad", SDDS_FIELD_OCTET, 1 },
+	};
+	sdds_topic_desc d = { .name = "temperature", .domain = 1, .id = 10, .sample_size = 6, .fields = wrong,
+			      .n_fields = 2 };
+	sdds_client_options o;
+	sdds_client *c;
+	sdds_topic *t;
+	int rc;
+
+	sdds_client_options_init(&o);
+	o.socket_path = sock;
+	o.reconnect = 0;
+	if (sdds_client_new(&o, &c) < 0)
+		return 2;
+	rc = sdds_topic_new(c, &d, &t);
+	if (rc != -EINVAL) {
+		fprintf(stderr, "net_helper: a 6-byte temperature was not refused (%d)\n", rc);
+		return 1;
+	}
+	d.sample_size = 4;
+	d.fields = reordered;
+	d.n_fields = 3;
+	rc = sdds_topic_new(c, &d, &t);
+	if (rc != -EINVAL) {
+		fprintf(stderr, "net_helper: a temperature of another layout was not refused (%d)\n", rc);
+		return 1;
+	}
+	sdds_client_free(c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[1], "mismatch") == 0)
+		return do_mismatch(argv[2]);
 	if (argc == 5 && strcmp(argv[1], "replay-as") == 0)
 		return do_replay_as(argv[2], argv[3], argv[4]);
 	if (argc == 5 && strcmp(argv[1], "write") == 0)

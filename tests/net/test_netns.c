@@ -450,6 +450,16 @@ static void test_replay_multicast(void **state)
 	assert_int_equal(json_u64(after, "unknown_topic") - json_u64(before, "unknown_topic"), builtin_frames);
 }
 
+/* A local client cannot register a node-config topic with another layout. */
+static void test_layout_mismatch_refused(void **state)
+{
+	char sa[128];
+
+	(void)state;
+	sock_of("a", sa, sizeof(sa));
+	assert_int_equal(wait_ok(helper(ns_a, false, "mismatch", sa, NULL, NULL, NULL, NULL)), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +468,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_garbage_while_exchanging),
 		cmocka_unit_test(test_replay_real_node),
 		cmocka_unit_test(test_replay_multicast),
+		cmocka_unit_test(test_layout_mismatch_refused),
 	};
 	int rc;
 
