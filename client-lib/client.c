@@ -147,6 +147,7 @@ int sdds_client_new(const sdds_client_options *opts, sdds_client **ret_client)
 	c->remote.ctl_fd = -1;
 	c->remote.kick_fd = -1;
 	c->remote.stop_fd = -1;
+	c->remote.renew_fd = -1;
 	c->remote.seg.fd = -1;
 	/* Until a transport supplies its own, wake-ups go to a private doorbell. */
 	c->evt = &c->local_evt;

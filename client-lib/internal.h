@@ -152,6 +152,7 @@ struct remote_state {
 	bool reconnect_wait;
 	uint32_t reconnect_max_ms;
 	char *path; /* socket path, owned; NULL when the fd was handed in */
+	int renew_fd; /* $SDDS_CTL_RENEW_FD: asks for a new socket, owned, or -1 */
 	char *name; /* application name for Hello, owned */
 
 	int stop_fd; /* eventfd: wakes the monitor (closing or stop), owned */

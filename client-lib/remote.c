@@ -42,7 +42,10 @@
  * a failed attempt closes its socket (the daemon frees that session) and
  * leaves the client disconnected. Until the flag is cleared nobody else
  * touches the connection's state (internal.h, "Restart"), so the attempt
- * writes the new ids, rings and pointers in place. Every wait of an attempt
+ * writes the new ids, rings and pointers in place. A client whose socket
+ * came from a sandbox through $SDDS_CTL_FD cannot connect(); if the sandbox
+ * also handed it a renewal channel ($SDDS_CTL_RENEW_FD), an attempt asks
+ * there for a new socket instead (remote_renew). Every wait of an attempt
  * (backoff, connect, replies) also polls the stop eventfd: closing the
  * client cuts an attempt short.
  *
@@ -375,6 +378,79 @@ static void remote_conn_release(struct sdds_client *c)
 	rs->ctl_fd = -1;
 }
 
+/*
+ * Ask whoever handed the control socket in (a sandbox supervisor) for a new
+ * one over the renewal channel ($SDDS_CTL_RENEW_FD, a connected AF_UNIX
+ * SOCK_SEQPACKET socket): the client sends one packet "renew"; the answer is
+ * one packet whose SCM_RIGHTS carry exactly one fd, a control socket
+ * connected to sddsd (attested like the first). An answer without an fd is
+ * a refusal (the attempt fails; the next comes after the backoff delay).
+ * Returns 0 and *ret_fd (owned by the caller), -ENOTCONN when the channel
+ * is gone, -ECANCELED when the client closes, or -errno.
+ */
+static int remote_renew(struct sdds_client *c, int *ret_fd)
+{
+	struct remote_state *rs = &c->remote;
+	static const char ask[] = "renew";
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * CTL_MAX_FDS)];
+	} ctrl;
+	char data[64];
+	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	int fds[CTL_MAX_FDS];
+	size_t n_fds = 0, i;
+	ssize_t n;
+	int rc, type = 0;
+	socklen_t len = sizeof(type);
+
+	do
+		n = send(rs->renew_fd, ask, sizeof(ask) - 1, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return remote_is_hangup(-errno) ? -ENOTCONN : -errno;
+	rc = remote_poll_closing(c, rs->renew_fd, POLLIN, REMOTE_RPC_TIMEOUT_S * 1000);
+	if (rc < 0)
+		return rc;
+	msg.msg_control = ctrl.buf;
+	msg.msg_controllen = sizeof(ctrl.buf);
+	do
+		n = recvmsg(rs->renew_fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return remote_is_hangup(-errno) ? -ENOTCONN : -errno;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		size_t k;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int), sizeof(int));
+			if (n_fds < CTL_MAX_FDS)
+				fds[n_fds++] = fd;
+			else
+				close(fd);
+		}
+	}
+	if (n == 0 && n_fds == 0)
+		return -ENOTCONN; /* the supervisor hung up */
+	if (n_fds != 1 || (msg.msg_flags & MSG_CTRUNC)) {
+		remote_close_fds(fds, n_fds);
+		return n_fds ? -EPROTO : -ECONNREFUSED;
+	}
+	if (getsockopt(fds[0], SOL_SOCKET, SO_TYPE, &type, &len) < 0 || type != SOCK_SEQPACKET) {
+		close(fds[0]);
+		return -EPROTO;
+	}
+	*ret_fd = fds[0];
+	return 0;
+}
+
 static int remote_topic_register(struct sdds_client *c, bool setup, struct sdds_topic *t);
 static int remote_writer_create(struct sdds_client *c, bool setup, struct sdds_writer *w);
 static int remote_reader_create(struct sdds_client *c, bool setup, struct sdds_reader *r);
@@ -391,7 +467,10 @@ static int remote_attempt(struct sdds_client *c)
 	struct cl_link *l;
 	int fd, rc;
 
-	rc = remote_connect_path(rs->path, true, &fd);
+	if (rs->renew_fd >= 0)
+		rc = remote_renew(c, &fd);
+	else
+		rc = remote_connect_path(rs->path, true, &fd);
 	if (rc < 0)
 		return rc;
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
@@ -531,15 +610,17 @@ static int remote_monitor_start(struct sdds_client *c)
 
 /*
  * A sandbox (tools/sdds-sandbox) hands the application a connected control
- * socket as $SDDS_CTL_FD. Claiming it unsets the variable, so that children
- * do not believe they own the same fd, and marks it close-on-exec for the
- * same reason. From here on the fd is ours as if we had connected it: it is
- * closed on failure too, since nobody else knows of it any more.
- * Returns 0 and *ret_fd, 1 when the variable is unset, or -errno.
+ * socket as $SDDS_CTL_FD (and may hand a renewal channel as
+ * $SDDS_CTL_RENEW_FD, see remote_renew). Claiming one unsets the variable,
+ * so that children do not believe they own the same fd, and marks it
+ * close-on-exec for the same reason. From here on the fd is ours as if we
+ * had connected it: it is closed on failure too, since nobody else knows of
+ * it any more. Returns 0 and *ret_fd, 1 when the variable is unset, or
+ * -errno.
  */
-static int remote_env_fd(int *ret_fd)
+static int remote_env_fd(const char *var, int *ret_fd)
 {
-	const char *v = getenv("SDDS_CTL_FD");
+	const char *v = getenv(var);
 	int type = 0;
 	socklen_t len = sizeof(type);
 	char *end;
@@ -549,7 +630,7 @@ static int remote_env_fd(int *ret_fd)
 		return 1;
 	errno = 0;
 	n = strtol(v, &end, 10);
-	unsetenv("SDDS_CTL_FD");
+	unsetenv(var);
 	if (errno || end == v || *end || n < 0 || n > INT_MAX)
 		return -EBADF;
 	if (getsockopt((int)n, SOL_SOCKET, SO_TYPE, &type, &len) < 0)
@@ -582,6 +663,9 @@ static void remote_state_free(struct remote_state *rs)
 {
 	free(rs->path);
 	free(rs->name);
+	if (rs->renew_fd >= 0)
+		close(rs->renew_fd);
+	rs->renew_fd = -1;
 	rs->path = NULL;
 	rs->name = NULL;
 	if (rs->stop_fd >= 0)
@@ -616,18 +700,24 @@ int remote_open(struct sdds_client *c, const sdds_client_options *opts)
 	if (handed_in) {
 		fd = opts->ctl_fd;
 	} else {
-		rc = remote_env_fd(&fd);
+		rc = remote_env_fd("SDDS_CTL_FD", &fd);
 		if (rc < 0)
 			goto fail_state;
 		claimed = rc == 0;
+	}
+	if (claimed) {
+		rc = remote_env_fd("SDDS_CTL_RENEW_FD", &rs->renew_fd);
+		if (rc < 0)
+			goto fail_fd;
 	}
 	/*
 	 * Reconnecting needs a path. By default only a client that connected
 	 * by path has one in mind; asked to, a client with a handed-in socket
 	 * reconnects through socket_path or the default path.
 	 */
-	rs->reconnect = opts->reconnect > 0 || (opts->reconnect < 0 && !handed_in && !claimed);
-	if (rs->reconnect || (!handed_in && !claimed)) {
+	rs->reconnect = opts->reconnect > 0 ||
+			(opts->reconnect < 0 && ((!handed_in && !claimed) || rs->renew_fd >= 0));
+	if ((rs->reconnect && rs->renew_fd < 0) || (!handed_in && !claimed)) {
 		rc = remote_path(opts, &rs->path);
 		if (rc < 0)
 			goto fail_fd;

@@ -81,10 +81,15 @@ typedef struct sdds_client_options {
 				  * yes when connecting by path, no with a
 				  * handed-in ctl_fd. With ctl_fd and 1, the
 				  * client reconnects through socket_path (or the
-				  * default path): a sandboxed application, which
-				  * cannot connect(), stays disconnected for good
-				  * and should exit so that its supervisor
-				  * restarts it. Ignored in monolithic mode. */
+				  * default path). A socket claimed from
+				  * $SDDS_CTL_FD (a sandbox) reconnects by
+				  * default when $SDDS_CTL_RENEW_FD names a
+				  * channel to ask the sandbox for a new one
+				  * (docs/DESIGN.md, "Restart"); without it the
+				  * application, which cannot connect(), stays
+				  * disconnected for good and should exit so that
+				  * its supervisor restarts it. Ignored in
+				  * monolithic mode. */
 	bool reconnect_wait;     /* during the gap, writes and takes wait for the
 				  * new connection within their time budget */
 	uint32_t reconnect_max_ms; /* longest backoff delay; 0: 1000 */

@@ -12,7 +12,8 @@
  * the reconnect counter and the session id; listeners fire again; the dcps
  * runtime's handles stay valid; freeing during backoff is prompt; the old
  * segment is unmapped and its fds closed; a handed-in fd does not
- * reconnect by default. Every wait is bounded.
+ * reconnect by default; a sandbox's renewal channel ($SDDS_CTL_RENEW_FD)
+ * brings a socket-less client back. Every wait is bounded.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -710,6 +711,124 @@ static void test_handed_in_fd_no_reconnect(void **state)
 	sdds_client_free(c);
 }
 
+/* ---------------- a sandbox's renewal channel ---------------- */
+
+/*
+ * What a sandbox supervisor does on $SDDS_CTL_RENEW_FD: for every request,
+ * connect to the daemon and pass the socket back (SCM_RIGHTS); refuse (an
+ * answer without an fd) while the daemon is down.
+ */
+struct renewer {
+	int fd;
+	const char *sock;
+	int served;  /* atomic */
+	int refused; /* atomic */
+};
+
+static void *renewer_main(void *arg)
+{
+	struct renewer *rn = arg;
+	char buf[64];
+
+	for (;;) {
+		union {
+			struct cmsghdr h;
+			char b[CMSG_SPACE(sizeof(int))];
+		} ctrl;
+		struct iovec iov = { .iov_base = "k", .iov_len = 1 };
+		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+		struct cmsghdr *cm;
+		ssize_t n = recv(rn->fd, buf, sizeof(buf), 0);
+		int fd;
+
+		if (n <= 0)
+			return NULL; /* the test closed the channel */
+		if (n != 5 || memcmp(buf, "renew", 5) != 0)
+			return NULL;
+		fd = try_connect(rn->sock);
+		if (fd >= 0) {
+			memset(&ctrl, 0, sizeof(ctrl));
+			msg.msg_control = ctrl.b;
+			msg.msg_controllen = sizeof(ctrl.b);
+			cm = CMSG_FIRSTHDR(&msg);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int));
+			memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+			__atomic_add_fetch(&rn->served, 1, __ATOMIC_SEQ_CST);
+		} else {
+			__atomic_add_fetch(&rn->refused, 1, __ATOMIC_SEQ_CST);
+		}
+		(void)sendmsg(rn->fd, &msg, MSG_NOSIGNAL);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+static void test_renew_channel(void **state)
+{
+	struct daemon *d = *state;
+	struct renewer rn = { .sock = d->sock };
+	sdds_client_options o;
+	sdds_client *c = NULL, *p;
+	sdds_topic *t, *tp;
+	sdds_reader *r;
+	sdds_writer *w;
+	char num[16];
+	int sv[2], fd;
+	pthread_t th;
+	uint8_t s[SAMPLE];
+
+	/* As sdds-sandbox would: a connected socket and a renewal channel in the environment. */
+	fd = try_connect(d->sock);
+	assert_true(fd >= 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	snprintf(num, sizeof(num), "%d", fd);
+	setenv("SDDS_CTL_FD", num, 1);
+	snprintf(num, sizeof(num), "%d", sv[1]);
+	setenv("SDDS_CTL_RENEW_FD", num, 1);
+	rn.fd = sv[0];
+	assert_int_equal(pthread_create(&th, NULL, renewer_main, &rn), 0);
+
+	sdds_client_options_init(&o);
+	o.socket_path = "/nonexistent/never/used";
+	o.reconnect_max_ms = 50;
+	assert_int_equal(sdds_client_new(&o, &c), 0);
+	assert_null(getenv("SDDS_CTL_FD"));
+	assert_null(getenv("SDDS_CTL_RENEW_FD"));
+	t = topic(c, 8);
+	r = reader(t, SDDS_RELIABLE, 16);
+	p = client(d, "plain-pub");
+	tp = topic(p, 8);
+	w = writer(tp, SDDS_RELIABLE, 1000);
+
+	daemon_kill(d);
+	wait_disconnected(c, 2000);
+	sleep_ms(200); /* some refused requests while no daemon runs */
+	daemon_run(d);
+	wait_reconnected(c, 1, 10000);
+	wait_reconnected(p, 1, 10000);
+	assert_true(__atomic_load_n(&rn.served, __ATOMIC_SEQ_CST) >= 1);
+	assert_true(__atomic_load_n(&rn.refused, __ATOMIC_SEQ_CST) >= 1);
+	put_seq(s, 88);
+	assert_int_equal(sdds_writer_write(w, s, SAMPLE), 0);
+	assert_int_equal(sdds_reader_take(r, s, sizeof(s), NULL, 5 * SEC), 0);
+	assert_int_equal(get_seq(s), 88);
+
+	/* The supervisor goes away: after the next restart the client stays down, and frees promptly. */
+	shutdown(sv[0], SHUT_RDWR);
+	join_within(th, 2000);
+	close(sv[0]);
+	daemon_kill(d);
+	wait_disconnected(c, 2000);
+	daemon_run(d);
+	sleep_ms(300);
+	assert_false(sdds_client_connected(c));
+	assert_int_equal(sdds_client_reconnects(c), 1);
+	sdds_client_free(c);
+	sdds_client_free(p);
+}
+
 /* ---------------- the sDDS runtime ---------------- */
 
 static void test_dcps_across_restart(void **state)
@@ -769,6 +888,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_listener_and_counter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_objects_change_between_restarts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handed_in_fd_no_reconnect, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_renew_channel, setup, teardown),
 		/* Last: its client lives until the process ends. */
 		cmocka_unit_test_setup_teardown(test_dcps_across_restart, setup, teardown),
 	};
