@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define POLICY_QUOTE_MAX 48
@@ -666,7 +667,8 @@ int policy_unit_from_cgroup(const char *text, size_t len, char *unit, size_t cap
 	return -ENOENT;
 }
 
-int policy_peer_probe(struct policy_peer *ret, pid_t pid, uid_t uid, gid_t gid, const char *proc_root)
+int policy_peer_probe(struct policy_peer *ret, pid_t pid, uid_t uid, gid_t gid, int pidfd,
+		      const char *proc_root)
 {
 	char path[POLICY_EXE_MAX];
 	char buf[4096];
@@ -693,6 +695,14 @@ int policy_peer_probe(struct policy_peer *ret, pid_t pid, uid_t uid, gid_t gid, 
 	close(fd);
 	if (n > 0 && policy_unit_from_cgroup(buf, (size_t)n, ret->unit, sizeof(ret->unit)) < 0)
 		ret->unit[0] = '\0';
+	/*
+	 * A pid is not reused while its process lives (or is a zombie): if the
+	 * peer still exists now, what we read under its pid was its own.
+	 */
+	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {
+		ret->exe[0] = '\0';
+		ret->unit[0] = '\0';
+	}
 	return 0;
 }
 

@@ -128,9 +128,13 @@ int policy_unit_from_cgroup(const char *text, size_t len, char *unit, size_t cap
  * executable from PROC/PID/exe and the unit from PROC/PID/cgroup, where
  * PROC is proc_root ("/proc" in the daemon, a fake tree in tests). Facts
  * that cannot be read stay empty (the daemon may not be allowed to read
- * another user's exe link). Returns 0; *ret is always written.
+ * another user's exe link). pidfd (SO_PEERPIDFD, or -1 when the kernel has
+ * none; not closed here) pins the peer: if the process is gone after the
+ * reads, its pid may already name another process, so exe and unit are
+ * dropped. Returns 0; *ret is always written.
  */
-int policy_peer_probe(struct policy_peer *ret, pid_t pid, uid_t uid, gid_t gid, const char *proc_root);
+int policy_peer_probe(struct policy_peer *ret, pid_t pid, uid_t uid, gid_t gid, int pidfd,
+		      const char *proc_root);
 
 /*
  * The last POLICY_DENIALS_MAX denials, for stats. A plain value; the

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -40,6 +41,12 @@
 #define SESSION_DEFAULT_DEPTH 64u
 #define SESSION_MAX_DEPTH 65536u
 #define SESSION_STALL_REARM_TRIES 4
+/* Linux 6.5; older headers lack the name, older kernels answer ENOPROTOOPT. */
+#ifdef SO_PEERPIDFD
+#define SESSION_SO_PEERPIDFD SO_PEERPIDFD
+#else
+#define SESSION_SO_PEERPIDFD 77
+#endif
 
 /* ---------------- small helpers ------------------------------------------ */
 
@@ -154,8 +161,17 @@ int session_new(struct manager *m, int fd)
 	rc = ctl_peercred(fd, &s->pid, &s->uid, &s->gid);
 	if (rc < 0)
 		goto fail_free;
-	/* Now, while the pid at connect time most likely still names the peer. */
-	policy_peer_probe(&s->peer, s->pid, s->uid, s->gid, "/proc");
+	/* Now, pinned by a pidfd where the kernel gives one (policy.h). */
+	{
+		socklen_t len = sizeof(int);
+		int pidfd = -1;
+
+		if (getsockopt(fd, SOL_SOCKET, SESSION_SO_PEERPIDFD, &pidfd, &len) < 0)
+			pidfd = -1;
+		policy_peer_probe(&s->peer, s->pid, s->uid, s->gid, pidfd, "/proc");
+		if (pidfd >= 0)
+			close(pidfd);
+	}
 	rc = uv_poll_init(&m->loop, &s->ctl_poll, fd);
 	if (rc < 0)
 		goto fail_free;

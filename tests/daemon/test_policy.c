@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -377,7 +378,7 @@ static void test_peer_probe_fake_proc(void **state)
 	assert_int_equal(symlink("/opt/vendor/bin/cam", p), 0);
 	snprintf(p, sizeof(p), "%s/42/cgroup", dir);
 	write_file(p, "1:name=systemd:/\n0::/system.slice/sdds-app@cam.service\n");
-	assert_int_equal(policy_peer_probe(&peer, 42, 7, 8, dir), 0);
+	assert_int_equal(policy_peer_probe(&peer, 42, 7, 8, -1, dir), 0);
 	assert_int_equal(peer.pid, 42);
 	assert_int_equal(peer.uid, 7);
 	assert_int_equal(peer.gid, 8);
@@ -385,7 +386,7 @@ static void test_peer_probe_fake_proc(void **state)
 	assert_string_equal(peer.unit, "sdds-app@cam.service");
 	assert_string_equal(peer.attested, "");
 	/* A process we know nothing of: only the credentials. */
-	assert_int_equal(policy_peer_probe(&peer, 43, 7, 8, dir), 0);
+	assert_int_equal(policy_peer_probe(&peer, 43, 7, 8, -1, dir), 0);
 	assert_string_equal(peer.exe, "");
 	assert_string_equal(peer.unit, "");
 	unlink(p);
@@ -393,6 +394,70 @@ static void test_peer_probe_fake_proc(void **state)
 	unlink(p);
 	snprintf(p, sizeof(p), "%s/42", dir);
 	rmdir(p);
+	rmdir(dir);
+}
+
+/* Write a fake /proc/PID with an exe link and a cgroup file under dir. */
+static void fake_proc(const char *dir, pid_t pid, bool make)
+{
+	char p[160];
+
+	snprintf(p, sizeof(p), "%s/%d/exe", dir, (int)pid);
+	if (!make) {
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/%d/cgroup", dir, (int)pid);
+		unlink(p);
+		snprintf(p, sizeof(p), "%s/%d", dir, (int)pid);
+		rmdir(p);
+		return;
+	}
+	snprintf(p, sizeof(p), "%s/%d", dir, (int)pid);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/%d/exe", dir, (int)pid);
+	assert_int_equal(symlink("/usr/bin/x", p), 0);
+	snprintf(p, sizeof(p), "%s/%d/cgroup", dir, (int)pid);
+	write_file(p, "0::/system.slice/x.service\n");
+}
+
+/*
+ * A pidfd pins the peer: facts read while it lives count, facts read under
+ * the pid of a process that is gone (the pid may be someone else's) do not.
+ */
+static void test_peer_probe_pidfd(void **state)
+{
+	char dir[] = "/tmp/policy-pidfd.XXXXXX";
+	struct policy_peer peer;
+	int pidfd, st;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0) {
+		rmdir(dir);
+		skip(); /* kernel older than 5.3 */
+	}
+	fake_proc(dir, getpid(), true);
+	assert_int_equal(policy_peer_probe(&peer, getpid(), 1, 1, pidfd, dir), 0);
+	assert_string_equal(peer.exe, "/usr/bin/x");
+	assert_string_equal(peer.unit, "x.service");
+	close(pidfd);
+	fake_proc(dir, getpid(), false);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	assert_true(pidfd >= 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	fake_proc(dir, pid, true);
+	assert_int_equal(policy_peer_probe(&peer, pid, 1, 1, pidfd, dir), 0);
+	assert_string_equal(peer.exe, "");
+	assert_string_equal(peer.unit, "");
+	assert_int_equal(peer.uid, 1); /* the credentials stay: the kernel recorded them */
+	close(pidfd);
+	fake_proc(dir, pid, false);
 	rmdir(dir);
 }
 
@@ -972,6 +1037,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_cgroup_units),
 		cmocka_unit_test(test_peer_probe_fake_proc),
+		cmocka_unit_test(test_peer_probe_pidfd),
 		cmocka_unit_test(test_denials_ring),
 		cmocka_unit_test_teardown(test_e2e_no_policy, tc_daemon_cleanup),
 		cmocka_unit_test_teardown(test_e2e_bad_policy_at_start, tc_daemon_cleanup),
