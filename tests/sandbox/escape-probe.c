@@ -13,6 +13,8 @@
  * the sandbox's report instead. Every attempt is the smallest code that
  * would succeed outside a sandbox; test_escape.c checks that outside the
  * sandbox each one gets past the point the sandbox must stop it.
+ * escape-probe-static is the same program linked statically (without the
+ * control-protocol attempt): no interpreter, no libraries.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +39,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifndef PROBE_STATIC
 #include "ipc/ctl.h"
+#endif
 
 static const char *probe_name;
 
@@ -222,7 +226,7 @@ static int probe_fork(void)
  * supervisor must have used the first-message slot already. */
 static int probe_attest(void)
 {
-#ifdef SDDS__CTL__ATTEST__INIT
+#if !defined(PROBE_STATIC) && defined(SDDS__CTL__ATTEST__INIT)
 	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
 	Sdds__Ctl__Attest at = SDDS__CTL__ATTEST__INIT;
 	Sdds__Ctl__Reply *rep;

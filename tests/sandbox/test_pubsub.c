@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +158,57 @@ static void test_temperature_example(void **state)
 	sbtest_out_free(&w);
 }
 
+/* A static program: nothing but itself in the view (with or without
+ * --no-deps), and the filter reports it all the same. */
+static void test_static_program(void **state)
+{
+	struct sbtest_daemon *d = *state;
+	char *sb = getenv("SDDS_SANDBOX"), *probe = getenv("SDDS_PROBE_STATIC");
+	char *ok[] = { sb, "--socket", d->sock, "--", probe, "open", "/usr/lib", NULL };
+	char *nodeps[] = { sb, "--socket", d->sock, "--no-deps", "--", probe, "true", NULL };
+	char *bad[] = { sb, "--socket", d->sock, "--no-deps", "--", probe, "exec-sh", NULL };
+	struct sbtest_out o;
+
+	if (!probe || access(probe, X_OK) != 0)
+		skip();
+	/* No libraries were needed, so none are there. */
+	sbtest_run(ok, as_nobody, 30000, &o);
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "result=blocked errno=ENOENT"));
+	sbtest_out_free(&o);
+	sbtest_run(nodeps, as_nobody, 30000, &o);
+	assert_int_equal(o.status, 0);
+	sbtest_out_free(&o);
+	sbtest_run(bad, as_nobody, 30000, &o);
+	assert_int_equal(o.status, 159);
+	assert_non_null(strstr(o.err, "denied system call execve "));
+	sbtest_out_free(&o);
+}
+
+/* A script is no ELF program: refused unless --no-deps and --ro say what
+ * it needs. */
+static void test_script_refused(void **state)
+{
+	struct sbtest_daemon *d = *state;
+	char *sb = getenv("SDDS_SANDBOX");
+	char path[128];
+	char *argv[] = { sb, "--socket", d->sock, "--", path, NULL };
+	struct sbtest_out o;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/script.sh", d->dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\nexit 0\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+	sbtest_run(argv, as_nobody, 30000, &o);
+	unlink(path);
+	assert_int_equal(o.status, 125);
+	assert_non_null(strstr(o.err, "not an ELF program"));
+	sbtest_out_free(&o);
+}
+
 /* SIGTERM to the sandbox reaches the program, which dies of it. */
 static void test_signal_forwarded(void **state)
 {
@@ -222,6 +274,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_listener, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_temperature_example, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exit_status, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_static_program, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_script_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_forwarded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
 	};
