@@ -797,20 +797,9 @@ int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int
 
 int sdds_reader_set_listener(sdds_reader *r, sdds_listener_fn fn, void *arg)
 {
-	struct client_ref ref;
-	int rc;
-
 	if (!r)
 		return -EINVAL;
-	if (!fn)
-		return listener_set(r, NULL, NULL);
-	/* Setting one reads the ring position and rings its doorbell. */
-	rc = client_enter(r->client, &r->client->gp, &ref);
-	if (rc < 0)
-		return rc;
-	rc = listener_set(r, fn, arg);
-	client_leave(&ref);
-	return rc;
+	return listener_set(r, fn, arg);
 }
 
 uint64_t sdds_reader_lost(const sdds_reader *r)

@@ -19,7 +19,10 @@
  *   obj_lock (object lists)  >  take_lock, rpc_lock (only remote.c's
  *   reconnection nests them: it re-creates the objects under obj_lock)
  *   the transport's other locks are leaves.
- * No lock is held while a thread sleeps on a doorbell.
+ * No lock is held while a thread sleeps on a doorbell. client_enter never
+ * blocks and may be called under any lock; an entered thread may take a
+ * lock only if its holders never wait for a grace period (or for anything
+ * that does, such as a reconnection) while holding it.
  *
  * Restart (remote.c, client.c): everything that lives in or refers to one
  * connection (the segment, its rings and doorbells, the fds, the daemon's

@@ -197,20 +197,31 @@ int listener_set(struct sdds_reader *r, sdds_listener_fn fn, void *arg)
 {
 	struct sdds_client *c = r->client;
 	bool on_thread = listener_on_thread(c);
+	struct client_ref ref;
 	int rc = 0;
 
 	if (fn && atomic_load(&c->disconnected))
 		return -ENOTCONN;
 	if (!on_thread)
 		pthread_mutex_lock(&c->cb_lock);
-	if (fn && !c->cb_started && !atomic_load(&c->cb_stop)) {
-		rc = listener_start(c);
+	/*
+	 * Entered under cb_lock, never the other way round (the callback
+	 * thread does the same): a thread entered is never one that waits for
+	 * cb_lock, so a long listener cannot hold up a grace period.
+	 */
+	if (fn) {
+		rc = client_enter(c, &c->gp, &ref);
 		if (rc < 0)
 			goto out_unlock;
 	}
+	if (fn && !c->cb_started && !atomic_load(&c->cb_stop)) {
+		rc = listener_start(c);
+		if (rc < 0)
+			goto out_leave;
+	}
 	if (fn) {
 		if (!r->fn) {
-			/* The caller is entered: cons and conn_gen are current. */
+			/* Entered: cons and conn_gen are current. */
 			pthread_mutex_lock(&r->take_lock);
 			r->cb_seen = r->cons.cons;
 			pthread_mutex_unlock(&r->take_lock);
@@ -220,18 +231,21 @@ int listener_set(struct sdds_reader *r, sdds_listener_fn fn, void *arg)
 		}
 		r->fn = fn;
 		r->fn_arg = arg;
+		/* Let the thread look at the new listener's pending samples. */
+		if (!on_thread)
+			doorbell_notify(c->evt);
 	} else if (r->fn) {
 		cl_list_del(&r->cb_node);
 		c->cb_gen++;
 		r->fn = NULL;
 		r->fn_arg = NULL;
 	}
+out_leave:
+	if (fn)
+		client_leave(&ref);
 out_unlock:
 	if (!on_thread)
 		pthread_mutex_unlock(&c->cb_lock);
-	/* Let the thread look at the new listener's pending samples. */
-	if (fn && rc == 0 && !on_thread)
-		doorbell_notify(c->evt);
 	return rc;
 }
 
