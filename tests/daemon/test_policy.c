@@ -684,11 +684,25 @@ static void test_e2e_no_policy(void **state)
 
 static void test_e2e_bad_policy_at_start(void **state)
 {
+	char cmd[512];
 	struct env e;
+	int st;
 
 	(void)state;
 	assert_int_equal(env_start(&e, "allow x read 1:1\nallow y maybe 1:1\n", NULL), -ECHILD);
 	assert_true(log_has(&e, "policy.conf:2: 'maybe'"));
+	/* --check-config reads the policy too: exit 1 and FILE:LINE. */
+	snprintf(cmd, sizeof(cmd), "'%s' --check-config --policy '%s' >/dev/null 2>'%s'", sddsd_path, e.policy, e.log);
+	st = system(cmd);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+	assert_true(log_has(&e, "policy.conf:2: 'maybe'"));
+	write_file(e.policy, "allow x read 1:1\n");
+	snprintf(cmd, sizeof(cmd), "'%s' --check-config --policy '%s' >'%s' 2>&1", sddsd_path, e.policy, e.log);
+	st = system(cmd);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_true(log_has(&e, "policy = "));
 	unlink(e.policy);
 	unlink(e.log);
 	rmdir(e.dir);
