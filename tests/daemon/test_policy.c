@@ -7,9 +7,10 @@
  * name and systemd unit (a real cgroup under the system slice, when the
  * machine lets us make one), Attest refused from an untrusted uid and when
  * not first, SIGHUP reload (good, then malformed: the last good policy
- * stays and the log names FILE:LINE), denial counters in stats.
+ * stays and the log names FILE:LINE), denial counters in stats and in
+ * sddsctl's output.
  *
- * Usage: test_policy PATH_TO_SDDSD [PATH_TO_EXAMPLE_POLICY]
+ * Usage: test_policy PATH_TO_SDDSD [PATH_TO_EXAMPLE_POLICY [PATH_TO_SDDSCTL]]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +38,7 @@
 
 static const char *sddsd_path;
 static const char *example_path;
+static const char *sddsctl_path;
 
 /* ---------------- helpers ------------------------------------------------- */
 
@@ -1008,6 +1010,24 @@ static void test_e2e_reload_and_counters(void **state)
 	assert_int_equal(rep->stats->denials[1]->session_id, c.session_id);
 	sdds__ctl__reply__free_unpacked(rep, NULL);
 
+	/* sddsctl shows them: the counters, the newest denials, the identity. */
+	if (sddsctl_path != NULL) {
+		char cmd[512];
+		int st;
+
+		snprintf(cmd, sizeof(cmd), "'%s' --socket '%s' denials > '%s' 2>&1", sddsctl_path, e.d.sock, e.log);
+		st = system(cmd);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		assert_true(log_has(&e, "requests denied           2"));
+		assert_true(log_has(&e, "writer 1      5"));
+		snprintf(cmd, sizeof(cmd), "'%s' --socket '%s' --json stats > '%s' 2>&1", sddsctl_path, e.d.sock, e.log);
+		st = system(cmd);
+		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		assert_true(log_has(&e, "\"policy\": {\"loaded\": true, \"denied\": 2"));
+		assert_true(log_has(&e, "\"identity\": \"r\", \"denied\": 2}"));
+		assert_true(log_has(&e, "\"kind\": \"reader\", \"domain\": 1, \"topic_id\": 6"));
+	}
+
 	/* A good new file: 1:5 becomes allowed, 1:1 is no longer (the old writer stays). */
 	write_file(e.policy, "identity r uid=0\nallow r write 1:5\n");
 	assert_int_equal(kill(e.d.pid, SIGHUP), 0);
@@ -1068,5 +1088,6 @@ int main(int argc, char **argv)
 	}
 	sddsd_path = argv[1];
 	example_path = argc > 2 ? argv[2] : NULL;
+	sddsctl_path = argc > 3 ? argv[3] : NULL;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -229,7 +229,9 @@ static void json_clients(FILE *f, const Sdds__Ctl__Stats *st)
 		json_str(f, c->name);
 		fprintf(f, ", \"readers\": %u, \"writers\": %u, \"counters\": ", c->readers, c->writers);
 		json_counters(f, c->counters);
-		fputc('}', f);
+		fputs(", \"identity\": ", f);
+		json_str(f, c->identity);
+		fprintf(f, ", \"denied\": %" PRIu64 "}", c->denied);
 	}
 	fputs(st->n_clients ? "\n  ]" : "]", f);
 }
@@ -477,15 +479,16 @@ static void text_counters(FILE *f, const Sdds__Ctl__Counters *c)
 
 static void text_clients(FILE *f, const Sdds__Ctl__Stats *st)
 {
-	char nb[64];
+	char nb[64], ib[64];
 
-	fprintf(f, "%-8s %-8s %-6s %-20s %7s %7s ", "SESSION", "PID", "UID", "NAME", "READERS", "WRITERS");
+	fprintf(f, "%-8s %-8s %-6s %-20s %-16s %7s %7s ", "SESSION", "PID", "UID", "NAME", "IDENTITY", "READERS",
+		"WRITERS");
 	fprintf(f, COUNTER_HDR);
 	for (size_t i = 0; i < st->n_clients; i++) {
 		const Sdds__Ctl__ClientInfo *c = st->clients[i];
 
-		fprintf(f, "%-8u %-8d %-6u %-20s %7u %7u ", c->session_id, c->pid, c->uid,
-			printable(c->name, nb, 21), c->readers, c->writers);
+		fprintf(f, "%-8u %-8d %-6u %-20s %-16s %7u %7u ", c->session_id, c->pid, c->uid,
+			printable(c->name, nb, 21), printable(c->identity, ib, 17), c->readers, c->writers);
 		text_counters(f, c->counters);
 	}
 	if (st->n_clients == 0)
