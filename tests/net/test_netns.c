@@ -14,6 +14,8 @@
  *     publisher, fe80::c0ef:62ff:fed4:d26a) replayed from that address at B:
  *     B's local reader receives device 0xD26A, value 21, once per frame.
  *
+ * Daemon A runs in blocking mode, daemon B in polling mode.
+ *
  * The namespaces, the veth pair and the files are created here and removed
  * at the end, also when a check fails or the test is killed (SIGTERM from
  * meson's timeout). DAD is off in the namespaces and the addresses are
@@ -145,8 +147,9 @@ static int write_node(const char *name, const char *me, const char *iface, const
 		if (write_file(file, text) < 0)
 			return -1;
 	}
-	snprintf(text, sizeof(text), "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\n", dir,
-		 name, dir, name);
+	/* B polls, A sleeps in epoll: the end-of-turn flush is exercised in both loop modes. */
+	snprintf(text, sizeof(text), "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\npoll = %s\n",
+		 dir, name, dir, name, strcmp(name, "b") == 0 ? "true" : "false");
 	{
 		char file[64];
 
