@@ -306,6 +306,8 @@ int main(int argc, char **argv)
 		return probe_connect(arg);
 	if (strcmp(a, "open") == 0)
 		return probe_open(arg, O_RDONLY);
+	if (strcmp(a, "create") == 0)
+		return probe_open(arg, O_WRONLY | O_CREAT);
 	if (strcmp(a, "devshm") == 0)
 		return probe_open("/dev/shm/sdds-escape", O_WRONLY | O_CREAT);
 	if (strcmp(a, "ptrace") == 0)

@@ -185,6 +185,33 @@ static void test_static_program(void **state)
 	sbtest_out_free(&o);
 }
 
+/* --ro shows a directory read-only; --tmpfs gives a writable one. */
+static void test_ro_and_tmpfs(void **state)
+{
+	struct sbtest_daemon *d = *state;
+	char *sb = getenv("SDDS_SANDBOX"), *probe = getenv("SDDS_PROBE");
+	char file[160];
+	char *see[] = { sb, "--socket", d->sock, "--ro", d->dir, "--", probe, "open", d->dir, NULL };
+	char *write_ro[] = { sb, "--socket", d->sock, "--ro", d->dir, "--", probe, "create", file, NULL };
+	char *write_tmp[] = { sb, "--socket", d->sock, "--tmpfs", "/scratch", "--", probe, "create", "/scratch/x", NULL };
+	struct sbtest_out o;
+
+	snprintf(file, sizeof(file), "%s/new-file", d->dir);
+	sbtest_run(see, as_nobody, 30000, &o);
+	assert_int_equal(o.status, 1);
+	assert_non_null(strstr(o.out, "result=escaped opened"));
+	sbtest_out_free(&o);
+	sbtest_run(write_ro, as_nobody, 30000, &o);
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "result=blocked errno=EROFS"));
+	assert_int_equal(access(file, F_OK), -1);
+	sbtest_out_free(&o);
+	sbtest_run(write_tmp, as_nobody, 30000, &o);
+	assert_int_equal(o.status, 1);
+	assert_non_null(strstr(o.out, "result=escaped opened"));
+	sbtest_out_free(&o);
+}
+
 /* A script is no ELF program: refused unless --no-deps and --ro say what
  * it needs. */
 static void test_script_refused(void **state)
@@ -276,6 +303,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_exit_status, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_static_program, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ro_and_tmpfs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_forwarded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
 	};

@@ -141,6 +141,11 @@ int filter_load(const char *const *extra, size_t n_extra, int *ret_notify_fd)
 	rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 0);
 	if (rc < 0)
 		goto fail_release;
+	/* Another ABI (int 0x80, x32) bypasses the list's numbers: the whole
+	 * process dies, unreported, as the kernel cannot notify for it here. */
+	rc = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS);
+	if (rc < 0)
+		goto fail_release;
 	for (i = 0; i < sizeof(filter_plain) / sizeof(filter_plain[0]); i++) {
 		rc = filter_add_plain(ctx, filter_plain[i]);
 		if (rc < 0)

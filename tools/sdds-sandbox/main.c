@@ -262,8 +262,11 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 		default: usage(stderr); return -EINVAL;
 		}
 		if (rc < 0) {
-			fprintf(stderr, "sdds-sandbox: bad value for option -%c/--%s: '%s'\n", c < 256 ? c : '-',
-				c < 256 ? "" : longs[c - O_TMPFS_SIZE + 4].name, optarg);
+			const struct option *l = longs;
+
+			while (l->name && l->val != c)
+				l++;
+			fprintf(stderr, "sdds-sandbox: bad value for --%s: '%s'\n", l->name ? l->name : "?", optarg);
 			return rc;
 		}
 	}
