@@ -15,7 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "config.h"
+
+static const char *sddsd_bin;
 
 static int parse(struct sddsd_config *c, const char *text, struct config_error *err)
 {
@@ -128,13 +133,81 @@ static void test_print_round_trip(void **state)
 	free(buf);
 }
 
-int main(void)
+/* Run sddsd with args, its stderr into out; returns the exit status. */
+static int run_sddsd(const char *args, char *out, size_t cap)
+{
+	char cmd[1024];
+	FILE *p;
+	size_t n;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", sddsd_bin, args);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, cap - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_daemon_start_errors(void **state)
+{
+	static const char bad_xml[] =
+		"<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"x\">\n"
+		"<topic name=\"a\" domain=\"1\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
+		"<topic name=\"b\" domain=\"2\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
+		"<role topic=\"a\" type=\"publisher\"/><role topic=\"b\" type=\"publisher\"/></project>\n";
+	static const char good_xml[] =
+		"<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" "
+		"iface=\"sddsnone0\">\n"
+		"<topic name=\"a\" domain=\"1\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
+		"<role topic=\"a\" type=\"publisher\"/></project>\n";
+	char dir[] = "/tmp/sddsnetcfg.XXXXXX", path[256], args[768], out[4096];
+	FILE *f;
+
+	(void)state;
+	if (sddsd_bin == NULL)
+		skip();
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/bad.xml", dir);
+	f = fopen(path, "w");
+	fputs(bad_xml, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/good.xml", dir);
+	f = fopen(path, "w");
+	fputs(good_xml, f);
+	fclose(f);
+	/* A broken node config is a configuration error, with FILE:LINE. */
+	snprintf(args, sizeof(args), "--check-config --node-config %s/bad.xml --socket %s/s", dir, dir);
+	assert_int_equal(run_sddsd(args, out, sizeof(out)), 1);
+	if (strstr(out, "bad.xml:3: topic 'b' has the id 10") == NULL)
+		fail_msg("%s", out);
+	/* A node config whose interface does not exist stops the start. */
+	snprintf(args, sizeof(args), "--node-config %s/good.xml --socket %s/s", dir, dir);
+	assert_int_not_equal(run_sddsd(args, out, sizeof(out)), 0);
+	if (strstr(out, "network: cannot open the socket backend on sddsnone0") == NULL)
+		fail_msg("%s", out);
+	/* net = on without a node config is refused before anything starts. */
+	snprintf(path, sizeof(path), "%s/d.conf", dir);
+	f = fopen(path, "w");
+	fputs("net = on\n", f);
+	fclose(f);
+	snprintf(args, sizeof(args), "-c %s/d.conf --socket %s/s", dir, dir);
+	assert_int_equal(run_sddsd(args, out, sizeof(out)), 1);
+	assert_non_null(strstr(out, "net = on needs node_config"));
+	snprintf(args, sizeof(args), "rm -rf '%s'", dir);
+	assert_int_equal(system(args), 0);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_daemon_start_errors),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_print_round_trip),
 	};
 
+	sddsd_bin = argc > 1 ? argv[1] : NULL;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
