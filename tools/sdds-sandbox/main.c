@@ -491,6 +491,16 @@ static void program_main(const struct sandbox_opts *o, int ctl_fd, int notify_so
 	/* Nothing but stdio and the control socket crosses into PROGRAM. */
 	if (syscall(SYS_close_range, SANDBOX_CTL_FD + 1, ~0u, 0) < 0)
 		die_setup("close descriptors", errno);
+	/*
+	 * The limits come last, right before exec: this process's own code
+	 * (a sanitizer runtime in such builds) may still allocate until here.
+	 * glibc's setrlimit is prlimit64 on ourselves, which the filter allows.
+	 */
+	set_limit(RLIMIT_NOFILE, o->nofile, "RLIMIT_NOFILE");
+	set_limit(RLIMIT_NPROC, o->nproc, "RLIMIT_NPROC");
+	set_limit(RLIMIT_DATA, o->mem, "RLIMIT_DATA");
+	set_limit(RLIMIT_FSIZE, o->fsize, "RLIMIT_FSIZE");
+	set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
 	execve(o->exe, o->argv, environ);
 	rc = errno;
 	fprintf(stderr, "sdds-sandbox: exec %s: %s\n", o->exe, strerror(rc));
@@ -544,12 +554,6 @@ static void init_main(const struct sandbox_opts *o, const struct elfdeps *files,
 	rc = view_build(&vo, &step);
 	if (rc < 0)
 		die_setup(step, -rc);
-
-	set_limit(RLIMIT_NOFILE, o->nofile, "RLIMIT_NOFILE");
-	set_limit(RLIMIT_NPROC, o->nproc, "RLIMIT_NPROC");
-	set_limit(RLIMIT_DATA, o->mem, "RLIMIT_DATA");
-	set_limit(RLIMIT_FSIZE, o->fsize, "RLIMIT_FSIZE");
-	set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
 
 	drop_caps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
