@@ -114,16 +114,16 @@ static int filter_add_checked(scmp_filter_ctx ctx)
 
 	for (i = 0; i < sizeof(ioctls) / sizeof(ioctls[0]); i++)
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-				       SCMP_A1(SCMP_CMP_EQ, ioctls[i]));
+				       SCMP_A1(SCMP_CMP_EQ, ioctls[i], 0));
 	for (i = 0; i < sizeof(prctls) / sizeof(prctls[0]); i++)
 		rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,
-				       SCMP_A0(SCMP_CMP_EQ, prctls[i]));
+				       SCMP_A0(SCMP_CMP_EQ, prctls[i], 0));
 
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1,
-			       SCMP_A0(SCMP_CMP_EQ, FILTER_PROGRAM_PID));
+			       SCMP_A0(SCMP_CMP_EQ, FILTER_PROGRAM_PID, 0));
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
-			       SCMP_A0(SCMP_CMP_EQ, FILTER_PROGRAM_PID));
-	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A0(SCMP_CMP_EQ, 0));
+			       SCMP_A0(SCMP_CMP_EQ, FILTER_PROGRAM_PID, 0));
+	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1, SCMP_A0(SCMP_CMP_EQ, 0, 0));
 	rc |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(setrlimit), 0);
 	return rc ? -EINVAL : 0;
 }

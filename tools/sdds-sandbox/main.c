@@ -13,13 +13,13 @@
  *               and returns the program's exit status.
  *   init        PID 1 of the new PID namespace, in new user, mount, IPC,
  *               UTS and network namespaces. It builds the view (view.c),
- *               sets resource limits, drops to the inner uid and every
- *               capability, sets no_new_privs, forks the program and reaps
- *               it. It runs only this file's code and holds no fd of value.
+ *               drops to the inner uid and every capability, sets
+ *               no_new_privs, forks the program and reaps it. It runs only
+ *               this file's code and holds no fd of value.
  *   program     PID 2 (FILTER_PROGRAM_PID). It loads the seccomp filter
  *               (filter.c), hands the listener fd to the supervisor over a
- *               socketpair, and execs PROGRAM with the control socket as
- *               fd 3 and SDDS_CTL_FD=3.
+ *               socketpair, sets the resource limits, and execs PROGRAM
+ *               with the control socket as fd 3 and SDDS_CTL_FD=3.
  * The program cannot fork (clone is limited to threads), so init never has
  * more than one child, and the program is never PID 1, which would make it
  * immune to its own default signal actions.
