@@ -72,6 +72,7 @@ struct net_link_info {
 	char name[IF_NAMESIZE];
 	uint32_t ifindex;
 	struct in6_addr addr; /* the link-local address unicast is bound to */
+	uint64_t rx_overflow; /* datagrams the link dropped before we read them (full queue) */
 };
 
 struct net_backend_config {
@@ -83,7 +84,8 @@ struct net_backend_config {
 	bool has_prefer;
 	uint16_t port;	      /* unicast base port; multicast is port + 20 */
 	uint32_t max_dgram;   /* receive buffer size the layer lends (for sizing) */
-	uint32_t rcvbuf;      /* SO_RCVBUF wish, 0: kernel default */
+	uint32_t rcvbuf;      /* receive queue bytes wished per socket, 0: kernel default */
+	uint32_t sndbuf;      /* send queue bytes wished per socket, 0: kernel default */
 };
 
 struct net_backend;

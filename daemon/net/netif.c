@@ -136,6 +136,9 @@ void netif_options_init(struct netif_options *o)
 	o->backlog_cap = 4096;
 	o->reader_depth = 4096;
 	o->rx_budget = 256;
+	/* A burst of garbage must not push real frames out of the queue while we sleep. */
+	o->rcvbuf = 4u << 20;
+	o->sndbuf = 1u << 20;
 }
 
 /* ---------------- tx ------------------------------------------------------ */
@@ -754,6 +757,8 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	bc.has_prefer = true;
 	bc.port = n->node.port;
 	bc.max_dgram = o->max_frame;
+	bc.rcvbuf = o->rcvbuf;
+	bc.sndbuf = o->sndbuf;
 	rc = n->ops->open(loop, &bc, netif_on_readable, n, &n->be);
 	if (rc < 0) {
 		snprintf(why, why_len, "cannot open the %s backend on %s%s (port %u): %s", n->ops->name, o->links[0],

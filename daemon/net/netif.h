@@ -101,9 +101,10 @@ struct netif_options {
 	uint32_t backlog_cap;	   /* samples waiting for full reliable readers */
 	uint32_t reader_depth;	   /* slots of each local -> network ring (power of two) */
 	uint32_t rx_budget;	   /* datagrams per readable callback */
+	uint32_t rcvbuf, sndbuf;   /* socket queue bytes (backend.h) */
 };
 
-/* Defaults: socket backend, max_frame 128, 64 peers, backlog 4096, depth 4096, budget 256. */
+/* Defaults: max_frame 128, 64 peers, backlog 4096, depth 4096, budget 256, rcvbuf 4 MiB, sndbuf 1 MiB. */
 void netif_options_init(struct netif_options *o);
 
 struct netif;

@@ -107,6 +107,7 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 		for (uint32_t i = 0; i < n_links; i++) {
 			snprintf(ln + i * IF_NAMESIZE, IF_NAMESIZE, "%s", ops->link(netif_backend(n), i)->name);
 			link_names[i] = ln + i * IF_NAMESIZE;
+			st->rx_overflow += ops->link(netif_backend(n), i)->rx_overflow;
 		}
 	}
 	st->n_interfaces = n_links;

@@ -37,6 +37,7 @@
 
 struct sock_link {
 	struct net_link_info info;
+	uint32_t ovfl[2]; /* SO_RXQ_OVFL: the kernel's cumulative drop count per socket */
 	int fd[2]; /* [0] unicast, [1] multicast */
 	uv_poll_t poll[2];
 	bool poll_open[2];
@@ -102,7 +103,21 @@ static int sock_setopt(int fd, int level, int name, int v)
 	return setsockopt(fd, level, name, &v, sizeof(v)) < 0 ? -errno : 0;
 }
 
-static int sock_open_fd(const struct sock_link *l, bool mcast, uint16_t port, uint32_t rcvbuf, int *ret_fd)
+/*
+ * A queue size: FORCE (root, CAP_NET_ADMIN) may pass net.core.rmem_max /
+ * wmem_max; without it the plain option is capped there, silently.
+ */
+static int sock_setbuf(int fd, int force, int plain, uint32_t bytes)
+{
+	if (bytes == 0)
+		return 0;
+	if (sock_setopt(fd, SOL_SOCKET, force, (int)bytes) == 0)
+		return 0;
+	return sock_setopt(fd, SOL_SOCKET, plain, (int)bytes);
+}
+
+static int sock_open_fd(const struct sock_link *l, bool mcast, uint16_t port, const struct net_backend_config *cfg,
+			int *ret_fd)
 {
 	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
 	int fd, rc = 0;
@@ -111,8 +126,13 @@ static int sock_open_fd(const struct sock_link *l, bool mcast, uint16_t port, ui
 	if (fd < 0)
 		return -errno;
 	rc = sock_setopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, 1);
-	if (rc == 0 && rcvbuf != 0)
-		rc = sock_setopt(fd, SOL_SOCKET, SO_RCVBUF, (int)rcvbuf);
+	if (rc == 0)
+		rc = sock_setbuf(fd, SO_RCVBUFFORCE, SO_RCVBUF, cfg->rcvbuf);
+	if (rc == 0)
+		rc = sock_setbuf(fd, SO_SNDBUFFORCE, SO_SNDBUF, cfg->sndbuf);
+	/* Queue overflows are counted by the kernel; we report them per link. */
+	if (rc == 0)
+		rc = sock_setopt(fd, SOL_SOCKET, SO_RXQ_OVFL, 1);
 	if (rc == 0 && mcast) {
 		rc = sock_setopt(fd, SOL_SOCKET, SO_REUSEADDR, 1);
 		if (rc == 0 && setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, l->info.name,
@@ -238,9 +258,9 @@ static int sock_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_
 		rc = sock_find_ll(l->info.ifindex, cfg->has_prefer ? &cfg->prefer : NULL, &l->info.addr);
 		if (rc < 0)
 			goto fail_close;
-		rc = sock_open_fd(l, false, cfg->port, cfg->rcvbuf, &l->fd[0]);
+		rc = sock_open_fd(l, false, cfg->port, cfg, &l->fd[0]);
 		if (rc == 0)
-			rc = sock_open_fd(l, true, (uint16_t)(cfg->port + 20), cfg->rcvbuf, &l->fd[1]);
+			rc = sock_open_fd(l, true, (uint16_t)(cfg->port + 20), cfg, &l->fd[1]);
 		if (rc < 0)
 			goto fail_close;
 	}
@@ -266,6 +286,21 @@ fail_close:
 	return rc;
 }
 
+/* The kernel's drop count rides on each datagram; keep the link's total. */
+static void sock_note_overflow(struct sock_link *l, unsigned k, struct msghdr *mh)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c != NULL; c = CMSG_NXTHDR(mh, c)) {
+		uint32_t v;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_RXQ_OVFL ||
+		    c->cmsg_len < CMSG_LEN(sizeof(v)))
+			continue;
+		memcpy(&v, CMSG_DATA(c), sizeof(v));
+		l->info.rx_overflow += (uint32_t)(v - l->ovfl[k]); /* wraps like the kernel's */
+		l->ovfl[k] = v;
+	}
+}
+
 static int sock_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
 {
 	uint32_t n_socks = b->n_links * 2;
@@ -279,6 +314,10 @@ static int sock_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
 		struct mmsghdr mm[SOCK_BATCH];
 		struct iovec iov[SOCK_BATCH];
 		struct sockaddr_in6 from[SOCK_BATCH];
+		union {
+			char buf[CMSG_SPACE(sizeof(uint32_t))];
+			struct cmsghdr align;
+		} ctl[SOCK_BATCH];
 		unsigned want = n - got < SOCK_BATCH ? n - got : SOCK_BATCH;
 		int r;
 
@@ -290,6 +329,8 @@ static int sock_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
 			mm[i].msg_hdr.msg_iovlen = 1;
 			mm[i].msg_hdr.msg_name = &from[i];
 			mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
+			mm[i].msg_hdr.msg_control = ctl[i].buf;
+			mm[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
 		}
 		/* MSG_TRUNC: msg_len is the datagram's real size even when cut. */
 		r = recvmmsg(l->fd[s % 2], mm, want, MSG_DONTWAIT | MSG_TRUNC, NULL);
@@ -313,6 +354,7 @@ static int sock_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
 			g->src.ifindex = l->info.ifindex;
 			g->link = s / 2;
 			g->mcast = (s % 2) == 1;
+			sock_note_overflow(l, s % 2, &mm[i].msg_hdr);
 		}
 		got += (unsigned)r;
 	}

@@ -180,8 +180,11 @@ static int do_read(const char *sock, const char *topic, uint32_t count, int64_t 
 		}
 		sample_make(&d, i, want);
 		if (len != d.sample_size || memcmp(s, want, len) != 0) {
-			fprintf(stderr, "net_helper: %s: sample %u is not the one written (out of order or corrupt)\n",
+			fprintf(stderr, "net_helper: %s: sample %u is not the one written (out of order or corrupt):",
 				topic, i);
+			for (size_t k = 0; k < len; k++)
+				fprintf(stderr, " %02x", s[k]);
+			fputc('\n', stderr);
 			return 1;
 		}
 	}

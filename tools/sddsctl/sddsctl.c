@@ -382,9 +382,9 @@ static void json_net(FILE *f, const Sdds__Ctl__Stats *st)
 		   ", \"frames_out\": %" PRIu64 ", \"samples_out\": %" PRIu64 ", \"bytes_out\": %" PRIu64
 		   ", \"tx_errors\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"backlog\": %u"
 		   ", \"backlog_forced\": %" PRIu64 ", \"peer_table_full\": %" PRIu64
-		   ", \"local_overwritten\": %" PRIu64 ", \"drops\": {",
+		   ", \"local_overwritten\": %" PRIu64 ", \"rx_overflow\": %" PRIu64 ", \"drops\": {",
 		n->frames_in, n->samples_in, n->bytes_in, n->frames_out, n->samples_out, n->bytes_out, n->tx_errors,
-		n->malformed, n->backlog, n->backlog_forced, n->peer_table_full, n->local_overwritten);
+		n->malformed, n->backlog, n->backlog_forced, n->peer_table_full, n->local_overwritten, n->rx_overflow);
 	for (size_t i = 0; i < n->n_drops; i++) {
 		fputs(i ? ", " : "", f);
 		json_str(f, n->drops[i]->reason);
@@ -614,6 +614,7 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f, "samples in / out          %" PRIu64 " / %" PRIu64 "\n", n->samples_in, n->samples_out);
 	fprintf(f, "bytes in / out            %" PRIu64 " / %" PRIu64 "\n", n->bytes_in, n->bytes_out);
 	fprintf(f, "send errors               %" PRIu64 "\n", n->tx_errors);
+	fprintf(f, "receive queue overflows   %" PRIu64 "\n", n->rx_overflow);
 	fprintf(f, "malformed datagrams       %" PRIu64 "\n", n->malformed);
 	for (size_t i = 0; i < n->n_drops; i++)
 		fprintf(f, "  %-23s %" PRIu64 "\n", printable(n->drops[i]->reason, b, sizeof(b)), n->drops[i]->count);
