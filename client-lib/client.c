@@ -256,34 +256,6 @@ void client_state_notify(struct sdds_client *c)
 
 /* ---------------- grace periods ---------------- */
 
-int client_enter(struct sdds_client *c, struct client_gp *gp, struct client_ref *ref)
-{
-	_Atomic uint64_t *ctr;
-	uint64_t g;
-
-	for (;;) {
-		g = atomic_load(&c->gp_gen);
-		ctr = &gp->inside[g & 1];
-		atomic_fetch_add(ctr, 1);
-		if (atomic_load(&c->gp_gen) == g)
-			break;
-		/* The monitor flipped meanwhile: count in the new generation. */
-		atomic_fetch_sub(ctr, 1);
-	}
-	if (atomic_load(&c->disconnected)) {
-		atomic_fetch_sub(ctr, 1);
-		return -ENOTCONN;
-	}
-	ref->ctr = ctr;
-	return 0;
-}
-
-void client_leave(struct client_ref *ref)
-{
-	/* Release: what this thread did inside happens before the grace ends. */
-	atomic_fetch_sub_explicit(ref->ctr, 1, memory_order_release);
-}
-
 /* Sum of the old generation's counters; under obj_lock (the reader list). */
 static uint64_t client_inside(struct sdds_client *c, unsigned slot)
 {

@@ -41,6 +41,7 @@
 #ifndef SDDS_CLIENT_INTERNAL_H
 #define SDDS_CLIENT_INTERNAL_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -279,8 +280,33 @@ void client_mark_disconnected(struct sdds_client *c);
  * reader's). Returns 0 (connected: the connection's state may be used
  * until client_leave) or -ENOTCONN (nothing to leave). Nests.
  */
-int client_enter(struct sdds_client *c, struct client_gp *gp, struct client_ref *ref);
-void client_leave(struct client_ref *ref);
+static inline int client_enter(struct sdds_client *c, struct client_gp *gp, struct client_ref *ref)
+{
+	_Atomic uint64_t *ctr;
+	uint64_t g;
+
+	for (;;) {
+		g = atomic_load(&c->gp_gen);
+		ctr = &gp->inside[g & 1];
+		atomic_fetch_add(ctr, 1);
+		if (__builtin_expect(atomic_load(&c->gp_gen) == g, 1))
+			break;
+		/* The monitor flipped meanwhile: count in the new generation. */
+		atomic_fetch_sub(ctr, 1);
+	}
+	if (__builtin_expect(atomic_load(&c->disconnected), 0)) {
+		atomic_fetch_sub(ctr, 1);
+		return -ENOTCONN;
+	}
+	ref->ctr = ctr;
+	return 0;
+}
+
+static inline void client_leave(struct client_ref *ref)
+{
+	/* Release: what this thread did inside happens before the grace ends. */
+	atomic_fetch_sub_explicit(ref->ctr, 1, memory_order_release);
+}
 /*
  * client.c, for the monitor thread: flip the generation and wait until
  * every thread that entered under the old one has left (the client must be

@@ -70,10 +70,11 @@ static void listener_sync(struct sdds_reader *r)
 }
 
 /*
- * Producer position of r's ring, entered for the moment of reading; false
- * when the client is disconnected.
+ * Producer position and size of r's ring, entered for the moment of
+ * reading (a reconnection replaces both); false when the client is
+ * disconnected.
  */
-static bool listener_prod_entered(struct sdds_reader *r, uint64_t *ret_prod)
+static bool listener_prod_entered(struct sdds_reader *r, uint64_t *ret_prod, uint64_t *ret_cap)
 {
 	struct client_ref ref;
 
@@ -81,6 +82,7 @@ static bool listener_prod_entered(struct sdds_reader *r, uint64_t *ret_prod)
 		return false;
 	listener_sync(r);
 	*ret_prod = listener_prod(r);
+	*ret_cap = r->cons.cap;
 	client_leave(&ref);
 	return true;
 }
@@ -95,12 +97,12 @@ restart:
 	gen = c->cb_gen;
 	for (l = c->listening.next; l != &c->listening; l = l->next) {
 		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, cb_node);
-		uint64_t prod;
+		uint64_t prod, cap;
 
-		if (!listener_prod_entered(r, &prod))
+		if (!listener_prod_entered(r, &prod, &cap))
 			return;
-		if (prod - r->cb_seen > r->cons.cap)
-			r->cb_seen = prod - r->cons.cap;
+		if (prod - r->cb_seen > cap)
+			r->cb_seen = prod - cap;
 		/* cb_seen advances per call, so a restarted pass misses nothing. */
 		while (r->cb_seen != prod) {
 			r->cb_seen++;
