@@ -72,7 +72,8 @@ struct net_link_info {
 	char name[IF_NAMESIZE];
 	uint32_t ifindex;
 	struct in6_addr addr; /* the link-local address unicast is bound to */
-	uint64_t rx_overflow; /* datagrams the link dropped before we read them (full queue) */
+	uint64_t rx_overflow; /* datagrams dropped on a full receive queue; the socket backend
+			       * learns of them with the next datagram it reads (SO_RXQ_OVFL) */
 };
 
 struct net_backend_config {
