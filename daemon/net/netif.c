@@ -147,6 +147,18 @@ static void netif_tx_send(struct netif *n)
 {
 	uint32_t k = 0;
 
+	if (n->be == NULL) {
+		/* Closed: what is left is not sent (the daemon is stopping). */
+		for (uint32_t i = 0; i < n->tx_used; i++) {
+			if (n->tx_peer[i] >= 0)
+				n->peers.v[n->tx_peer[i]].tx_slot = -1;
+			n->tx_peer[i] = -1;
+		}
+		n->c.tx_errors += n->tx_used;
+		n->tx_used = 0;
+		return;
+	}
+
 	/* Finish every open frame first: its peer starts a new one next time. */
 	for (uint32_t i = 0; i < n->tx_used; i++) {
 		size_t len = 0;
@@ -234,7 +246,7 @@ static void netif_reader_notify(struct broker_reader *r, void *owner)
 		rc = rring_cons_take(&t->cons, n->sample_buf, n->max_sample, &len, NULL, NULL);
 		if (rc <= 0)
 			break;
-		if (len != t->cfg.desc.sample_size)
+		if (len != t->cfg.desc.sample_size || n->closing)
 			continue;
 		for (uint32_t i = 0; i < t->n_dests; i++)
 			netif_tx_append(n, t->dests[i], t, n->sample_buf, n->peers.v[t->dests[i]].swapped);
