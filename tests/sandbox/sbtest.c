@@ -107,15 +107,11 @@ static int sbtest_connect(const char *path)
 	return fd;
 }
 
-void sbtest_daemon_start(struct sbtest_daemon *d)
+static void sbtest_daemon_spawn(struct sbtest_daemon *d)
 {
 	const char *sddsd = getenv("SDDSD");
 	int i, fd, st;
 
-	snprintf(d->dir, sizeof(d->dir), "/tmp/sdds-sandbox-test.XXXXXX");
-	assert_non_null(mkdtemp(d->dir));
-	assert_int_equal(chmod(d->dir, 0755), 0);
-	snprintf(d->sock, sizeof(d->sock), "%s/sddsd.sock", d->dir);
 	d->pid = fork();
 	assert_true(d->pid >= 0);
 	if (d->pid == 0) {
@@ -142,6 +138,26 @@ void sbtest_daemon_start(struct sbtest_daemon *d)
 	fail_msg("sddsd did not listen on %s within 10 s", d->sock);
 }
 
+void sbtest_daemon_start(struct sbtest_daemon *d)
+{
+	snprintf(d->dir, sizeof(d->dir), "/tmp/sdds-sandbox-test.XXXXXX");
+	assert_non_null(mkdtemp(d->dir));
+	assert_int_equal(chmod(d->dir, 0755), 0);
+	snprintf(d->sock, sizeof(d->sock), "%s/sddsd.sock", d->dir);
+	sbtest_daemon_spawn(d);
+}
+
+void sbtest_daemon_restart(struct sbtest_daemon *d)
+{
+	if (d->pid > 0) {
+		kill(d->pid, SIGKILL);
+		waitpid(d->pid, NULL, 0);
+		d->pid = 0;
+	}
+	unlink(d->sock);
+	sbtest_daemon_spawn(d);
+}
+
 void sbtest_daemon_stop(struct sbtest_daemon *d)
 {
 	int st = 0, i;
@@ -162,9 +178,16 @@ void sbtest_daemon_stop(struct sbtest_daemon *d)
 
 void sbtest_start(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_out, int *ret_err)
 {
-	int out[2], err[2];
+	sbtest_start_in(argv, as_nobody, ret_pid, NULL, ret_out, ret_err);
+}
+
+void sbtest_start_in(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_in, int *ret_out, int *ret_err)
+{
+	int in[2] = { -1, -1 }, out[2], err[2];
 	pid_t pid;
 
+	if (ret_in)
+		assert_int_equal(pipe2(in, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
 	pid = fork();
@@ -175,7 +198,7 @@ void sbtest_start(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_o
 		size_t n = 0, i;
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(null, 0);
+		dup2(ret_in ? in[0] : null, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
 		if (as_nobody) {
@@ -209,6 +232,10 @@ void sbtest_start(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_o
 	}
 	close(out[1]);
 	close(err[1]);
+	if (ret_in) {
+		close(in[0]);
+		*ret_in = in[1];
+	}
 	*ret_pid = pid;
 	*ret_out = out[0];
 	*ret_err = err[0];

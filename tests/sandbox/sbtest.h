@@ -39,6 +39,8 @@ int sbtest_need_tools(void);
 /* Start and stop sddsd; fails the current test on error. */
 void sbtest_daemon_start(struct sbtest_daemon *d);
 void sbtest_daemon_stop(struct sbtest_daemon *d);
+/* SIGKILL the daemon and start a new one on the same socket path. */
+void sbtest_daemon_restart(struct sbtest_daemon *d);
 
 /*
  * Run argv (NULL-terminated) with a deadline of timeout_ms; as_nobody runs
@@ -48,6 +50,8 @@ void sbtest_daemon_stop(struct sbtest_daemon *d);
  */
 void sbtest_run(char *const argv[], bool as_nobody, int timeout_ms, struct sbtest_out *ret);
 void sbtest_start(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_out, int *ret_err);
+/* The same with stdin a pipe whose write end *ret_in the caller closes. */
+void sbtest_start_in(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_in, int *ret_out, int *ret_err);
 void sbtest_finish(pid_t pid, int out_fd, int err_fd, int timeout_ms, struct sbtest_out *ret);
 void sbtest_out_free(struct sbtest_out *o);
 

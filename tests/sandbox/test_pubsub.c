@@ -35,13 +35,13 @@
 
 static bool as_nobody;
 
-/* Read the process's stdout until it printed needle, or fail. */
+/* Read the process's stdout into buf (appending to what it holds) until
+ * it printed needle, or fail. */
 static void wait_for(int fd, char *buf, size_t cap, const char *needle)
 {
-	size_t len = 0;
+	size_t len = strlen(buf);
 	int i;
 
-	buf[0] = '\0';
 	for (i = 0; i < 300 && !strstr(buf, needle); i++) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n;
@@ -60,6 +60,7 @@ static void wait_for(int fd, char *buf, size_t cap, const char *needle)
 
 static void wait_ready(int fd, char *buf, size_t cap)
 {
+	buf[0] = '\0';
 	wait_for(fd, buf, cap, "ready");
 }
 
@@ -145,6 +146,7 @@ static void test_temperature_example(void **state)
 	if (!pub || !sub || access(pub, X_OK) != 0 || access(sub, X_OK) != 0)
 		skip();
 	sbtest_start(subv, as_nobody, &pid, &out, &err);
+	first[0] = '\0';
 	wait_for(out, first, sizeof(first), "Waiting for");
 	sbtest_run(pubv, as_nobody, 60000, &w);
 	sbtest_finish(pid, out, err, 60000, &r);
@@ -236,6 +238,48 @@ static void test_script_refused(void **state)
 	sbtest_out_free(&o);
 }
 
+/*
+ * The renewal channel: sddsd is killed and started again on the same path;
+ * the sandboxed publisher and subscriber (restart-peer, which reconnects)
+ * cannot connect() themselves, so each asks its sandbox for a new control
+ * socket ($SDDS_CTL_RENEW_FD) and carries on.
+ */
+static void test_daemon_restart_renews(void **state)
+{
+	struct sbtest_daemon *d = *state;
+	char *sb = getenv("SDDS_SANDBOX"), *peer = getenv("SDDS_RESTART_PEER");
+	char *subv[] = { sb, "--socket", d->sock, "--", peer, "sub", "--socket", "/nonexistent", NULL };
+	char *pubv[] = { sb, "--socket", d->sock, "--", peer, "pub", "--socket", "/nonexistent", "--period-us",
+			 "2000", NULL };
+	struct sbtest_out r, w;
+	char buf[8192];
+	pid_t sub, pub;
+	int sub_in, sub_out, sub_err, pub_in, pub_out, pub_err;
+
+	if (!peer || access(peer, X_OK) != 0)
+		skip();
+	buf[0] = '\0';
+	sbtest_start_in(subv, as_nobody, &sub, &sub_in, &sub_out, &sub_err);
+	wait_for(sub_out, buf, sizeof(buf), "ready");
+	sbtest_start_in(pubv, as_nobody, &pub, &pub_in, &pub_out, &pub_err);
+	wait_for(sub_out, buf, sizeof(buf), "flowing");
+	sbtest_daemon_restart(d);
+	/* The first sample after the reconnection ends a gap. */
+	wait_for(sub_out, buf, sizeof(buf), "gap n=1");
+	close(pub_in);
+	sbtest_finish(pub, pub_out, pub_err, 30000, &w);
+	close(sub_in);
+	sbtest_finish(sub, sub_out, sub_err, 30000, &r);
+	print_message("pub %d: %s%s\nsub %d: %s%s\n", w.status, w.out, w.err, r.status, r.out, r.err);
+	assert_int_equal(w.status, 0);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, " errors=0"));
+	assert_null(strstr(r.err, "denied system call"));
+	assert_null(strstr(w.err, "denied system call"));
+	sbtest_out_free(&r);
+	sbtest_out_free(&w);
+}
+
 /* SIGTERM to the sandbox reaches the program, which dies of it. */
 static void test_signal_forwarded(void **state)
 {
@@ -304,6 +348,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_static_program, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_script_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ro_and_tmpfs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_daemon_restart_renews, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_forwarded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
 	};

@@ -65,6 +65,7 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ipc/ctl.h"
@@ -77,6 +78,9 @@
 #define SANDBOX_EXIT_NOEXEC 126
 #define SANDBOX_EXIT_NOTFOUND 127
 #define SANDBOX_CTL_FD 3
+#define SANDBOX_RENEW_FD 4
+#define SANDBOX_FD_HIGH 10 /* fds are moved above this before 3 and 4 are set */
+#define SANDBOX_RENEW_MIN_MS 50
 #define SANDBOX_MAX_LIST 64
 #define SANDBOX_MAX_REPORTS 64
 
@@ -90,6 +94,7 @@ struct sandbox_opts {
 	const char *identity;
 	char default_identity[64];
 	bool no_attest;
+	bool no_renew;
 	struct sandbox_list ro;
 	struct sandbox_list tmpfs;
 	struct sandbox_list allow;
@@ -120,6 +125,8 @@ static void usage(FILE *f)
 		"                           the daemon trusts)\n"
 		"      --no-attest          send no Attest (daemons without it; the program\n"
 		"                           could then attest an identity itself)\n"
+		"      --no-renew           no renewal channel ($SDDS_CTL_RENEW_FD): after a\n"
+		"                           daemon restart the program stays disconnected\n"
 		"  -r, --ro PATH            also bind PATH (file or directory) read-only\n"
 		"  -t, --tmpfs PATH         a writable tmpfs at PATH (noexec,nosuid,nodev)\n"
 		"      --tmpfs-size BYTES   size of each tmpfs (default 16M)\n"
@@ -199,7 +206,7 @@ static int resolve_exe(const char *name, char *out, size_t cap)
 static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 {
 	enum { O_TMPFS_SIZE = 256, O_NO_DEPS, O_SECCOMP_DEFAULT, O_ALLOW, O_NO_SECCOMP,
-	       O_NOFILE, O_NPROC, O_MEM, O_FSIZE, O_UID, O_GID, O_NO_ATTEST };
+	       O_NOFILE, O_NPROC, O_MEM, O_FSIZE, O_UID, O_GID, O_NO_ATTEST, O_NO_RENEW };
 	static const struct option longs[] = {
 		{ "socket", required_argument, NULL, 's' },
 		{ "identity", required_argument, NULL, 'i' },
@@ -217,6 +224,7 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 		{ "uid", required_argument, NULL, O_UID },
 		{ "gid", required_argument, NULL, O_GID },
 		{ "no-attest", no_argument, NULL, O_NO_ATTEST },
+		{ "no-renew", no_argument, NULL, O_NO_RENEW },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -257,6 +265,7 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 		case O_UID: rc = parse_size(optarg, &v); o->uid = (uid_t)v; break;
 		case O_GID: rc = parse_size(optarg, &v); o->gid = (gid_t)v; break;
 		case O_NO_ATTEST: o->no_attest = true; break;
+		case O_NO_RENEW: o->no_renew = true; break;
 		case 'v': o->verbose++; break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -EINVAL;
@@ -375,6 +384,45 @@ static int sandbox_attest(int fd, const char *identity, const char **ret_reason)
 #endif
 }
 
+/*
+ * A control socket for the program: connected and attested (see the
+ * OVERVIEW). quiet: no message (renewals; the program sees the refusal).
+ * Returns 0 and *ret_fd (the caller's), or -errno.
+ */
+static int sandbox_open_ctl(const struct sandbox_opts *o, bool quiet, int *ret_fd)
+{
+	const char *reason = "";
+	int fd = -1, rc;
+
+	rc = sandbox_connect(o->socket_path, &fd);
+	if (rc < 0) {
+		if (!quiet)
+			fprintf(stderr, "sdds-sandbox: connect to sddsd: %s\n", strerror(-rc));
+		return rc;
+	}
+	if (!o->no_attest) {
+		rc = sandbox_attest(fd, o->identity ? o->identity : o->default_identity, &reason);
+		/* An untrusted launcher's default attestation is refused, and
+		 * that still uses up the first-message slot. (A build whose
+		 * protocol lacks Attest cannot send one at all.) */
+		if ((rc == -EPERM || rc == -EPROTONOSUPPORT) && !o->identity) {
+			if (o->verbose && !quiet)
+				fprintf(stderr, "sdds-sandbox: default identity not attested: %s\n", reason);
+			rc = 0;
+		}
+		if (rc < 0) {
+			if (!quiet)
+				fprintf(stderr, "sdds-sandbox: attest '%s': %s%s%s\n",
+					o->identity ? o->identity : o->default_identity, strerror(-rc),
+					*reason ? ": " : "", reason);
+			close(fd);
+			return rc;
+		}
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
 /* ---------------- the sandbox side ---------------- */
 
 static void die_setup(const char *what, int err)
@@ -461,22 +509,25 @@ static int recv_fd(int sock, int *ret_fd)
 }
 
 /* PID 2: filter, hand over the listener, exec. Never returns. */
-static void program_main(const struct sandbox_opts *o, int ctl_fd, int notify_sock)
+static void program_main(const struct sandbox_opts *o, int ctl_fd, int renew_fd, int notify_sock)
 {
 	extern char **environ;
 	int nfd, rc;
 
-	if (ctl_fd != SANDBOX_CTL_FD && dup2(ctl_fd, SANDBOX_CTL_FD) < 0)
+	/* Out of the way first, so that setting 3 and 4 clobbers none of them. */
+	ctl_fd = fcntl(ctl_fd, F_DUPFD_CLOEXEC, SANDBOX_FD_HIGH);
+	notify_sock = fcntl(notify_sock, F_DUPFD_CLOEXEC, SANDBOX_FD_HIGH);
+	if (renew_fd >= 0)
+		renew_fd = fcntl(renew_fd, F_DUPFD_CLOEXEC, SANDBOX_FD_HIGH);
+	if (ctl_fd < 0 || notify_sock < 0 || (!o->no_renew && renew_fd < 0))
+		die_setup("move descriptors", errno);
+	/* dup2 leaves the new fds without close-on-exec: PROGRAM gets them. */
+	if (dup2(ctl_fd, SANDBOX_CTL_FD) < 0 || (renew_fd >= 0 && dup2(renew_fd, SANDBOX_RENEW_FD) < 0))
 		die_setup("control socket fd", errno);
-	if (ctl_fd == SANDBOX_CTL_FD && fcntl(ctl_fd, F_SETFD, 0) < 0)
-		die_setup("control socket fd", errno);
-	if (notify_sock <= SANDBOX_CTL_FD) {
-		notify_sock = fcntl(notify_sock, F_DUPFD_CLOEXEC, SANDBOX_CTL_FD + 1);
-		if (notify_sock < 0)
-			die_setup("notify socket fd", errno);
-	}
-	if (setenv("SDDS_CTL_FD", "3", 1) < 0)
+	if (setenv("SDDS_CTL_FD", "3", 1) < 0 || (renew_fd >= 0 && setenv("SDDS_CTL_RENEW_FD", "4", 1) < 0))
 		die_setup("environment", errno);
+	if (renew_fd < 0)
+		(void)unsetenv("SDDS_CTL_RENEW_FD");
 	(void)unsetenv("SDDS_SOCKET");
 	if (!o->no_seccomp) {
 		rc = filter_load(o->allow.v, o->allow.n, &nfd);
@@ -487,9 +538,9 @@ static void program_main(const struct sandbox_opts *o, int ctl_fd, int notify_so
 			die_setup("hand over the seccomp listener", -rc);
 		close(nfd);
 	}
-	close(notify_sock);
-	/* Nothing but stdio and the control socket crosses into PROGRAM. */
-	if (syscall(SYS_close_range, SANDBOX_CTL_FD + 1, ~0u, 0) < 0)
+	/* Nothing but stdio, the control socket and the renewal channel
+	 * cross into PROGRAM. */
+	if (syscall(SYS_close_range, renew_fd >= 0 ? SANDBOX_RENEW_FD + 1 : SANDBOX_CTL_FD + 1, ~0u, 0) < 0)
 		die_setup("close descriptors", errno);
 	/*
 	 * The limits come last, right before exec: this process's own code
@@ -509,7 +560,7 @@ static void program_main(const struct sandbox_opts *o, int ctl_fd, int notify_so
 
 /* PID 1. Never returns. */
 static void init_main(const struct sandbox_opts *o, const struct elfdeps *files, int sync_fd, int ctl_fd,
-		      int notify_sock)
+		      int renew_fd, int notify_sock)
 {
 	struct view_opts vo = { 0 };
 	const char *step = "";
@@ -566,8 +617,10 @@ static void init_main(const struct sandbox_opts *o, const struct elfdeps *files,
 	if (child < 0)
 		die_setup("fork", errno);
 	if (child == 0)
-		program_main(o, ctl_fd, notify_sock);
+		program_main(o, ctl_fd, renew_fd, notify_sock);
 	close(ctl_fd);
+	if (renew_fd >= 0)
+		close(renew_fd);
 	close(notify_sock);
 	(void)syscall(SYS_close_range, 3, ~0u, 0);
 	for (;;) {
@@ -632,6 +685,8 @@ struct supervisor {
 	bool violation;
 	unsigned reports;
 	int notify_fd;
+	int renew_fd;        /* our end of the renewal channel, or -1 */
+	int64_t last_renew_ms;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
 };
@@ -680,9 +735,56 @@ static void supervisor_notify(struct supervisor *s)
 	(void)seccomp_notify_respond(s->notify_fd, s->resp);
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The renewal channel (client-lib/remote.c, remote_renew): the program sends
+ * one packet "renew" after the daemon went away; the answer carries one
+ * new control socket, connected and attested like the first, or no fd at
+ * all (a refusal: daemon still down, or asked again within
+ * SANDBOX_RENEW_MIN_MS, so a looping program cannot make us flood the
+ * daemon with connections). A hang-up closes the channel for good.
+ */
+static void supervisor_renew(struct supervisor *s)
+{
+	char buf[64];
+	ssize_t n;
+	int fd = -1;
+
+	n = recv(s->renew_fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close(s->renew_fd);
+		s->renew_fd = -1;
+		return;
+	}
+	if ((size_t)n == strlen("renew") && memcmp(buf, "renew", (size_t)n) == 0 &&
+	    now_ms() - s->last_renew_ms >= SANDBOX_RENEW_MIN_MS) {
+		s->last_renew_ms = now_ms();
+		if (sandbox_open_ctl(s->o, true, &fd) < 0)
+			fd = -1;
+	}
+	if (fd >= 0) {
+		if (s->o->verbose)
+			fprintf(stderr, "sdds-sandbox: renewed the control socket\n");
+		(void)send_fd(s->renew_fd, fd);
+		close(fd);
+	} else {
+		(void)send(s->renew_fd, "no", 2, MSG_NOSIGNAL | MSG_DONTWAIT);
+	}
+}
+
 static int supervisor_run(struct supervisor *s, int pidfd, int sigfd)
 {
-	struct pollfd p[3];
+	struct pollfd p[4];
+	int i_notify, i_renew;
 	struct signalfd_siginfo si;
 	int status, signals = 0;
 	nfds_t n;
@@ -691,19 +793,28 @@ static int supervisor_run(struct supervisor *s, int pidfd, int sigfd)
 		n = 0;
 		p[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
 		p[n++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-		if (s->notify_fd >= 0)
+		i_notify = i_renew = -1;
+		if (s->notify_fd >= 0) {
+			i_notify = (int)n;
 			p[n++] = (struct pollfd){ .fd = s->notify_fd, .events = POLLIN };
+		}
+		if (s->renew_fd >= 0) {
+			i_renew = (int)n;
+			p[n++] = (struct pollfd){ .fd = s->renew_fd, .events = POLLIN };
+		}
 		if (poll(p, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return SANDBOX_EXIT_SETUP;
 		}
-		if (n == 3 && (p[2].revents & POLLIN))
+		if (i_notify >= 0 && (p[i_notify].revents & POLLIN))
 			supervisor_notify(s);
-		else if (n == 3 && (p[2].revents & (POLLHUP | POLLERR))) {
+		else if (i_notify >= 0 && (p[i_notify].revents & (POLLHUP | POLLERR))) {
 			close(s->notify_fd);
 			s->notify_fd = -1;
 		}
+		if (i_renew >= 0 && p[i_renew].revents)
+			supervisor_renew(s);
 		if (p[1].revents & POLLIN && read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 			/* First signal: pass it on. A second: kill. */
 			if (++signals == 1 && s->program > 0)
@@ -728,8 +839,8 @@ int main(int argc, char **argv)
 	struct sandbox_opts o = { 0 };
 	struct elfdeps files = { 0 };
 	struct supervisor s = { 0 };
-	const char *missing = "?", *reason = "";
-	int sync_pipe[2], sp[2], ctl_fd = -1, pidfd, sigfd, rc, i;
+	const char *missing = "?";
+	int sync_pipe[2], sp[2], rn[2] = { -1, -1 }, ctl_fd = -1, pidfd, sigfd, rc, i;
 	sigset_t sigs;
 	pid_t pid;
 
@@ -757,30 +868,11 @@ int main(int argc, char **argv)
 		if (elfdeps_add(&files, o.ro.v[i]) < 0)
 			return SANDBOX_EXIT_SETUP;
 
-	rc = sandbox_connect(o.socket_path, &ctl_fd);
-	if (rc < 0) {
-		fprintf(stderr, "sdds-sandbox: connect to sddsd: %s\n", strerror(-rc));
+	if (sandbox_open_ctl(&o, false, &ctl_fd) < 0)
 		return SANDBOX_EXIT_SETUP;
-	}
-	if (!o.no_attest) {
-		rc = sandbox_attest(ctl_fd, o.identity ? o.identity : o.default_identity, &reason);
-		/* An untrusted launcher's default attestation is refused, and
-		 * that still uses up the first-message slot. (A build whose
-		 * protocol lacks Attest cannot send one at all.) */
-		if ((rc == -EPERM || rc == -EPROTONOSUPPORT) && !o.identity) {
-			if (o.verbose)
-				fprintf(stderr, "sdds-sandbox: default identity not attested: %s\n", reason);
-			rc = 0;
-		}
-		if (rc < 0) {
-			fprintf(stderr, "sdds-sandbox: attest '%s': %s%s%s\n",
-				o.identity ? o.identity : o.default_identity, strerror(-rc),
-				*reason ? ": " : "", reason);
-			return SANDBOX_EXIT_SETUP;
-		}
-	}
 
-	if (pipe2(sync_pipe, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0) {
+	if (pipe2(sync_pipe, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0 ||
+	    (!o.no_renew && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rn) < 0)) {
 		perror("sdds-sandbox: pipe");
 		return SANDBOX_EXIT_SETUP;
 	}
@@ -808,11 +900,16 @@ int main(int argc, char **argv)
 		close(sync_pipe[1]);
 		close(sp[0]);
 		close(sigfd);
-		init_main(&o, &files, sync_pipe[0], ctl_fd, sp[1]);
+		if (rn[0] >= 0)
+			close(rn[0]);
+		init_main(&o, &files, sync_pipe[0], ctl_fd, rn[1], sp[1]);
 	}
 	close(sync_pipe[0]);
 	close(sp[1]);
 	close(ctl_fd);
+	if (rn[1] >= 0)
+		close(rn[1]);
+	s.renew_fd = rn[0];
 	elfdeps_free(&files);
 	s.o = &o;
 	s.init = pid;
