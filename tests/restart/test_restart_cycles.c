@@ -22,12 +22,15 @@
  * reordered sample; no loss within a connection), and samples still
  * arriving after the last restart.
  *
- * The peers run plain, not inside tools/sdds-sandbox: a sandboxed
- * application has only the socket the sandbox handed it and cannot connect
- * again (docs/DESIGN.md, "Restart").
+ * With argv[2] = "sandbox" the peers run inside tools/sdds-sandbox
+ * ($SDDS_SANDBOX): each gets the control socket the sandbox connected as
+ * $SDDS_CTL_FD and, to come back after a restart, the sandbox's renewal
+ * channel ($SDDS_CTL_RENEW_FD; docs/DESIGN.md, "Restart"). Without that
+ * channel (an sdds-sandbox without --no-renew in its help) the variant
+ * skips: a sandboxed client could not reconnect at all.
  *
  * Binaries from the environment meson sets: $SDDSD, $SDDS_RESTART_PEER,
- * $SDDS_LISTEN_EXEC; exits 77 when one is missing. Children die with the
+ * $SDDS_LISTEN_EXEC (and $SDDS_SANDBOX); exits 77 when one is missing. Children die with the
  * test (itest harness: PR_SET_PDEATHSIG, killed in the teardown).
  */
 #include <errno.h>
@@ -54,7 +57,7 @@
 
 static struct {
 	unsigned cycles;
-	const char *sddsd, *peer, *wrapper;
+	const char *sddsd, *peer, *wrapper, *sandbox;
 	char dir[64];
 	char sock[100]; /* fits sun_path */
 	int lfd;
@@ -104,10 +107,17 @@ static void daemon_kill9(void)
 
 static void peer_spawn(struct itest_proc *p, const char *role)
 {
-	const char *argv[] = { T.peer, role, "--socket", T.sock, NULL };
+	const char *plain[] = { T.peer, role, "--socket", T.sock, NULL };
+	/*
+	 * Under the sanitizers the runtime's shadow memory needs RLIMIT_DATA
+	 * lifted and LeakSanitizer's ptrace is denied inside (as tests/sandbox
+	 * does it).
+	 */
+	const char *boxed[] = { T.sandbox, "--socket", T.sock, "--mem", itest_asan() ? "0" : "1G", "--",
+				T.peer, role, NULL };
 	char line[ITEST_LINE_MAX];
 
-	assert_int_equal(itest_proc_spawn(p, argv), 0);
+	assert_int_equal(itest_proc_spawn(p, T.sandbox ? boxed : plain), 0);
 	assert_int_equal(itest_proc_expect(p, "ready", line, sizeof(line), 10000), 0);
 }
 
@@ -245,6 +255,27 @@ int main(int argc, char **argv)
 	    access(T.wrapper, X_OK)) {
 		fprintf(stderr, "SDDSD, SDDS_RESTART_PEER or SDDS_LISTEN_EXEC missing: skipped\n");
 		return ITEST_SKIP;
+	}
+	if (argc > 2 && strcmp(argv[2], "sandbox") == 0) {
+		char cmd[512];
+
+		T.sandbox = getenv("SDDS_SANDBOX");
+		if (!T.sandbox || access(T.sandbox, X_OK)) {
+			fprintf(stderr, "SDDS_SANDBOX missing: skipped\n");
+			return ITEST_SKIP;
+		}
+		snprintf(cmd, sizeof(cmd), "'%s' --help 2>&1 | grep -q -- --no-renew", T.sandbox);
+		if (system(cmd) != 0) {
+			fprintf(stderr, "this sdds-sandbox offers no renewal channel: skipped\n");
+			return ITEST_SKIP;
+		}
+		if (itest_asan()) {
+			const char *old = getenv("ASAN_OPTIONS");
+			char opts[512];
+
+			snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", old ? old : "", old ? ":" : "");
+			setenv("ASAN_OPTIONS", opts, 1);
+		}
 	}
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(tests, NULL, NULL);
