@@ -1,0 +1,171 @@
+#!/bin/sh
+# test_boot.sh - sddsd's units under a real systemd: PID 1 of a
+# systemd-nspawn container booted from a Debian 12 tree (debootstrap), with
+# sddsd, sddsctl and the configured units installed at their install paths.
+# A oneshot unit inside runs the checks (e2e.sh below) and powers off:
+# socket activation by a first client, Type=notify READY and STATUS=, the
+# daemon's sandbox as applied (dynamic user, no capabilities, seccomp, no
+# new privileges), the policy loaded, `systemctl reload` with a good and a
+# malformed file (FILE:LINE in the journal, the last good policy kept),
+# restarts behind the held socket, the watchdog restarting a stalled daemon
+# (SIGSTOP), a clean stop.
+#
+# The tree is built once (a few minutes, from the package mirror apt is
+# configured with) and kept in $SDDSD_TEST_ROOTFS (default
+# /var/tmp/sddsd-rootfs). Exits 77 (skip) without root, systemd-nspawn or
+# debootstrap, or when the tree cannot be built (no mirror).
+#
+# Usage: test_boot.sh UNIT_DIR SDDSD SDDSCTL
+set -eu
+
+unit_dir=$1
+sddsd=$2
+sddsctl=$3
+root=${SDDSD_TEST_ROOTFS:-/var/tmp/sddsd-rootfs}
+
+[ "$(id -u)" -eq 0 ] || { echo "not root: skip"; exit 77; }
+for t in systemd-nspawn debootstrap; do
+	command -v $t >/dev/null 2>&1 || { echo "no $t: skip"; exit 77; }
+done
+
+# The mirror apt uses here (deb822 sources first, then the one-line format).
+mirror() {
+	sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1
+	sed -n 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*\).*/\2/p' /etc/apt/sources.list 2>/dev/null | head -n 1
+}
+
+if [ ! -e "$root/.sddsd-rootfs-ok" ]; then
+	m=$(mirror | head -n 1)
+	[ -n "$m" ] || { echo "no apt mirror configured: skip"; exit 77; }
+	echo "building $root with debootstrap (once)"
+	rm -rf "$root.tmp"
+	if ! debootstrap --variant=minbase \
+		--include=systemd,systemd-sysv,dbus,libuv1,libprotobuf-c1,libxml2,procps \
+		bookworm "$root.tmp" "$m" >"$root.log" 2>&1; then
+		tail -5 "$root.log"
+		rm -rf "$root.tmp"
+		echo "cannot build the container tree: skip"
+		exit 77
+	fi
+	rm -rf "$root"
+	mv "$root.tmp" "$root"
+	touch "$root/.sddsd-rootfs-ok"
+fi
+
+# Install what `meson install` would, at the paths the units name.
+exec_of() { sed -n "s/^$2=\([^ ]*\).*/\1/p" "$unit_dir/$1" | head -n 1; }
+sddsd_at=$(exec_of sddsd.service ExecStart)
+install -D -m 0755 "$sddsd" "$root$sddsd_at"
+install -D -m 0755 "$sddsctl" "$root/usr/local/bin/sddsctl"
+for u in sddsd.socket sddsd.service sdds-app@.service; do
+	install -D -m 0644 "$unit_dir/$u" "$root/etc/systemd/system/$u"
+done
+# Test settings: a short watchdog, and no 90 s wait before the SIGKILL that
+# follows the watchdog's SIGABRT to a stopped process.
+install -d "$root/etc/systemd/system/sddsd.service.d"
+cat >"$root/etc/systemd/system/sddsd.service.d/e2e.conf" <<'EOT'
+[Service]
+WatchdogSec=2s
+TimeoutAbortSec=1s
+EOT
+rm -rf "$root/etc/sdds"
+
+install -d "$root/usr/local/lib/sddsd-e2e"
+cat >"$root/usr/local/lib/sddsd-e2e/e2e.sh" <<'EOT'
+#!/bin/sh
+out=/e2e.out
+: >$out
+ok() { echo "ok: $*" >>$out; }
+bad() { echo "FAIL: $*" >>$out; }
+check() { d=$1; shift; if "$@" >/dev/null 2>&1; then ok "$d"; else bad "$d"; fi; }
+waitfor() { n=$(($1 * 10)); shift; while [ $n -gt 0 ]; do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; n=$((n - 1)); done; return 1; }
+status() { systemctl show -p StatusText --value sddsd.service; }
+mainpid() { systemctl show -p MainPID --value sddsd.service; }
+
+systemctl start sddsd.socket
+check "sddsd.socket active" systemctl is-active sddsd.socket
+check "/run/sdds/sddsd.sock is a socket" test -S /run/sdds/sddsd.sock
+check "no daemon before the first client" sh -c '! systemctl is-active sddsd.service'
+check "a client starts the daemon (socket activation)" sddsctl stats
+check "sddsd.service active" systemctl is-active sddsd.service
+check "READY=1 with STATUS= (no policy)" sh -c 'systemctl show -p StatusText --value sddsd | grep -q "serving /run/sdds/sddsd.sock; no policy"'
+check "journal: no policy, every topic open" sh -c 'journalctl -u sddsd --no-pager | grep -q "no access policy"'
+pid=$(mainpid)
+check "runs as a dynamic user" sh -c "[ \$(stat -c %u /proc/$pid) -ne 0 ]"
+check "no capabilities" grep -q '^CapEff:[[:space:]]*0000000000000000' /proc/$pid/status
+check "seccomp filter" grep -q '^Seccomp:[[:space:]]*2' /proc/$pid/status
+check "no new privileges" grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$pid/status
+check "socket still in /run/sdds after RuntimeDirectory= set-up" test -S /run/sdds/sddsd.sock
+
+mkdir -p /etc/sdds
+printf 'allow * read 1:1\n' >/etc/sdds/policy.conf
+echo 'SDDSD_ARGS=--policy /etc/sdds/policy.conf' >/etc/sdds/sddsd.env
+systemctl restart sddsd.service
+check "policy loaded (STATUS=)" sh -c 'systemctl show -p StatusText --value sddsd | grep -q "policy /etc/sdds/policy.conf (0 identities, 1 rules)"'
+printf 'allow * read 1:1\nallow * write 1:2\n' >/etc/sdds/policy.conf
+systemctl reload sddsd.service
+check "systemctl reload: new policy" waitfor 5 sh -c 'systemctl show -p StatusText --value sddsd | grep -q "2 rules"'
+printf 'allow * read 1:1\nallow * bogus 1:1\n' >/etc/sdds/policy.conf
+systemctl reload sddsd.service
+check "malformed policy refused with FILE:LINE" waitfor 5 sh -c 'journalctl -u sddsd --no-pager | grep -q "policy.conf:2: .bogus."'
+check "still active, last good policy kept" sh -c 'systemctl is-active sddsd && systemctl show -p StatusText --value sddsd | grep -q "2 rules"'
+check "reload counters in sddsctl" sh -c 'sddsctl denials | grep -q "reloads / refused files   1 / 1"'
+# A malformed policy also stops a (re)start: exit status 1, FILE:LINE.
+systemctl restart sddsd.service
+check "restart with a malformed policy fails" sh -c '[ "$(systemctl show -p ExecMainStatus --value sddsd)" = 1 ]'
+printf 'allow * read 1:1\n' >/etc/sdds/policy.conf
+systemctl reset-failed sddsd.service
+systemctl start sddsd.service
+check "starts again with a good policy" systemctl is-active sddsd.service
+
+pid=$(mainpid)
+systemctl restart sddsd.service
+check "restart behind the held socket" sddsctl stats
+check "a new daemon" sh -c "[ \$(systemctl show -p MainPID --value sddsd) != $pid ]"
+
+pid=$(mainpid)
+[ "$pid" -gt 1 ] && kill -STOP "$pid"
+check "watchdog: a stalled daemon is restarted" waitfor 20 sh -c "p=\$(systemctl show -p MainPID --value sddsd); [ \$p != $pid ] && [ \$p != 0 ] && systemctl is-active sddsd"
+check "journal: watchdog timeout" sh -c 'journalctl -u sddsd --no-pager | grep -qi "watchdog timeout"'
+check "clients get through after the watchdog restart" waitfor 5 sddsctl stats
+
+systemctl stop sddsd.service
+check "clean stop" sh -c '[ "$(systemctl show -p Result --value sddsd)" = success ]'
+check "socket stays after the daemon stopped" test -S /run/sdds/sddsd.sock
+journalctl -u sddsd --no-pager >/e2e.journal 2>&1
+echo "done" >>$out
+EOT
+chmod 0755 "$root/usr/local/lib/sddsd-e2e/e2e.sh"
+cat >"$root/etc/systemd/system/sddsd-e2e.service" <<'EOT'
+[Unit]
+Description=sddsd end-to-end checks
+After=multi-user.target
+SuccessAction=poweroff-force
+FailureAction=poweroff-force
+
+[Service]
+Type=oneshot
+ExecStart=/usr/local/lib/sddsd-e2e/e2e.sh
+TimeoutStartSec=150
+EOT
+install -d "$root/etc/systemd/system/multi-user.target.wants"
+ln -sf /etc/systemd/system/sddsd-e2e.service "$root/etc/systemd/system/multi-user.target.wants/sddsd-e2e.service"
+rm -f "$root/e2e.out" "$root/e2e.journal"
+
+# --keep-unit --register=no: no systemd on the host to talk to.
+rc=0
+timeout 240 systemd-nspawn -q --keep-unit --register=no -D "$root" -b --console=pipe \
+	</dev/null >"$root/../sddsd-e2e-console.log" 2>&1 || rc=$?
+rm -f "$root/etc/systemd/system/multi-user.target.wants/sddsd-e2e.service"
+if [ ! -s "$root/e2e.out" ]; then
+	echo "FAIL: the container produced no result (nspawn exit $rc)"
+	tail -30 "$root/../sddsd-e2e-console.log"
+	exit 1
+fi
+cat "$root/e2e.out"
+if grep -q '^FAIL' "$root/e2e.out" || ! grep -q '^done$' "$root/e2e.out"; then
+	echo "--- journal of sddsd.service:"
+	cat "$root/e2e.journal" 2>/dev/null | tail -40
+	exit 1
+fi
+echo "$(grep -c '^ok' "$root/e2e.out") passed, 0 failed"
