@@ -48,20 +48,34 @@ static const char *probe_name;
 static const char *probe_errname(int e)
 {
 	switch (e) {
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case ESRCH: return "ESRCH";
-	case EACCES: return "EACCES";
-	case ENOSYS: return "ENOSYS";
-	case EINVAL: return "EINVAL";
-	case EROFS: return "EROFS";
-	case ENETUNREACH: return "ENETUNREACH";
-	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
-	case EAFNOSUPPORT: return "EAFNOSUPPORT";
-	case ENOTDIR: return "ENOTDIR";
-	case EBADF: return "EBADF";
-	case ECONNREFUSED: return "ECONNREFUSED";
-	default: return "other";
+	case EPERM:
+		return "EPERM";
+	case ENOENT:
+		return "ENOENT";
+	case ESRCH:
+		return "ESRCH";
+	case EACCES:
+		return "EACCES";
+	case ENOSYS:
+		return "ENOSYS";
+	case EINVAL:
+		return "EINVAL";
+	case EROFS:
+		return "EROFS";
+	case ENETUNREACH:
+		return "ENETUNREACH";
+	case EADDRNOTAVAIL:
+		return "EADDRNOTAVAIL";
+	case EAFNOSUPPORT:
+		return "EAFNOSUPPORT";
+	case ENOTDIR:
+		return "ENOTDIR";
+	case EBADF:
+		return "EBADF";
+	case ECONNREFUSED:
+		return "ECONNREFUSED";
+	default:
+		return "other";
 	}
 }
 
@@ -92,10 +106,11 @@ static int probe_socket(int domain, int type)
  * empty network namespace has no route (when socket() is allowed at all). */
 static int probe_inet(int domain)
 {
-	struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(53),
-				  .sin_addr.s_addr = htonl(0x01010101) };
-	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6, .sin6_port = htons(53),
-				    .sin6_addr = { { { 0x20, 0x01, 0x48, 0x60, [15] = 0x88 } } } };
+	struct sockaddr_in in = {
+	    .sin_family = AF_INET, .sin_port = htons(53), .sin_addr.s_addr = htonl(0x01010101)};
+	struct sockaddr_in6 in6 = {.sin6_family = AF_INET6,
+				   .sin6_port = htons(53),
+				   .sin6_addr = {{{0x20, 0x01, 0x48, 0x60, [15] = 0x88}}}};
 	int fd = socket(domain, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
@@ -107,7 +122,7 @@ static int probe_inet(int domain)
 
 static int probe_connect(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
@@ -141,7 +156,7 @@ static int probe_exec_copy(const char *dir)
 	close(in);
 	close(out);
 	{
-		char *const argv[] = { path, "true", NULL };
+		char *const argv[] = {path, "true", NULL};
 
 		execve(path, argv, NULL);
 		return probe_blocked(errno);
@@ -205,7 +220,7 @@ static int probe_perf(void)
 static int probe_vm_readv(const char *pid)
 {
 	char buf[16];
-	struct iovec local = { buf, sizeof(buf) }, remote = { (void *)0x400000, sizeof(buf) };
+	struct iovec local = {buf, sizeof(buf)}, remote = {(void *)0x400000, sizeof(buf)};
 
 	return probe_check(process_vm_readv(atoi(pid), &local, 1, &remote, 1, 0), "read another process");
 }
@@ -315,7 +330,7 @@ int main(int argc, char **argv)
 	if (strcmp(a, "kill") == 0)
 		return probe_check(kill(atoi(arg), 0), "may signal");
 	if (strcmp(a, "exec-sh") == 0) {
-		char *const sh[] = { "/bin/sh", "-c", "true", NULL };
+		char *const sh[] = {"/bin/sh", "-c", "true", NULL};
 
 		execve(sh[0], sh, NULL);
 		return probe_blocked(errno);

@@ -28,7 +28,7 @@
 
 static void sbtest_sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
 
 	nanosleep(&ts, NULL);
 }
@@ -76,8 +76,9 @@ int sbtest_need_tools(void)
 
 bool sbtest_nobody_userns(void)
 {
-	char *const argv[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "unshare", "-U",
-			       "-n", "true", NULL };
+	char *const argv[] = {
+	    "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "unshare", "-U", "-n", "true",
+	    NULL};
 	int st;
 	pid_t pid = fork();
 
@@ -94,7 +95,7 @@ bool sbtest_nobody_userns(void)
 
 static int sbtest_connect(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
@@ -181,9 +182,10 @@ void sbtest_start(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_o
 	sbtest_start_in(argv, as_nobody, ret_pid, NULL, ret_out, ret_err);
 }
 
-void sbtest_start_in(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_in, int *ret_out, int *ret_err)
+void sbtest_start_in(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_in, int *ret_out,
+		     int *ret_err)
 {
-	int in[2] = { -1, -1 }, out[2], err[2];
+	int in[2] = {-1, -1}, out[2], err[2];
 	pid_t pid;
 
 	if (ret_in)
@@ -222,7 +224,8 @@ void sbtest_start_in(char *const argv[], bool as_nobody, pid_t *ret_pid, int *re
 
 				nargv[n++] = "--mem";
 				nargv[n++] = "0";
-				snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", old ? old : "", old ? ":" : "");
+				snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", old ? old : "",
+					 old ? ":" : "");
 				setenv("ASAN_OPTIONS", opts, 1);
 			}
 		}
@@ -272,8 +275,8 @@ void sbtest_finish(pid_t pid, int out_fd, int err_fd, int timeout_ms, struct sbt
 	assert_non_null(ret->out);
 	assert_non_null(ret->err);
 	while (out_open || err_open) {
-		struct pollfd p[2] = { { .fd = out_open ? out_fd : -1, .events = POLLIN },
-				       { .fd = err_open ? err_fd : -1, .events = POLLIN } };
+		struct pollfd p[2] = {{.fd = out_open ? out_fd : -1, .events = POLLIN},
+				      {.fd = err_open ? err_fd : -1, .events = POLLIN}};
 		int64_t left = deadline - sbtest_now_ms();
 
 		if (left <= 0) {

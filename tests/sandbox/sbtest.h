@@ -27,9 +27,9 @@ struct sbtest_daemon {
 };
 
 struct sbtest_out {
-	int status;  /* exit code, or 128+signal */
-	char *out;   /* stdout, NUL-terminated */
-	char *err;   /* stderr, NUL-terminated */
+	int status; /* exit code, or 128+signal */
+	char *out;  /* stdout, NUL-terminated */
+	char *err;  /* stderr, NUL-terminated */
 };
 
 /* 77 (skip) unless $SDDSD, $SDDS_SANDBOX and $SDDS_PROBE are executables;
@@ -51,7 +51,8 @@ void sbtest_daemon_restart(struct sbtest_daemon *d);
 void sbtest_run(char *const argv[], bool as_nobody, int timeout_ms, struct sbtest_out *ret);
 void sbtest_start(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_out, int *ret_err);
 /* The same with stdin a pipe whose write end *ret_in the caller closes. */
-void sbtest_start_in(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_in, int *ret_out, int *ret_err);
+void sbtest_start_in(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_in, int *ret_out,
+		     int *ret_err);
 void sbtest_finish(pid_t pid, int out_fd, int err_fd, int timeout_ms, struct sbtest_out *ret);
 void sbtest_out_free(struct sbtest_out *o);
 

@@ -30,7 +30,7 @@
 
 static int ctl_connect(const struct sbtest_daemon *d)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
 
 	assert_true(fd >= 0);
@@ -151,11 +151,11 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_env_fd_claimed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_env_fd_bad_value, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_env_fd_not_a_socket, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_env_fd_wrong_type, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_opts_fd_wins, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_env_fd_claimed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_env_fd_bad_value, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_env_fd_not_a_socket, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_env_fd_wrong_type, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_opts_fd_wins, setup, teardown),
 	};
 	const char *sddsd = getenv("SDDSD");
 

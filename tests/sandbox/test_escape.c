@@ -42,44 +42,44 @@ struct escape_case {
 	const char *name;
 	const char *attempt;
 	enum arg_kind arg;
-	const char *syscall;     /* denied by seccomp; NULL: allowed by the list */
+	const char *syscall;	 /* denied by seccomp; NULL: allowed by the list */
 	const char *layer_errno; /* with --no-seccomp (or always, if syscall is NULL); NULL: no such layer */
 };
 
 static const struct escape_case escape_cases[] = {
-	{ "inet", "inet", ARG_NONE, "socket", "ENETUNREACH" },
-	/* No address of the family at all: lo is down in the new namespace. */
-	{ "inet6", "inet6", ARG_NONE, "socket", "EADDRNOTAVAIL" },
-	{ "packet", "packet", ARG_NONE, "socket", "EPERM" },
-	{ "netlink", "netlink", ARG_NONE, "socket", NULL },
-	{ "unix", "unix", ARG_NONE, "socket", NULL },
-	{ "socketpair", "socketpair", ARG_NONE, "socketpair", NULL },
-	{ "connect_daemon", "connect", ARG_SOCK, "socket", "ENOENT" },
-	{ "open_passwd", "open", ARG_NONE, NULL, "ENOENT" },
-	{ "open_socket_dir", "open", ARG_DIR, NULL, "ENOENT" },
-	{ "open_host_proc", "open", ARG_HOST_PROC, NULL, "ENOENT" },
-	/* /proc/1 is the sandbox's init: its root is the same view, and as a
-	 * process that changed its ids it is not even readable. */
-	{ "open_proc1_root", "open", ARG_PROC1, NULL, "ENOENT|EACCES" },
-	{ "ptrace_daemon", "ptrace", ARG_PID, "ptrace", "ESRCH" },
-	{ "kill_daemon", "kill", ARG_PID, "kill", "ESRCH" },
-	{ "exec_sh", "exec-sh", ARG_NONE, "execve", "ENOENT" },
-	{ "exec_copy", "exec-copy", ARG_SCRATCH, "execve", "EACCES" },
-	{ "segment_proc_fd", "segment", ARG_PID, NULL, "ENOENT" },
-	{ "segment_pidfd_getfd", "pidfd-getfd", ARG_PID, "pidfd_open", "ESRCH" },
-	{ "devshm", "devshm", ARG_NONE, NULL, "ENOENT" },
-	{ "memfd", "memfd", ARG_NONE, "memfd_create", NULL },
-	{ "mount", "mount", ARG_NONE, "mount", "EPERM" },
-	{ "unshare", "unshare", ARG_NONE, "unshare", NULL },
-	{ "setns", "setns", ARG_NONE, "setns", "EPERM" },
-	{ "bpf", "bpf", ARG_NONE, "bpf", NULL },
-	{ "perf_event_open", "perf", ARG_NONE, "perf_event_open", NULL },
-	{ "keyctl", "keyctl", ARG_NONE, "keyctl", NULL },
-	{ "process_vm_readv", "vm-readv", ARG_PID, "process_vm_readv", "ESRCH" },
-	{ "fork", "fork", ARG_NONE, "clone", NULL },
-	{ "wx_mmap", "wx-mmap", ARG_NONE, "mmap", NULL },
-	/* The supervisor used the connection's one Attest already. */
-	{ "attest_self", "attest", ARG_NONE, NULL, "EPERM" },
+    {"inet", "inet", ARG_NONE, "socket", "ENETUNREACH"},
+    /* No address of the family at all: lo is down in the new namespace. */
+    {"inet6", "inet6", ARG_NONE, "socket", "EADDRNOTAVAIL"},
+    {"packet", "packet", ARG_NONE, "socket", "EPERM"},
+    {"netlink", "netlink", ARG_NONE, "socket", NULL},
+    {"unix", "unix", ARG_NONE, "socket", NULL},
+    {"socketpair", "socketpair", ARG_NONE, "socketpair", NULL},
+    {"connect_daemon", "connect", ARG_SOCK, "socket", "ENOENT"},
+    {"open_passwd", "open", ARG_NONE, NULL, "ENOENT"},
+    {"open_socket_dir", "open", ARG_DIR, NULL, "ENOENT"},
+    {"open_host_proc", "open", ARG_HOST_PROC, NULL, "ENOENT"},
+    /* /proc/1 is the sandbox's init: its root is the same view, and as a
+     * process that changed its ids it is not even readable. */
+    {"open_proc1_root", "open", ARG_PROC1, NULL, "ENOENT|EACCES"},
+    {"ptrace_daemon", "ptrace", ARG_PID, "ptrace", "ESRCH"},
+    {"kill_daemon", "kill", ARG_PID, "kill", "ESRCH"},
+    {"exec_sh", "exec-sh", ARG_NONE, "execve", "ENOENT"},
+    {"exec_copy", "exec-copy", ARG_SCRATCH, "execve", "EACCES"},
+    {"segment_proc_fd", "segment", ARG_PID, NULL, "ENOENT"},
+    {"segment_pidfd_getfd", "pidfd-getfd", ARG_PID, "pidfd_open", "ESRCH"},
+    {"devshm", "devshm", ARG_NONE, NULL, "ENOENT"},
+    {"memfd", "memfd", ARG_NONE, "memfd_create", NULL},
+    {"mount", "mount", ARG_NONE, "mount", "EPERM"},
+    {"unshare", "unshare", ARG_NONE, "unshare", NULL},
+    {"setns", "setns", ARG_NONE, "setns", "EPERM"},
+    {"bpf", "bpf", ARG_NONE, "bpf", NULL},
+    {"perf_event_open", "perf", ARG_NONE, "perf_event_open", NULL},
+    {"keyctl", "keyctl", ARG_NONE, "keyctl", NULL},
+    {"process_vm_readv", "vm-readv", ARG_PID, "process_vm_readv", "ESRCH"},
+    {"fork", "fork", ARG_NONE, "clone", NULL},
+    {"wx_mmap", "wx-mmap", ARG_NONE, "mmap", NULL},
+    /* The supervisor used the connection's one Attest already. */
+    {"attest_self", "attest", ARG_NONE, NULL, "EPERM"},
 };
 
 static const struct escape_case *the_case;
@@ -99,12 +99,24 @@ static void escape_run(const struct sbtest_daemon *d, enum mode mode, struct sbt
 		if (strcmp(the_case->attempt, "open") == 0)
 			snprintf(arg, sizeof(arg), "/etc/passwd");
 		break;
-	case ARG_SOCK: snprintf(arg, sizeof(arg), "%s", d->sock); break;
-	case ARG_DIR: snprintf(arg, sizeof(arg), "%s", d->dir); break;
-	case ARG_PID: snprintf(arg, sizeof(arg), "%s", pid); break;
-	case ARG_SCRATCH: snprintf(arg, sizeof(arg), "/scratch"); break;
-	case ARG_HOST_PROC: snprintf(arg, sizeof(arg), "/proc/%s/environ", pid); break;
-	case ARG_PROC1: snprintf(arg, sizeof(arg), "/proc/1/root/etc/passwd"); break;
+	case ARG_SOCK:
+		snprintf(arg, sizeof(arg), "%s", d->sock);
+		break;
+	case ARG_DIR:
+		snprintf(arg, sizeof(arg), "%s", d->dir);
+		break;
+	case ARG_PID:
+		snprintf(arg, sizeof(arg), "%s", pid);
+		break;
+	case ARG_SCRATCH:
+		snprintf(arg, sizeof(arg), "/scratch");
+		break;
+	case ARG_HOST_PROC:
+		snprintf(arg, sizeof(arg), "/proc/%s/environ", pid);
+		break;
+	case ARG_PROC1:
+		snprintf(arg, sizeof(arg), "/proc/1/root/etc/passwd");
+		break;
 	}
 	argv[n++] = getenv("SDDS_SANDBOX");
 	argv[n++] = "--socket";
@@ -124,7 +136,8 @@ static void escape_run(const struct sbtest_daemon *d, enum mode mode, struct sbt
 		argv[n++] = arg;
 	argv[n] = NULL;
 	sbtest_run(argv, as_nobody, 30000, ret);
-	print_message("mode %d: status %d\nstdout: %sstderr: %s\n", (int)mode, ret->status, ret->out, ret->err);
+	print_message("mode %d: status %d\nstdout: %sstderr: %s\n", (int)mode, ret->status, ret->out,
+		      ret->err);
 }
 
 /* errnames: one errno name, or alternatives separated by '|'. */
@@ -217,7 +230,7 @@ static int teardown(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_escape, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_escape, setup, teardown),
 	};
 	size_t i;
 	int rc;

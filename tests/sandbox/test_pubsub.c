@@ -43,7 +43,7 @@ static void wait_for(int fd, char *buf, size_t cap, const char *needle)
 	int i;
 
 	for (i = 0; i < 300 && !strstr(buf, needle); i++) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p = {.fd = fd, .events = POLLIN};
 		ssize_t n;
 
 		if (poll(&p, 1, 100) <= 0)
@@ -67,10 +67,12 @@ static void wait_ready(int fd, char *buf, size_t cap)
 static void run_pair(struct sbtest_daemon *d, bool listener)
 {
 	char *sb = getenv("SDDS_SANDBOX"), *peer = getenv("SDDS_ITEST_PEER");
-	char *reader[] = { sb, "--socket", d->sock, "--", peer, "reader", "--socket", "/nonexistent",
-			   "--reliable", "--writers", "1", listener ? "--listener" : NULL, NULL };
-	char *writer[] = { sb, "--socket", d->sock, "--", peer, "writer", "--socket", "/nonexistent",
-			   "--reliable", "--count", PUBSUB_COUNT, NULL };
+	char *reader[] = {sb,		"--socket",  d->sock,	 "--",
+			  peer,		"reader",    "--socket", "/nonexistent",
+			  "--reliable", "--writers", "1",	 listener ? "--listener" : NULL,
+			  NULL};
+	char *writer[] = {sb,	      "--socket",     d->sock,	    "--",      peer,	     "writer",
+			  "--socket", "/nonexistent", "--reliable", "--count", PUBSUB_COUNT, NULL};
 	char first[4096];
 	struct sbtest_out r, w;
 	pid_t pid;
@@ -108,10 +110,10 @@ static void test_exit_status(void **state)
 {
 	struct sbtest_daemon *d = *state;
 	char *sb = getenv("SDDS_SANDBOX"), *probe = getenv("SDDS_PROBE");
-	char *ok[] = { sb, "--socket", d->sock, "--", probe, "true", NULL };
-	char *bad[] = { sb, "--socket", d->sock, "--", probe, "no-such-attempt", NULL };
-	char *help[] = { sb, "--help", NULL };
-	char *nothing[] = { sb, "--socket", d->sock, NULL };
+	char *ok[] = {sb, "--socket", d->sock, "--", probe, "true", NULL};
+	char *bad[] = {sb, "--socket", d->sock, "--", probe, "no-such-attempt", NULL};
+	char *help[] = {sb, "--help", NULL};
+	char *nothing[] = {sb, "--socket", d->sock, NULL};
 	struct sbtest_out o;
 
 	sbtest_run(ok, as_nobody, 30000, &o);
@@ -135,8 +137,8 @@ static void test_temperature_example(void **state)
 {
 	struct sbtest_daemon *d = *state;
 	char *sb = getenv("SDDS_SANDBOX"), *pub = getenv("SDDS_TEMP_PUB"), *sub = getenv("SDDS_TEMP_SUB");
-	char *subv[] = { sb, "--socket", d->sock, "--", sub, "-n", "5", NULL };
-	char *pubv[] = { sb, "--socket", d->sock, "--", pub, "-n", "5", "-i", "50", NULL };
+	char *subv[] = {sb, "--socket", d->sock, "--", sub, "-n", "5", NULL};
+	char *pubv[] = {sb, "--socket", d->sock, "--", pub, "-n", "5", "-i", "50", NULL};
 	struct sbtest_out r, w;
 	char first[4096];
 	const char *p;
@@ -166,9 +168,9 @@ static void test_static_program(void **state)
 {
 	struct sbtest_daemon *d = *state;
 	char *sb = getenv("SDDS_SANDBOX"), *probe = getenv("SDDS_PROBE_STATIC");
-	char *ok[] = { sb, "--socket", d->sock, "--", probe, "open", "/usr/lib", NULL };
-	char *nodeps[] = { sb, "--socket", d->sock, "--no-deps", "--", probe, "true", NULL };
-	char *bad[] = { sb, "--socket", d->sock, "--no-deps", "--", probe, "exec-sh", NULL };
+	char *ok[] = {sb, "--socket", d->sock, "--", probe, "open", "/usr/lib", NULL};
+	char *nodeps[] = {sb, "--socket", d->sock, "--no-deps", "--", probe, "true", NULL};
+	char *bad[] = {sb, "--socket", d->sock, "--no-deps", "--", probe, "exec-sh", NULL};
 	struct sbtest_out o;
 
 	if (!probe || access(probe, X_OK) != 0)
@@ -193,9 +195,10 @@ static void test_ro_and_tmpfs(void **state)
 	struct sbtest_daemon *d = *state;
 	char *sb = getenv("SDDS_SANDBOX"), *probe = getenv("SDDS_PROBE");
 	char file[160];
-	char *see[] = { sb, "--socket", d->sock, "--ro", d->dir, "--", probe, "open", d->dir, NULL };
-	char *write_ro[] = { sb, "--socket", d->sock, "--ro", d->dir, "--", probe, "create", file, NULL };
-	char *write_tmp[] = { sb, "--socket", d->sock, "--tmpfs", "/scratch", "--", probe, "create", "/scratch/x", NULL };
+	char *see[] = {sb, "--socket", d->sock, "--ro", d->dir, "--", probe, "open", d->dir, NULL};
+	char *write_ro[] = {sb, "--socket", d->sock, "--ro", d->dir, "--", probe, "create", file, NULL};
+	char *write_tmp[] = {sb,   "--socket", d->sock,	 "--tmpfs",    "/scratch",
+			     "--", probe,      "create", "/scratch/x", NULL};
 	struct sbtest_out o;
 
 	snprintf(file, sizeof(file), "%s/new-file", d->dir);
@@ -221,7 +224,7 @@ static void test_script_refused(void **state)
 	struct sbtest_daemon *d = *state;
 	char *sb = getenv("SDDS_SANDBOX");
 	char path[128];
-	char *argv[] = { sb, "--socket", d->sock, "--", path, NULL };
+	char *argv[] = {sb, "--socket", d->sock, "--", path, NULL};
 	struct sbtest_out o;
 	FILE *f;
 
@@ -248,9 +251,9 @@ static void test_daemon_restart_renews(void **state)
 {
 	struct sbtest_daemon *d = *state;
 	char *sb = getenv("SDDS_SANDBOX"), *peer = getenv("SDDS_RESTART_PEER");
-	char *subv[] = { sb, "--socket", d->sock, "--", peer, "sub", "--socket", "/nonexistent", NULL };
-	char *pubv[] = { sb, "--socket", d->sock, "--", peer, "pub", "--socket", "/nonexistent", "--period-us",
-			 "2000", NULL };
+	char *subv[] = {sb, "--socket", d->sock, "--", peer, "sub", "--socket", "/nonexistent", NULL};
+	char *pubv[] = {sb,	    "--socket",	    d->sock,	   "--",   peer, "pub",
+			"--socket", "/nonexistent", "--period-us", "2000", NULL};
 	struct sbtest_out r, w;
 	char buf[8192];
 	pid_t sub, pub;
@@ -285,7 +288,7 @@ static void test_signal_forwarded(void **state)
 {
 	struct sbtest_daemon *d = *state;
 	char *sb = getenv("SDDS_SANDBOX"), *probe = getenv("SDDS_PROBE");
-	char *argv[] = { sb, "--socket", d->sock, "--", probe, "pause", NULL };
+	char *argv[] = {sb, "--socket", d->sock, "--", probe, "pause", NULL};
 	struct sbtest_out o;
 	char first[4096];
 	pid_t pid;
@@ -304,7 +307,7 @@ static void test_identity(void **state)
 #ifdef SDDS__CTL__ATTEST__INIT
 	struct sbtest_daemon *d = *state;
 	char *sb = getenv("SDDS_SANDBOX"), *probe = getenv("SDDS_PROBE");
-	char *argv[] = { sb, "--socket", d->sock, "--identity", "vendor-app", "--", probe, "true", NULL };
+	char *argv[] = {sb, "--socket", d->sock, "--identity", "vendor-app", "--", probe, "true", NULL};
 	struct sbtest_out o;
 
 	sbtest_run(argv, as_nobody, 30000, &o);
@@ -341,16 +344,16 @@ static int teardown(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_reliable, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_listener, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_temperature_example, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_exit_status, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_static_program, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_script_refused, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_ro_and_tmpfs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_daemon_restart_renews, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_signal_forwarded, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reliable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_listener, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_temperature_example, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_exit_status, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_static_program, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_script_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ro_and_tmpfs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_daemon_restart_renews, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_signal_forwarded, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
 	};
 	int rc;
 

@@ -30,8 +30,8 @@
 struct elf_file {
 	const unsigned char *base;
 	size_t size;
-	const ElfW(Ehdr) *eh;
-	const ElfW(Phdr) *ph;
+	const ElfW(Ehdr) * eh;
+	const ElfW(Phdr) * ph;
 	size_t n_ph;
 };
 
@@ -100,8 +100,10 @@ static int elf_open(const char *path, struct elf_file *f)
 	f->base = p;
 	f->size = (size_t)st.st_size;
 	f->eh = p;
-	if (memcmp(f->eh->e_ident, ELFMAG, SELFMAG) != 0 || f->eh->e_ident[EI_CLASS] != ELFCLASS64 - (sizeof(void *) == 4) ||
-	    f->eh->e_ident[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
+	if (memcmp(f->eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    f->eh->e_ident[EI_CLASS] != ELFCLASS64 - (sizeof(void *) == 4) ||
+	    f->eh->e_ident[EI_DATA] !=
+		(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB) ||
 	    f->eh->e_phentsize != sizeof(ElfW(Phdr))) {
 		munmap(p, f->size);
 		return -ENOEXEC;
@@ -166,7 +168,8 @@ struct elf_search {
 };
 
 /* Try every directory of a ':'-separated list for name. */
-static bool elf_search_list(const struct elf_search *s, const char *list, const char *name, char *out, size_t cap)
+static bool elf_search_list(const struct elf_search *s, const char *list, const char *name, char *out,
+			    size_t cap)
 {
 	const char *p = list;
 
@@ -182,7 +185,8 @@ static bool elf_search_list(const struct elf_search *s, const char *list, const 
 		} else {
 			snprintf(dir, sizeof(dir), "%.*s", (int)len, p);
 		}
-		if (dir[0] == '/' && (size_t)snprintf(out, cap, "%s/%s", dir, name) < cap && elf_usable(out, s->machine))
+		if (dir[0] == '/' && (size_t)snprintf(out, cap, "%s/%s", dir, name) < cap &&
+		    elf_usable(out, s->machine))
 			return true;
 		p = end ? end + 1 : NULL;
 	}
@@ -195,11 +199,11 @@ static void elf_system_dirs(char *buf, size_t cap)
 {
 	static const char *const defaults =
 #if defined(__x86_64__)
-		"/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
+	    "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:"
 #elif defined(__aarch64__)
-		"/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:"
+	    "/lib/aarch64-linux-gnu:/usr/lib/aarch64-linux-gnu:"
 #endif
-		"/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
+	    "/lib64:/usr/lib64:/lib:/usr/lib:/usr/local/lib";
 	glob_t g;
 	size_t used = 0, i;
 

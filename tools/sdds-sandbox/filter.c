@@ -31,6 +31,8 @@
 
 /* Allowed without looking at arguments. Names missing on an architecture
  * are skipped. */
+/* Grouped by purpose, several names a line. */
+/* clang-format off */
 static const char *const filter_plain[] = {
 	/* files and descriptors */
 	"read", "write", "readv", "writev", "pread64", "pwrite64", "preadv",
@@ -52,7 +54,8 @@ static const char *const filter_plain[] = {
 	"exit", "exit_group", "tkill",
 	/* signals */
 	"rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "rt_sigsuspend",
-	"rt_sigtimedwait", "rt_sigpending", "sigaltstack", "restart_syscall", "pause",
+	"rt_sigtimedwait", "rt_sigpending", "sigaltstack", "restart_syscall",
+	"pause",
 	/* time */
 	"clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep",
 	"gettimeofday", "time",
@@ -70,6 +73,7 @@ static const char *const filter_plain[] = {
 	/* x86-64 TLS setup in the dynamic loader */
 	"arch_prctl",
 };
+/* clang-format on */
 
 static int filter_add_plain(scmp_filter_ctx ctx, const char *name)
 {
@@ -86,14 +90,14 @@ static int filter_add_checked(scmp_filter_ctx ctx)
 {
 	/* Threads only: the VM, signal handlers and thread group are shared,
 	 * and no namespace is asked for. */
-	const uint64_t clone_mask = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD | CLONE_NEWNS |
-				    CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |
-				    CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_VFORK;
+	const uint64_t clone_mask = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD | CLONE_NEWNS | CLONE_NEWUSER |
+				    CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS |
+				    CLONE_NEWCGROUP | CLONE_VFORK;
 	const uint64_t clone_want = CLONE_VM | CLONE_SIGHAND | CLONE_THREAD;
-	static const uint64_t ioctls[] = { TCGETS, TIOCGWINSZ, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX };
-	static const uint64_t prctls[] = { PR_SET_NAME, PR_GET_NAME, PR_GET_DUMPABLE,
-					   PR_CAPBSET_READ, PR_GET_NO_NEW_PRIVS, PR_GET_SECCOMP,
-					   PR_GET_TIMERSLACK, PR_SET_VMA };
+	static const uint64_t ioctls[] = {TCGETS, TIOCGWINSZ, FIONREAD, FIONBIO, FIOCLEX, FIONCLEX};
+	static const uint64_t prctls[] = {PR_SET_NAME,	     PR_GET_NAME,	  PR_GET_DUMPABLE,
+					  PR_CAPBSET_READ,   PR_GET_NO_NEW_PRIVS, PR_GET_SECCOMP,
+					  PR_GET_TIMERSLACK, PR_SET_VMA};
 	int rc = 0;
 	size_t i;
 

@@ -112,40 +112,39 @@ struct sandbox_opts {
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: sdds-sandbox [options] -- PROGRAM [ARGS...]\n"
-		"Run PROGRAM as a sandboxed client of sddsd: it gets a connected control\n"
-		"socket as fd 3 ($SDDS_CTL_FD), no network, a read-only view of only the\n"
-		"files it needs, no capabilities, resource limits and a seccomp allow-list.\n"
-		"\n"
-		"  -s, --socket PATH        sddsd control socket (default: $SDDS_SOCKET or\n"
-		"                           the daemon's default path)\n"
-		"  -i, --identity NAME      the identity sddsd's policy knows the program by\n"
-		"                           (default: sandbox:PROGRAM-NAME; needs a launcher uid\n"
-		"                           the daemon trusts)\n"
-		"      --no-attest          send no Attest (daemons without it; the program\n"
-		"                           could then attest an identity itself)\n"
-		"      --no-renew           no renewal channel ($SDDS_CTL_RENEW_FD): after a\n"
-		"                           daemon restart the program stays disconnected\n"
-		"  -r, --ro PATH            also bind PATH (file or directory) read-only\n"
-		"  -t, --tmpfs PATH         a writable tmpfs at PATH (noexec,nosuid,nodev)\n"
-		"      --tmpfs-size BYTES   size of each tmpfs (default 16M)\n"
-		"      --no-deps            do not add the ELF interpreter and libraries\n"
-		"      --seccomp-default=kill|eperm\n"
-		"                           a denied system call kills the program (default)\n"
-		"                           or fails with EPERM; either way it is reported\n"
-		"      --allow-syscall NAME allow one more system call (e.g. what a sanitizer\n"
-		"                           runtime needs)\n"
-		"      --no-seccomp         no system call filter (testing the other layers)\n"
-		"      --nofile N           RLIMIT_NOFILE (default 256)\n"
-		"      --nproc N            RLIMIT_NPROC, threads included (default 64)\n"
-		"      --mem BYTES          RLIMIT_DATA (default 1G; 0: unlimited)\n"
-		"      --fsize BYTES        RLIMIT_FSIZE (default 64M)\n"
-		"      --uid N, --gid N     ids inside the sandbox (default 1000)\n"
-		"  -v, --verbose            print how the view is built\n"
-		"  -h, --help               this text\n"
-		"Exit status: PROGRAM's; 128+N if signal N ended it; 159 (128+SIGSYS) if it\n"
-		"was killed for a denied system call; 125 setup failure; 126/127 no exec.\n");
+	fprintf(f, "usage: sdds-sandbox [options] -- PROGRAM [ARGS...]\n"
+		   "Run PROGRAM as a sandboxed client of sddsd: it gets a connected control\n"
+		   "socket as fd 3 ($SDDS_CTL_FD), no network, a read-only view of only the\n"
+		   "files it needs, no capabilities, resource limits and a seccomp allow-list.\n"
+		   "\n"
+		   "  -s, --socket PATH        sddsd control socket (default: $SDDS_SOCKET or\n"
+		   "                           the daemon's default path)\n"
+		   "  -i, --identity NAME      the identity sddsd's policy knows the program by\n"
+		   "                           (default: sandbox:PROGRAM-NAME; needs a launcher uid\n"
+		   "                           the daemon trusts)\n"
+		   "      --no-attest          send no Attest (daemons without it; the program\n"
+		   "                           could then attest an identity itself)\n"
+		   "      --no-renew           no renewal channel ($SDDS_CTL_RENEW_FD): after a\n"
+		   "                           daemon restart the program stays disconnected\n"
+		   "  -r, --ro PATH            also bind PATH (file or directory) read-only\n"
+		   "  -t, --tmpfs PATH         a writable tmpfs at PATH (noexec,nosuid,nodev)\n"
+		   "      --tmpfs-size BYTES   size of each tmpfs (default 16M)\n"
+		   "      --no-deps            do not add the ELF interpreter and libraries\n"
+		   "      --seccomp-default=kill|eperm\n"
+		   "                           a denied system call kills the program (default)\n"
+		   "                           or fails with EPERM; either way it is reported\n"
+		   "      --allow-syscall NAME allow one more system call (e.g. what a sanitizer\n"
+		   "                           runtime needs)\n"
+		   "      --no-seccomp         no system call filter (testing the other layers)\n"
+		   "      --nofile N           RLIMIT_NOFILE (default 256)\n"
+		   "      --nproc N            RLIMIT_NPROC, threads included (default 64)\n"
+		   "      --mem BYTES          RLIMIT_DATA (default 1G; 0: unlimited)\n"
+		   "      --fsize BYTES        RLIMIT_FSIZE (default 64M)\n"
+		   "      --uid N, --gid N     ids inside the sandbox (default 1000)\n"
+		   "  -v, --verbose            print how the view is built\n"
+		   "  -h, --help               this text\n"
+		   "Exit status: PROGRAM's; 128+N if signal N ended it; 159 (128+SIGSYS) if it\n"
+		   "was killed for a denied system call; 125 setup failure; 126/127 no exec.\n");
 }
 
 static int parse_size(const char *s, rlim_t *ret)
@@ -158,10 +157,23 @@ static int parse_size(const char *s, rlim_t *ret)
 	if (errno || end == s || *s == '-')
 		return -EINVAL;
 	switch (*end) {
-	case 'K': case 'k': v <<= 10; end++; break;
-	case 'M': case 'm': v <<= 20; end++; break;
-	case 'G': case 'g': v <<= 30; end++; break;
-	default: break;
+	case 'K':
+	case 'k':
+		v <<= 10;
+		end++;
+		break;
+	case 'M':
+	case 'm':
+		v <<= 20;
+		end++;
+		break;
+	case 'G':
+	case 'g':
+		v <<= 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end)
 		return -EINVAL;
@@ -205,29 +217,42 @@ static int resolve_exe(const char *name, char *out, size_t cap)
 
 static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 {
-	enum { O_TMPFS_SIZE = 256, O_NO_DEPS, O_SECCOMP_DEFAULT, O_ALLOW, O_NO_SECCOMP,
-	       O_NOFILE, O_NPROC, O_MEM, O_FSIZE, O_UID, O_GID, O_NO_ATTEST, O_NO_RENEW };
+	enum {
+		O_TMPFS_SIZE = 256,
+		O_NO_DEPS,
+		O_SECCOMP_DEFAULT,
+		O_ALLOW,
+		O_NO_SECCOMP,
+		O_NOFILE,
+		O_NPROC,
+		O_MEM,
+		O_FSIZE,
+		O_UID,
+		O_GID,
+		O_NO_ATTEST,
+		O_NO_RENEW
+	};
 	static const struct option longs[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "identity", required_argument, NULL, 'i' },
-		{ "ro", required_argument, NULL, 'r' },
-		{ "tmpfs", required_argument, NULL, 't' },
-		{ "tmpfs-size", required_argument, NULL, O_TMPFS_SIZE },
-		{ "no-deps", no_argument, NULL, O_NO_DEPS },
-		{ "seccomp-default", required_argument, NULL, O_SECCOMP_DEFAULT },
-		{ "allow-syscall", required_argument, NULL, O_ALLOW },
-		{ "no-seccomp", no_argument, NULL, O_NO_SECCOMP },
-		{ "nofile", required_argument, NULL, O_NOFILE },
-		{ "nproc", required_argument, NULL, O_NPROC },
-		{ "mem", required_argument, NULL, O_MEM },
-		{ "fsize", required_argument, NULL, O_FSIZE },
-		{ "uid", required_argument, NULL, O_UID },
-		{ "gid", required_argument, NULL, O_GID },
-		{ "no-attest", no_argument, NULL, O_NO_ATTEST },
-		{ "no-renew", no_argument, NULL, O_NO_RENEW },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"socket", required_argument, NULL, 's'},
+	    {"identity", required_argument, NULL, 'i'},
+	    {"ro", required_argument, NULL, 'r'},
+	    {"tmpfs", required_argument, NULL, 't'},
+	    {"tmpfs-size", required_argument, NULL, O_TMPFS_SIZE},
+	    {"no-deps", no_argument, NULL, O_NO_DEPS},
+	    {"seccomp-default", required_argument, NULL, O_SECCOMP_DEFAULT},
+	    {"allow-syscall", required_argument, NULL, O_ALLOW},
+	    {"no-seccomp", no_argument, NULL, O_NO_SECCOMP},
+	    {"nofile", required_argument, NULL, O_NOFILE},
+	    {"nproc", required_argument, NULL, O_NPROC},
+	    {"mem", required_argument, NULL, O_MEM},
+	    {"fsize", required_argument, NULL, O_FSIZE},
+	    {"uid", required_argument, NULL, O_UID},
+	    {"gid", required_argument, NULL, O_GID},
+	    {"no-attest", no_argument, NULL, O_NO_ATTEST},
+	    {"no-renew", no_argument, NULL, O_NO_RENEW},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	rlim_t v, tmpfs_size = 16u << 20;
 	int c, rc;
@@ -242,12 +267,24 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 	while ((c = getopt_long(argc, argv, "+s:i:r:t:vh", longs, NULL)) != -1) {
 		rc = 0;
 		switch (c) {
-		case 's': o->socket_path = optarg; break;
-		case 'i': o->identity = optarg; break;
-		case 'r': rc = optarg[0] == '/' ? list_push(&o->ro, optarg) : -EINVAL; break;
-		case 't': rc = optarg[0] == '/' ? list_push(&o->tmpfs, optarg) : -EINVAL; break;
-		case O_TMPFS_SIZE: rc = parse_size(optarg, &tmpfs_size); break;
-		case O_NO_DEPS: o->no_deps = true; break;
+		case 's':
+			o->socket_path = optarg;
+			break;
+		case 'i':
+			o->identity = optarg;
+			break;
+		case 'r':
+			rc = optarg[0] == '/' ? list_push(&o->ro, optarg) : -EINVAL;
+			break;
+		case 't':
+			rc = optarg[0] == '/' ? list_push(&o->tmpfs, optarg) : -EINVAL;
+			break;
+		case O_TMPFS_SIZE:
+			rc = parse_size(optarg, &tmpfs_size);
+			break;
+		case O_NO_DEPS:
+			o->no_deps = true;
+			break;
 		case O_SECCOMP_DEFAULT:
 			if (strcmp(optarg, "kill") == 0)
 				o->seccomp_kill = true;
@@ -256,26 +293,55 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 			else
 				rc = -EINVAL;
 			break;
-		case O_ALLOW: rc = list_push(&o->allow, optarg); break;
-		case O_NO_SECCOMP: o->no_seccomp = true; break;
-		case O_NOFILE: rc = parse_size(optarg, &o->nofile); break;
-		case O_NPROC: rc = parse_size(optarg, &o->nproc); break;
-		case O_MEM: rc = parse_size(optarg, &o->mem); break;
-		case O_FSIZE: rc = parse_size(optarg, &o->fsize); break;
-		case O_UID: rc = parse_size(optarg, &v); o->uid = (uid_t)v; break;
-		case O_GID: rc = parse_size(optarg, &v); o->gid = (gid_t)v; break;
-		case O_NO_ATTEST: o->no_attest = true; break;
-		case O_NO_RENEW: o->no_renew = true; break;
-		case 'v': o->verbose++; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -EINVAL;
+		case O_ALLOW:
+			rc = list_push(&o->allow, optarg);
+			break;
+		case O_NO_SECCOMP:
+			o->no_seccomp = true;
+			break;
+		case O_NOFILE:
+			rc = parse_size(optarg, &o->nofile);
+			break;
+		case O_NPROC:
+			rc = parse_size(optarg, &o->nproc);
+			break;
+		case O_MEM:
+			rc = parse_size(optarg, &o->mem);
+			break;
+		case O_FSIZE:
+			rc = parse_size(optarg, &o->fsize);
+			break;
+		case O_UID:
+			rc = parse_size(optarg, &v);
+			o->uid = (uid_t)v;
+			break;
+		case O_GID:
+			rc = parse_size(optarg, &v);
+			o->gid = (gid_t)v;
+			break;
+		case O_NO_ATTEST:
+			o->no_attest = true;
+			break;
+		case O_NO_RENEW:
+			o->no_renew = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
 		}
 		if (rc < 0) {
 			const struct option *l = longs;
 
 			while (l->name && l->val != c)
 				l++;
-			fprintf(stderr, "sdds-sandbox: bad value for --%s: '%s'\n", l->name ? l->name : "?", optarg);
+			fprintf(stderr, "sdds-sandbox: bad value for --%s: '%s'\n", l->name ? l->name : "?",
+				optarg);
 			return rc;
 		}
 	}
@@ -297,11 +363,13 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 	if (!o->identity) {
 		/* The daemon's identity alphabet: A-Z a-z 0-9 _ . : @ - */
 		const char *base = strrchr(o->exe, '/') + 1;
-		size_t i, n = (size_t)snprintf(o->default_identity, sizeof(o->default_identity), "sandbox:%s", base);
+		size_t i, n = (size_t)snprintf(o->default_identity, sizeof(o->default_identity), "sandbox:%s",
+					       base);
 
 		for (i = strlen("sandbox:"); i < n && i < sizeof(o->default_identity) - 1; i++)
 			if (!strchr("_.:@-", o->default_identity[i]) &&
-			    !((o->default_identity[i] | 0x20) >= 'a' && (o->default_identity[i] | 0x20) <= 'z') &&
+			    !((o->default_identity[i] | 0x20) >= 'a' &&
+			      (o->default_identity[i] | 0x20) <= 'z') &&
 			    !(o->default_identity[i] >= '0' && o->default_identity[i] <= '9'))
 				o->default_identity[i] = '_';
 	}
@@ -312,7 +380,7 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 
 static int sandbox_connect(const char *path, int *ret_fd)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	char buf[sizeof(sa.sun_path)];
 	int fd, rc;
 
@@ -349,7 +417,7 @@ static int sandbox_attest(int fd, const char *identity, const char **ret_reason)
 	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
 	Sdds__Ctl__Attest at = SDDS__CTL__ATTEST__INIT;
 	Sdds__Ctl__Reply *rep;
-	struct timeval tv = { .tv_sec = 10 };
+	struct timeval tv = {.tv_sec = 10};
 	size_t n_fds = 0;
 	int fds[CTL_MAX_FDS];
 	int rc;
@@ -433,21 +501,22 @@ static void die_setup(const char *what, int err)
 
 static void set_limit(int res, rlim_t v, const char *what)
 {
-	struct rlimit rl = { v, v };
+	struct rlimit rl = {v, v};
 
 	if (v == 0 && res != RLIMIT_CORE)
 		rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
 	if (setrlimit(res, &rl) < 0) {
 		/* A limit above an inherited hard limit stays at the hard one. */
-		if (errno != EPERM || getrlimit(res, &rl) < 0 || (rl.rlim_cur = rl.rlim_max, setrlimit(res, &rl) < 0))
+		if (errno != EPERM || getrlimit(res, &rl) < 0 ||
+		    (rl.rlim_cur = rl.rlim_max, setrlimit(res, &rl) < 0))
 			die_setup(what, errno);
 	}
 }
 
 static void drop_caps(void)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2] = { { 0 } };
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {{0}};
 	int cap;
 
 	for (cap = 0; cap <= 63; cap++)
@@ -468,9 +537,9 @@ static int send_fd(int sock, int fd)
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
 
 	memset(u.buf, 0, sizeof(u.buf));
@@ -488,9 +557,9 @@ static int recv_fd(int sock, int *ret_fd)
 		char buf[CMSG_SPACE(sizeof(int))];
 		struct cmsghdr align;
 	} u;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
+	struct iovec iov = {.iov_base = &byte, .iov_len = 1};
+	struct msghdr msg = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
 	struct cmsghdr *cm;
 	ssize_t n;
 
@@ -562,7 +631,7 @@ static void program_main(const struct sandbox_opts *o, int ctl_fd, int renew_fd,
 static void init_main(const struct sandbox_opts *o, const struct elfdeps *files, int sync_fd, int ctl_fd,
 		      int renew_fd, int notify_sock)
 {
-	struct view_opts vo = { 0 };
+	struct view_opts vo = {0};
 	const char *step = "";
 	sigset_t none;
 	pid_t child, w;
@@ -685,7 +754,7 @@ struct supervisor {
 	bool violation;
 	unsigned reports;
 	int notify_fd;
-	int renew_fd;        /* our end of the renewal channel, or -1 */
+	int renew_fd; /* our end of the renewal channel, or -1 */
 	int64_t last_renew_ms;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
@@ -791,16 +860,16 @@ static int supervisor_run(struct supervisor *s, int pidfd, int sigfd)
 
 	for (;;) {
 		n = 0;
-		p[n++] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
-		p[n++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		p[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
+		p[n++] = (struct pollfd){.fd = sigfd, .events = POLLIN};
 		i_notify = i_renew = -1;
 		if (s->notify_fd >= 0) {
 			i_notify = (int)n;
-			p[n++] = (struct pollfd){ .fd = s->notify_fd, .events = POLLIN };
+			p[n++] = (struct pollfd){.fd = s->notify_fd, .events = POLLIN};
 		}
 		if (s->renew_fd >= 0) {
 			i_renew = (int)n;
-			p[n++] = (struct pollfd){ .fd = s->renew_fd, .events = POLLIN };
+			p[n++] = (struct pollfd){.fd = s->renew_fd, .events = POLLIN};
 		}
 		if (poll(p, n, -1) < 0) {
 			if (errno == EINTR)
@@ -836,11 +905,11 @@ static int supervisor_run(struct supervisor *s, int pidfd, int sigfd)
 
 int main(int argc, char **argv)
 {
-	struct sandbox_opts o = { 0 };
-	struct elfdeps files = { 0 };
-	struct supervisor s = { 0 };
+	struct sandbox_opts o = {0};
+	struct elfdeps files = {0};
+	struct supervisor s = {0};
 	const char *missing = "?";
-	int sync_pipe[2], sp[2], rn[2] = { -1, -1 }, ctl_fd = -1, pidfd, sigfd, rc, i;
+	int sync_pipe[2], sp[2], rn[2] = {-1, -1}, ctl_fd = -1, pidfd, sigfd, rc, i;
 	sigset_t sigs;
 	pid_t pid;
 
@@ -850,8 +919,10 @@ int main(int argc, char **argv)
 	if (!o.no_deps) {
 		rc = elfdeps_collect(&files, o.exe, &missing);
 		if (rc == -ENOEXEC) {
-			fprintf(stderr, "sdds-sandbox: %s is not an ELF program of this machine: use --no-deps "
-					"and --ro for what it needs\n", o.exe);
+			fprintf(stderr,
+				"sdds-sandbox: %s is not an ELF program of this machine: use --no-deps "
+				"and --ro for what it needs\n",
+				o.exe);
 			return SANDBOX_EXIT_SETUP;
 		}
 		if (rc < 0) {
@@ -871,7 +942,8 @@ int main(int argc, char **argv)
 	if (sandbox_open_ctl(&o, false, &ctl_fd) < 0)
 		return SANDBOX_EXIT_SETUP;
 
-	if (pipe2(sync_pipe, O_CLOEXEC) < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0 ||
+	if (pipe2(sync_pipe, O_CLOEXEC) < 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0 ||
 	    (!o.no_renew && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, rn) < 0)) {
 		perror("sdds-sandbox: pipe");
 		return SANDBOX_EXIT_SETUP;
@@ -888,8 +960,9 @@ int main(int argc, char **argv)
 	}
 	fflush(NULL);
 
-	pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-					       CLONE_NEWNET | SIGCHLD,
+	pid = (pid_t)syscall(SYS_clone,
+			     CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+				 CLONE_NEWNET | SIGCHLD,
 			     NULL, NULL, NULL, NULL);
 	if (pid < 0) {
 		fprintf(stderr, "sdds-sandbox: create namespaces: %s%s\n", strerror(errno),

@@ -35,7 +35,7 @@ struct view_op {
 	enum view_op_kind kind;
 	char *path;   /* absolute, without symbolic links in its directories */
 	char *target; /* LINK: the link's text */
-	int fd;       /* BIND: O_PATH fd of the source */
+	int fd;	      /* BIND: O_PATH fd of the source */
 	bool dir;     /* BIND: the source is a directory */
 };
 
@@ -46,7 +46,7 @@ struct view_plan {
 
 static int view_mount_setattr(const char *path, unsigned int flags, uint64_t set)
 {
-	struct mount_attr a = { .attr_set = set };
+	struct mount_attr a = {.attr_set = set};
 
 	if (syscall(SYS_mount_setattr, AT_FDCWD, path, flags, &a, sizeof(a)) < 0)
 		return -errno;
@@ -64,7 +64,8 @@ static bool view_plan_has(const struct view_plan *p, enum view_op_kind kind, con
 }
 
 /* Takes ownership of path and target (freed on failure too). */
-static int view_plan_push(struct view_plan *p, enum view_op_kind kind, char *path, char *target, int fd, bool dir)
+static int view_plan_push(struct view_plan *p, enum view_op_kind kind, char *path, char *target, int fd,
+			  bool dir)
 {
 	if (!path || (kind == VIEW_OP_LINK && !target)) {
 		free(path);
@@ -83,7 +84,7 @@ static int view_plan_push(struct view_plan *p, enum view_op_kind kind, char *pat
 		p->ops = g;
 		p->cap = cap;
 	}
-	p->ops[p->n++] = (struct view_op){ .kind = kind, .path = path, .target = target, .fd = fd, .dir = dir };
+	p->ops[p->n++] = (struct view_op){.kind = kind, .path = path, .target = target, .fd = fd, .dir = dir};
 	return 0;
 }
 
@@ -229,7 +230,8 @@ static int view_bind_fd(int fd, const char *target, bool dir, uint64_t attrs)
 	return view_mount_setattr(target, AT_RECURSIVE, attrs);
 }
 
-static int view_build_ops(const struct view_plan *p, const char *root, const struct view_opts *o, const char **ret_step)
+static int view_build_ops(const struct view_plan *p, const char *root, const struct view_opts *o,
+			  const char **ret_step)
 {
 	char target[PATH_MAX];
 	size_t i;
@@ -244,12 +246,14 @@ static int view_build_ops(const struct view_plan *p, const char *root, const str
 
 			if ((pass == 0) != (op->kind == VIEW_OP_LINK) || (pass > 0 && op->dir != (pass == 2)))
 				continue;
-			if ((size_t)snprintf(target, sizeof(target), "%s%s", root, op->path) >= sizeof(target))
+			if ((size_t)snprintf(target, sizeof(target), "%s%s", root, op->path) >=
+			    sizeof(target))
 				return -ENAMETOOLONG;
 			if (o->verbose)
 				fprintf(stderr, "sdds-sandbox: view: %s %s%s%s\n",
 					op->kind == VIEW_OP_LINK ? "link" : "bind", op->path,
-					op->kind == VIEW_OP_LINK ? " -> " : "", op->kind == VIEW_OP_LINK ? op->target : "");
+					op->kind == VIEW_OP_LINK ? " -> " : "",
+					op->kind == VIEW_OP_LINK ? op->target : "");
 			*ret_step = "create directories";
 			rc = view_mkdirs(root, op->path, false);
 			if (rc < 0)
@@ -272,7 +276,7 @@ static int view_build_ops(const struct view_plan *p, const char *root, const str
 
 static int view_build_dev_proc(const char *root, const char **ret_step)
 {
-	static const char *const devs[] = { "null", "zero", "urandom" };
+	static const char *const devs[] = {"null", "zero", "urandom"};
 	char target[PATH_MAX];
 	size_t i;
 	int fd, rc;
@@ -327,8 +331,8 @@ static int view_build_tmpfs(const struct view_opts *o, const char *root, const c
 
 int view_build(const struct view_opts *o, const char **ret_step)
 {
-	static const char *const stages[] = { "/tmp", "/mnt" };
-	struct view_plan plan = { 0 };
+	static const char *const stages[] = {"/tmp", "/mnt"};
+	struct view_plan plan = {0};
 	const char *root = NULL;
 	size_t i;
 	int rc;
@@ -372,7 +376,8 @@ int view_build(const struct view_opts *o, const char **ret_step)
 		goto out;
 	}
 	*ret_step = "seal the root";
-	rc = view_mount_setattr("/", 0, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	rc = view_mount_setattr("/", 0,
+				MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 out:
 	view_plan_free(&plan);
 	return rc;

@@ -29,9 +29,9 @@ struct view_opts {
 	const char *const *tmpfs; /* writable tmpfs mounts, noexec,nosuid,nodev */
 	size_t n_tmpfs;
 	size_t tmpfs_size; /* bytes, per tmpfs */
-	uid_t uid;         /* owner of the tmpfs mounts, inside */
+	uid_t uid;	   /* owner of the tmpfs mounts, inside */
 	gid_t gid;
-	int verbose;       /* print each step on stderr (the tool, not a library) */
+	int verbose; /* print each step on stderr (the tool, not a library) */
 };
 
 /*
