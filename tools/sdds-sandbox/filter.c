@@ -29,9 +29,8 @@
 
 #include "filter.h"
 
-/* Allowed without looking at arguments. Names missing on an architecture
- * are skipped. */
-/* Grouped by purpose, several names a line. */
+/* Allowed without looking at arguments, grouped by purpose. Names missing
+ * on an architecture are skipped. */
 /* clang-format off */
 static const char *const filter_plain[] = {
 	/* files and descriptors */
