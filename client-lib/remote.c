@@ -511,14 +511,20 @@ static int remote_backoff_sleep(struct sdds_client *c, uint32_t ms)
 	return rc == -ECANCELED ? rc : 0;
 }
 
+static uint32_t remote_backoff_next(const struct remote_state *rs, uint32_t delay)
+{
+	delay = delay >= rs->reconnect_max_ms / 2 ? rs->reconnect_max_ms : delay * 2;
+	return delay < REMOTE_BACKOFF_MIN_MS ? REMOTE_BACKOFF_MIN_MS : delay;
+}
+
 /*
- * Reconnect with backoff until it works (0) or the client closes
- * (-ECANCELED).
+ * Reconnect with backoff, starting at *delay, until it works (0) or the
+ * client closes (-ECANCELED). *delay is left at the delay that worked.
  */
-static int remote_reconnect(struct sdds_client *c, unsigned *seed)
+static int remote_reconnect(struct sdds_client *c, unsigned *seed, uint32_t *delay_io)
 {
 	struct remote_state *rs = &c->remote;
-	uint32_t delay = REMOTE_BACKOFF_MIN_MS, ms;
+	uint32_t delay = *delay_io, ms;
 	int rc;
 
 	for (;;) {
@@ -528,13 +534,13 @@ static int remote_reconnect(struct sdds_client *c, unsigned *seed)
 			return -ECANCELED;
 		atomic_fetch_add(&rs->attempts, 1);
 		rc = remote_attempt(c);
-		if (rc == 0)
+		if (rc == 0) {
+			*delay_io = delay;
 			return 0;
+		}
 		if (rc == -ECANCELED)
 			return rc;
-		delay = delay >= rs->reconnect_max_ms / 2 ? rs->reconnect_max_ms : delay * 2;
-		if (delay < REMOTE_BACKOFF_MIN_MS)
-			delay = REMOTE_BACKOFF_MIN_MS;
+		delay = remote_backoff_next(rs, delay);
 	}
 }
 
@@ -575,6 +581,8 @@ static void *remote_monitor_main(void *arg)
 	struct sdds_client *c = arg;
 	struct remote_state *rs = &c->remote;
 	unsigned seed = (unsigned)doorbell_now_ns() ^ (unsigned)getpid();
+	uint32_t delay = REMOTE_BACKOFF_MIN_MS;
+	int64_t since = 0;
 
 	for (;;) {
 		if (!remote_watch(c))
@@ -583,8 +591,20 @@ static void *remote_monitor_main(void *arg)
 		client_mark_disconnected(c);
 		client_grace(c);
 		remote_conn_release(c);
-		if (!rs->reconnect || remote_reconnect(c, &seed) < 0)
+		if (!rs->reconnect)
 			break;
+		/*
+		 * A connection that lived less than the longest delay (a daemon
+		 * that hangs up on this client again and again, or keeps
+		 * crashing) does not reset the backoff: no reconnection storm.
+		 */
+		if (since && doorbell_now_ns() - since < (int64_t)rs->reconnect_max_ms * 1000000)
+			delay = remote_backoff_next(rs, delay);
+		else
+			delay = REMOTE_BACKOFF_MIN_MS;
+		if (remote_reconnect(c, &seed, &delay) < 0)
+			break;
+		since = doorbell_now_ns();
 		atomic_fetch_add(&rs->reconnects, 1);
 		client_mark_connected(c);
 	}

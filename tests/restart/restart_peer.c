@@ -108,7 +108,8 @@ static int peer_open(const char *sock, const char *name, bool reader, sdds_clien
 	sdds_client_options_init(&o);
 	o.socket_path = sock;
 	o.name = name;
-	o.reconnect_max_ms = 200;
+	/* Restarts come every 50-150 ms here: a cap below that keeps the backoff from growing. */
+	o.reconnect_max_ms = 20;
 	rc = sdds_client_new(&o, ret_c);
 	if (rc < 0)
 		return rc;
