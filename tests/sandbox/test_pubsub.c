@@ -294,7 +294,17 @@ static void test_signal_forwarded(void **state)
 	pid_t pid;
 	int out, err;
 
+	char *nofilter[] = {sb, "--socket", d->sock, "--no-seccomp", "--", probe, "pause", NULL};
+
 	sbtest_start(argv, as_nobody, &pid, &out, &err);
+	wait_ready(out, first, sizeof(first));
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	sbtest_finish(pid, out, err, 30000, &o);
+	assert_int_equal(o.status, 128 + SIGTERM);
+	sbtest_out_free(&o);
+	/* Without the filter's exec notification the supervisor finds the
+	 * program as init's child. */
+	sbtest_start(nofilter, as_nobody, &pid, &out, &err);
 	wait_ready(out, first, sizeof(first));
 	assert_int_equal(kill(pid, SIGTERM), 0);
 	sbtest_finish(pid, out, err, 30000, &o);

@@ -850,6 +850,26 @@ static void supervisor_renew(struct supervisor *s)
 	}
 }
 
+/*
+ * The program's pid as we see it, when no execve notification told us
+ * (--no-seccomp): init's only child. 0 when unknown.
+ */
+static pid_t supervisor_find_program(pid_t init)
+{
+	char path[64];
+	long pid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)init, (int)init);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	return (pid_t)pid;
+}
+
 static int supervisor_run(struct supervisor *s, int pidfd, int sigfd)
 {
 	struct pollfd p[4];
@@ -886,6 +906,8 @@ static int supervisor_run(struct supervisor *s, int pidfd, int sigfd)
 			supervisor_renew(s);
 		if (p[1].revents & POLLIN && read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 			/* First signal: pass it on. A second: kill. */
+			if (s->program <= 0)
+				s->program = supervisor_find_program(s->init);
 			if (++signals == 1 && s->program > 0)
 				kill(s->program, (int)si.ssi_signo);
 			else
