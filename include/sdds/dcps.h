@@ -11,6 +11,11 @@
  * The process has one implicit client, connected by sdds_dcps_init() (called
  * by the generated sDDS_init()). The sdds_dcps_* functions are the runtime
  * the generated code calls; applications call the DDS_* names.
+ *
+ * A restart of sddsd invalidates nothing: the process's client reconnects
+ * (sdds.h, "Restart") and the handles generated code keeps (g_<Topic>_writer,
+ * readers, listeners) work again on the new connection. During the gap
+ * writes and takes return DDS_RETCODE_ERROR.
  */
 #ifndef SDDS_DCPS_H
 #define SDDS_DCPS_H

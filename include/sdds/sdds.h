@@ -24,7 +24,8 @@
  * Restart. When sddsd goes away (crash, restart, upgrade), a client that
  * reconnects (sdds_client_options.reconnect) keeps every handle valid: its
  * monitor thread connects again with exponential backoff (10 ms doubling to
- * reconnect_max_ms, jittered), registers every topic again and re-creates
+ * reconnect_max_ms, jittered; not reset by a connection that lived less
+ * than reconnect_max_ms), registers every topic again and re-creates
  * every writer and reader with its QoS (new daemon ids, new reader rings);
  * listeners stay set and fire for samples of the new connection. Then
  * sdds_client_connected() is true again and sdds_client_reconnects() has
