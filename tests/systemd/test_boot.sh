@@ -8,19 +8,25 @@
 # new privileges), the policy loaded, `systemctl reload` with a good and a
 # malformed file (FILE:LINE in the journal, the last good policy kept),
 # restarts behind the held socket, the watchdog restarting a stalled daemon
-# (SIGSTOP), a clean stop.
+# (SIGSTOP), a clean stop; an unprivileged client reaches the socket. With
+# sdds-sandbox, an example publisher and libsddsclient given: a vendor
+# application as sdds-app@temp.service, sandboxed, attested as "temp",
+# allowed and then denied by the policy.
 #
 # The tree is built once (a few minutes, from the package mirror apt is
 # configured with) and kept in $SDDSD_TEST_ROOTFS (default
 # /var/tmp/sddsd-rootfs). Exits 77 (skip) without root, systemd-nspawn or
 # debootstrap, or when the tree cannot be built (no mirror).
 #
-# Usage: test_boot.sh UNIT_DIR SDDSD SDDSCTL
+# Usage: test_boot.sh UNIT_DIR SDDSD SDDSCTL [SDDS_SANDBOX TEMPERATURE_PUB LIBSDDSCLIENT]
 set -eu
 
 unit_dir=$1
 sddsd=$2
 sddsctl=$3
+sandbox=${4:-}
+app=${5:-}
+libclient=${6:-}
 root=${SDDSD_TEST_ROOTFS:-/var/tmp/sddsd-rootfs}
 
 [ "$(id -u)" -eq 0 ] || { echo "not root: skip"; exit 77; }
@@ -57,6 +63,15 @@ exec_of() { sed -n "s/^$2=\([^ ]*\).*/\1/p" "$unit_dir/$1" | head -n 1; }
 sddsd_at=$(exec_of sddsd.service ExecStart)
 install -D -m 0755 "$sddsd" "$root$sddsd_at"
 install -D -m 0755 "$sddsctl" "$root/usr/local/bin/sddsctl"
+rm -f "$root/usr/local/bin/temperature_pub"
+if [ -n "$sandbox" ] && [ -x "$sandbox" ] && [ -x "$app" ] && [ -f "$libclient" ]; then
+	install -D -m 0755 "$sandbox" "$root$(exec_of sdds-app@.service ExecStart)"
+	install -D -m 0755 "$app" "$root/usr/local/bin/temperature_pub"
+	install -D -m 0644 "$libclient" "$root/usr/local/lib/$(basename "$libclient")"
+	soname=$(objdump -p "$libclient" 2>/dev/null | sed -n 's/^ *SONAME *//p')
+	[ -n "$soname" ] && ln -sf "$(basename "$libclient")" "$root/usr/local/lib/$soname"
+	chroot "$root" ldconfig
+fi
 for u in sddsd.socket sddsd.service sdds-app@.service; do
 	install -D -m 0644 "$unit_dir/$u" "$root/etc/systemd/system/$u"
 done
@@ -95,7 +110,9 @@ check "runs as a dynamic user" sh -c "[ \$(stat -c %u /proc/$pid) -ne 0 ]"
 check "no capabilities" grep -q '^CapEff:[[:space:]]*0000000000000000' /proc/$pid/status
 check "seccomp filter" grep -q '^Seccomp:[[:space:]]*2' /proc/$pid/status
 check "no new privileges" grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$pid/status
-check "socket still in /run/sdds after RuntimeDirectory= set-up" test -S /run/sdds/sddsd.sock
+check "socket still in /run/sdds once the daemon runs" test -S /run/sdds/sddsd.sock
+# Any local user reaches the daemon (Hello works; stats are then refused).
+check "an unprivileged client connects" sh -c 'setpriv --reuid=65534 --regid=65534 --clear-groups sddsctl --socket /run/sdds/sddsd.sock stats 2>&1 | grep -q "stats are for root"'
 
 mkdir -p /etc/sdds
 printf 'allow * read 1:1\n' >/etc/sdds/policy.conf
@@ -129,6 +146,25 @@ check "watchdog: a stalled daemon is restarted" waitfor 20 sh -c "p=\$(systemctl
 check "journal: watchdog timeout" sh -c 'journalctl -u sddsd --no-pager | grep -qi "watchdog timeout"'
 check "clients get through after the watchdog restart" waitfor 5 sddsctl stats
 
+if [ -x /usr/local/bin/temperature_pub ]; then
+	mkdir -p /etc/sdds/apps
+	printf 'allow temp write *:*\n' >/etc/sdds/policy.conf
+	systemctl reload sddsd.service
+	echo 'SDDS_APP_EXEC=/usr/local/bin/temperature_pub -n 400 -i 25' >/etc/sdds/apps/temp.conf
+	systemctl start sdds-app@temp.service
+	check "sdds-app@temp: the sandboxed publisher runs" waitfor 10 sh -c 'sddsctl --json clients | grep -q "\"writers\": 1, .*\"identity\": \"temp\""'
+	check "sdds-app@temp: attested identity, samples written" waitfor 10 sh -c 'sddsctl --json clients | grep "\"identity\": \"temp\"" | grep -qv "\"written\": 0,"'
+	systemctl stop sdds-app@temp.service
+	printf 'deny temp write *:*\nallow * write *:*\n' >/etc/sdds/policy.conf
+	systemctl reload sddsd.service
+	systemctl start sdds-app@temp.service
+	check "sdds-app@temp: denied by the policy, the unit fails" waitfor 10 sh -c '[ "$(systemctl show -p ActiveState --value sdds-app@temp)" != active ] || [ "$(systemctl show -p NRestarts --value sdds-app@temp)" -gt 0 ]'
+	check "sdds-app@temp: the denial names identity temp" waitfor 5 sh -c 'sddsctl --json denials | grep -q "\"identity\": \"temp\", \"kind\": \"writer\""'
+	systemctl stop sdds-app@temp.service
+else
+	echo "skip: sdds-app@ (no sdds-sandbox / example publisher given)" >>$out
+fi
+
 systemctl stop sddsd.service
 check "clean stop" sh -c '[ "$(systemctl show -p Result --value sddsd)" = success ]'
 check "socket stays after the daemon stopped" test -S /run/sdds/sddsd.sock
@@ -150,7 +186,7 @@ TimeoutStartSec=150
 EOT
 install -d "$root/etc/systemd/system/multi-user.target.wants"
 ln -sf /etc/systemd/system/sddsd-e2e.service "$root/etc/systemd/system/multi-user.target.wants/sddsd-e2e.service"
-rm -f "$root/e2e.out" "$root/e2e.journal"
+rm -rf "$root/e2e.out" "$root/e2e.journal" "$root/etc/sdds"
 
 # --keep-unit --register=no: no systemd on the host to talk to.
 rc=0
