@@ -13,7 +13,9 @@
  * runtime's handles stay valid; freeing during backoff is prompt; the old
  * segment is unmapped and its fds closed; a handed-in fd does not
  * reconnect by default; a sandbox's renewal channel ($SDDS_CTL_RENEW_FD)
- * brings a socket-less client back. Every wait is bounded.
+ * brings a socket-less client back; an attempt the new daemon refuses part
+ * of is retried until it can complete; freeing cuts a stuck attempt short.
+ * Every wait is bounded.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -48,7 +50,7 @@ static const char *sddsd_path;
 struct daemon {
 	pid_t pid;
 	char dir[64];
-	char sock[128];
+	char sock[100]; /* fits sun_path */
 };
 
 static void sleep_ms(int ms)
@@ -711,6 +713,84 @@ static void test_handed_in_fd_no_reconnect(void **state)
 	sdds_client_free(c);
 }
 
+/* ---------------- attempts that cannot complete ---------------- */
+
+/*
+ * All or nothing: while the new daemon refuses one of the client's objects
+ * (another client registered the same topic id with another layout first),
+ * every attempt fails and the client stays disconnected; once the conflict
+ * is gone the next attempt brings everything back.
+ */
+static void test_refused_object_retries(void **state)
+{
+	struct daemon *d = *state;
+	sdds_client_options o;
+	sdds_client *c, *x;
+	sdds_topic *t, *tx = NULL;
+	sdds_reader *r;
+	sdds_writer *w;
+	sdds_topic_desc other = { .name = "rt", .domain = 0, .id = 20, .sample_size = SAMPLE + 8 };
+	uint8_t s[SAMPLE];
+
+	sdds_client_options_init(&o);
+	o.socket_path = d->sock;
+	o.reconnect_max_ms = 200;
+	assert_int_equal(sdds_client_new(&o, &c), 0);
+	t = topic(c, 20);
+	r = reader(t, SDDS_RELIABLE, 8);
+	w = writer(t, SDDS_RELIABLE, 500);
+	daemon_kill(d);
+	wait_disconnected(c, 2000);
+	/* Let the backoff grow so that the conflicting client comes first. */
+	sleep_ms(400);
+	daemon_run(d);
+	x = client(d, "conflict");
+	assert_int_equal(sdds_topic_new(x, &other, &tx), 0);
+	sleep_ms(1000);
+	assert_false(sdds_client_connected(c));
+	assert_int_equal(sdds_client_reconnects(c), 0);
+	/* The conflicting session goes, and its topic with it. */
+	sdds_client_free(x);
+	wait_reconnected(c, 1, 10000);
+	put_seq(s, 20);
+	assert_int_equal(sdds_writer_write(w, s, SAMPLE), 0);
+	assert_int_equal(sdds_reader_take(r, s, sizeof(s), NULL, 5 * SEC), 0);
+	assert_int_equal(get_seq(s), 20);
+	sdds_client_free(c);
+}
+
+/*
+ * An attempt stuck in Hello (a socket that accepts connections but never
+ * answers, as a socket-activated one does while no daemon runs): freeing
+ * the client cuts it short.
+ */
+static void test_free_during_stuck_attempt(void **state)
+{
+	struct daemon *d = *state;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	sdds_client *c = client(d, "stuck");
+	int lfd;
+	int64_t t0;
+
+	(void)topic(c, 21);
+	daemon_kill(d);
+	wait_disconnected(c, 2000);
+	unlink(d->sock);
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	assert_true(lfd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", d->sock);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(lfd, 8), 0);
+	/* Backoff 5-10 ms, then the attempt connects and waits for a Hello reply. */
+	sleep_ms(300);
+	assert_false(sdds_client_connected(c));
+	t0 = now_ns();
+	sdds_client_free(c);
+	assert_true(now_ns() - t0 < SEC);
+	close(lfd);
+	unlink(d->sock);
+}
+
 /* ---------------- a sandbox's renewal channel ---------------- */
 
 /*
@@ -889,6 +969,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_objects_change_between_restarts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handed_in_fd_no_reconnect, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_renew_channel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_object_retries, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_free_during_stuck_attempt, setup, teardown),
 		/* Last: its client lives until the process ends. */
 		cmocka_unit_test_setup_teardown(test_dcps_across_restart, setup, teardown),
 	};
