@@ -614,17 +614,35 @@ int policy_check(const struct policy *p, const struct policy_peer *peer, enum po
 
 /* ---------------- peer facts --------------------------------------------- */
 
-/* The unit under /system.slice/ in one cgroup path, or -ENOENT. */
+static bool policy_ends_with(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len > n && memcmp(s + len - n, suffix, n) == 0;
+}
+
+/*
+ * The unit under /system.slice/ in one cgroup path, or -ENOENT. Template
+ * instances sit in a slice of their own (/system.slice/system-sdds\x2dapp.slice/
+ * sdds-app@cam.service): slices are skipped, and the first component that
+ * is not a slice must be the service. Only the service manager creates
+ * slices there; a delegated service's own sub-cgroups come after it.
+ */
 static int policy_unit_from_path(const char *path, size_t len, char *unit, size_t cap)
 {
 	size_t pre = strlen(POLICY_SYSTEM_SLICE), ulen;
-	const char *u, *slash;
+	const char *u, *slash, *end = path + len;
 
 	if (len <= pre || memcmp(path, POLICY_SYSTEM_SLICE, pre) != 0)
 		return -ENOENT;
 	u = path + pre;
-	slash = memchr(u, '/', len - pre);
-	ulen = slash != NULL ? (size_t)(slash - u) : len - pre;
+	for (;;) {
+		slash = memchr(u, '/', (size_t)(end - u));
+		ulen = slash != NULL ? (size_t)(slash - u) : (size_t)(end - u);
+		if (slash == NULL || !policy_ends_with(u, ulen, ".slice"))
+			break;
+		u = slash + 1;
+	}
 	if (ulen <= strlen(POLICY_APP_SUFFIX) ||
 	    memcmp(u + ulen - strlen(POLICY_APP_SUFFIX), POLICY_APP_SUFFIX, strlen(POLICY_APP_SUFFIX)) != 0 ||
 	    !policy_unit_valid(u, ulen))
@@ -697,9 +715,11 @@ int policy_peer_probe(struct policy_peer *ret, pid_t pid, uid_t uid, gid_t gid, 
 		ret->unit[0] = '\0';
 	/*
 	 * A pid is not reused while its process lives (or is a zombie): if the
-	 * peer still exists now, what we read under its pid was its own.
+	 * peer still exists now, what we read under its pid was its own. Only
+	 * ESRCH says it is gone; EPERM (a daemon that may not signal the peer)
+	 * still proves it exists.
 	 */
-	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {
+	if (pidfd >= 0 && syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 && errno == ESRCH) {
 		ret->exe[0] = '\0';
 		ret->unit[0] = '\0';
 	}

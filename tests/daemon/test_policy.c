@@ -361,6 +361,16 @@ static void test_cgroup_units(void **state)
 	assert_int_equal(unit_of("0::/system.slice\n", unit), -ENOENT);
 	assert_int_equal(unit_of("0::/system.slice/\n", unit), -ENOENT);
 	assert_int_equal(unit_of("0::/system.slice/foo.scope\n", unit), -ENOENT);
+	/* Template instances live in a slice of their own (systemd >= 239). */
+	assert_int_equal(unit_of("0::/system.slice/system-sdds\\x2dapp.slice/sdds-app@temp.service\n", unit), 0);
+	assert_string_equal(unit, "sdds-app@temp.service");
+	assert_int_equal(unit_of("0::/system.slice/a.slice/b.slice/c.service/sub\n", unit), 0);
+	assert_string_equal(unit, "c.service");
+	assert_int_equal(unit_of("0::/system.slice/system-x.slice\n", unit), -ENOENT);
+	assert_int_equal(unit_of("0::/system.slice/system-x.slice/\n", unit), -ENOENT);
+	/* A delegated service's sub-cgroups come after it: the service counts. */
+	assert_int_equal(unit_of("0::/system.slice/docker.service/sdds-app@cam.service\n", unit), 0);
+	assert_string_equal(unit, "docker.service");
 	assert_int_equal(unit_of("0::/system.slice/a b.service\n", unit), -ENOENT);
 	assert_int_equal(unit_of("garbage", unit), -ENOENT);
 	assert_int_equal(unit_of("", unit), -ENOENT);
@@ -460,6 +470,32 @@ static void test_peer_probe_pidfd(void **state)
 	assert_int_equal(peer.uid, 1); /* the credentials stay: the kernel recorded them */
 	close(pidfd);
 	fake_proc(dir, pid, false);
+
+	/*
+	 * A daemon that may not signal its peer (another uid, as sddsd under
+	 * DynamicUser= with root clients): the peer is alive, the facts count.
+	 */
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(dir, 0755), 0);
+		fake_proc(dir, getpid(), true);
+		pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+		assert_true(pidfd >= 0);
+		pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			if (setgroups(0, NULL) < 0 || setgid(NOBODY) < 0 || setuid(NOBODY) < 0)
+				_exit(2);
+			if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 || errno != EPERM)
+				_exit(3);
+			policy_peer_probe(&peer, getppid(), 0, 0, pidfd, dir);
+			_exit(strcmp(peer.exe, "/usr/bin/x") == 0 && strcmp(peer.unit, "x.service") == 0 ? 0 : 4);
+		}
+		assert_int_equal(waitpid(pid, &st, 0), pid);
+		assert_true(WIFEXITED(st));
+		assert_int_equal(WEXITSTATUS(st), 0);
+		close(pidfd);
+		fake_proc(dir, getpid(), false);
+	}
 	rmdir(dir);
 }
 

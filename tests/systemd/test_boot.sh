@@ -8,7 +8,8 @@
 # new privileges), the policy loaded, `systemctl reload` with a good and a
 # malformed file (FILE:LINE in the journal, the last good policy kept),
 # restarts behind the held socket, the watchdog restarting a stalled daemon
-# (SIGSTOP), a clean stop; an unprivileged client reaches the socket. With
+# (SIGSTOP), a clean stop; an unprivileged client reaches the socket; a
+# client in a template instance gets its unit= identity. With
 # sdds-sandbox, an example publisher and libsddsclient given: a vendor
 # application as sdds-app@temp.service, sandboxed, attested as "temp",
 # allowed and then denied by the policy.
@@ -145,6 +146,14 @@ pid=$(mainpid)
 check "watchdog: a stalled daemon is restarted" waitfor 20 sh -c "p=\$(systemctl show -p MainPID --value sddsd); [ \$p != $pid ] && [ \$p != 0 ] && systemctl is-active sddsd"
 check "journal: watchdog timeout" sh -c 'journalctl -u sddsd --no-pager | grep -qi "watchdog timeout"'
 check "clients get through after the watchdog restart" waitfor 5 sddsctl stats
+
+# unit= identities: a client in a template instance (its own slice).
+printf 'identity byunit unit=sdds-probe@x.service\nallow byunit read 7:7\n' >/etc/sdds/policy.conf
+systemctl reload sddsd.service
+waitfor 5 sh -c 'journalctl -u sddsd --no-pager | grep -q "1 identities, 1 rules"'
+systemd-run --quiet --wait --unit=sdds-probe@x -p StandardOutput=file:/e2e-probe.json \
+	/usr/local/bin/sddsctl --json clients >/e2e-probe.err 2>&1
+check "unit= identity of a client in sdds-probe@x.service" grep -q '"name": "sddsctl".*"identity": "byunit"' /e2e-probe.json
 
 if [ -x /usr/local/bin/temperature_pub ]; then
 	mkdir -p /etc/sdds/apps
