@@ -335,6 +335,12 @@ int main(int argc, char **argv)
 		execve(sh[0], sh, NULL);
 		return probe_blocked(errno);
 	}
+	if (strcmp(a, "execveat") == 0) {
+		char *const sh[] = { "/bin/sh", "-c", "true", NULL };
+
+		syscall(SYS_execveat, AT_FDCWD, sh[0], sh, NULL, 0);
+		return probe_blocked(errno);
+	}
 	if (strcmp(a, "exec-copy") == 0)
 		return probe_exec_copy(arg);
 	if (strcmp(a, "segment") == 0)

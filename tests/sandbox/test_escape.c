@@ -64,6 +64,7 @@ static const struct escape_case escape_cases[] = {
     {"ptrace_daemon", "ptrace", ARG_PID, "ptrace", "ESRCH"},
     {"kill_daemon", "kill", ARG_PID, "kill", "ESRCH"},
     {"exec_sh", "exec-sh", ARG_NONE, "execve", "ENOENT"},
+    {"execveat_sh", "execveat", ARG_NONE, "execveat", "ENOENT"},
     {"exec_copy", "exec-copy", ARG_SCRATCH, "execve", "EACCES"},
     {"segment_proc_fd", "segment", ARG_PID, NULL, "ENOENT"},
     {"segment_pidfd_getfd", "pidfd-getfd", ARG_PID, "pidfd_open", "ESRCH"},
