@@ -336,7 +336,7 @@ int main(int argc, char **argv)
 		return probe_blocked(errno);
 	}
 	if (strcmp(a, "execveat") == 0) {
-		char *const sh[] = { "/bin/sh", "-c", "true", NULL };
+		char *const sh[] = {"/bin/sh", "-c", "true", NULL};
 
 		syscall(SYS_execveat, AT_FDCWD, sh[0], sh, NULL, 0);
 		return probe_blocked(errno);
