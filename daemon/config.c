@@ -79,6 +79,13 @@ static const struct config_key config_keys[] = {
 	KEY(max_frame, CT_U32, 16, 65507, 0),
 	KEY(max_peers, CT_U32, 1, 4096, 0),
 	KEY(peer_endian_swap, CT_IP6S, 0, 0, 0),
+	KEY(discovery, CT_BOOL, 0, 1, 0),
+	KEY(node_id, CT_U32, 0, 65535, 0),
+	KEY(discovery_participant_ms, CT_U32, 0, 3600000, 0),
+	KEY(discovery_publication_ms, CT_U32, 0, 3600000, 0),
+	KEY(discovery_expire_ms, CT_U32, 0, 86400000, 0),
+	KEY(discovery_unicast, CT_BOOL, 0, 1, 0),
+	KEY(discovery_max_subscriptions, CT_U32, 1, 4096, 0),
 };
 #define CONFIG_N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -101,6 +108,10 @@ void config_init(struct sddsd_config *cfg)
 	snprintf(cfg->backend, sizeof(cfg->backend), "socket");
 	cfg->max_frame = 128;
 	cfg->max_peers = 64;
+	cfg->discovery_participant_ms = 1000;
+	cfg->discovery_publication_ms = 5000;
+	cfg->discovery_expire_ms = 5000;
+	cfg->discovery_max_subscriptions = 64;
 }
 
 uint32_t config_max_record(const struct sddsd_config *cfg)

@@ -63,6 +63,14 @@ struct sddsd_config {
 	uint32_t max_peers;
 	uint8_t peer_endian_swap[CONFIG_NET_SWAP_MAX][16]; /* IPv6 addresses of §2 peers */
 	uint32_t n_peer_endian_swap;
+	/* Multicast discovery (snps-wire.md §10, daemon/net/discovery.h); off: static subscriptions only. */
+	bool discovery;
+	uint32_t node_id;		   /* 1..65535; 0: from the first link's address (§9.4) */
+	uint32_t discovery_participant_ms; /* DCPSParticipant period (0: start and reactions only) */
+	uint32_t discovery_publication_ms; /* DCPSPublication period (same) */
+	uint32_t discovery_expire_ms;	   /* silent peers and their subscriptions go (0: never) */
+	bool discovery_unicast;		   /* advertise `08 10`: data comes unicast, not via ff02::10 */
+	uint32_t discovery_max_subscriptions;
 };
 
 struct config_error {

@@ -763,6 +763,13 @@ static int manager_net_start(struct manager *m)
 		memcpy(&swap[i], m->cfg.peer_endian_swap[i], 16);
 	o.swap_peers = swap;
 	o.n_swap_peers = m->cfg.n_peer_endian_swap;
+	o.disc.on = m->cfg.discovery;
+	o.disc.node_id = (uint16_t)m->cfg.node_id;
+	o.disc.participant_ms = m->cfg.discovery_participant_ms;
+	o.disc.publication_ms = m->cfg.discovery_publication_ms;
+	o.disc.expire_ms = m->cfg.discovery_expire_ms;
+	o.disc.unicast = m->cfg.discovery_unicast;
+	o.disc.max_subs = m->cfg.discovery_max_subscriptions;
 	rc = netif_new(&m->loop, m->broker, &o, &hooks, &m->net, why, sizeof(why));
 	if (rc < 0)
 		log_err("network: %s", why[0] != '\0' ? why : strerror(-rc));
@@ -770,6 +777,9 @@ static int manager_net_start(struct manager *m)
 		log_info("network: %u topics from %s, %s backend on %s%s, port %u, %u static subscribers",
 			 nc->n_topics, m->cfg.node_config, m->cfg.backend, o.links[0], o.n_links > 1 ? ",..." : "",
 			 nc->port, nc->n_dests);
+	if (rc == 0 && netif_discovery(m->net) != NULL)
+		log_info("network: discovery on, node id 0x%04x, %s mode", disc_node_id(netif_discovery(m->net)),
+			 m->cfg.discovery_unicast ? "unicast" : "multicast");
 	free(nc);
 	return rc;
 }

@@ -16,6 +16,11 @@
  *   holds samples of one topic.
  * - No allocation after netif_new: frame slots, receive buffers, rings,
  *   the backlog and the peer table are sized there.
+ * - Discovery (discovery.h): a topic's destinations are its static
+ *   subscribers followed by the learnt ones, rebuilt from the node config
+ *   and the discovery table whenever that table changes or a peer is
+ *   removed; peers are removed only in netif_tick, after the pending frames
+ *   went out, so no open frame ever points at a moved peer.
  */
 #include "netif.h"
 
@@ -31,6 +36,7 @@
 #define NETIF_RX_BATCH 32u
 #define NETIF_TX_SLOTS 64u
 #define NETIF_BACKLOG_RETRY_MS 10
+#define NETIF_DISC_TICK_MS 100
 
 struct netif_topic {
 	struct nodecfg_topic cfg;
@@ -75,12 +81,14 @@ struct netif {
 	struct snps_frame tx_frame[NETIF_TX_SLOTS];
 	struct net_tx tx[NETIF_TX_SLOTS];
 	int32_t tx_peer[NETIF_TX_SLOTS]; /* peer index of the slot's open frame, -1 finished */
+	bool tx_raw[NETIF_TX_SLOTS];	 /* finished bytes (discovery), not a builder */
 	uint32_t tx_used;
 
 	/* rx */
 	uint8_t *rx_mem;
 	struct net_dgram rx[NETIF_RX_BATCH];
 	uint8_t *sample_buf; /* max_sample bytes: swap target, ring take */
+	uint8_t builtin_buf[SNPS_STATELESS_SIZE]; /* swap target of builtin samples */
 
 	/* network -> local, waiting for full reliable readers */
 	struct netif_backlog_ent *bl;
@@ -90,7 +98,10 @@ struct netif {
 
 	uv_prepare_t prepare;
 	uv_timer_t retry;
+	uv_timer_t disc_timer;
 	bool handles_open;
+
+	struct disc *disc; /* NULL: static mode */
 
 	struct netif_counters c;
 };
@@ -139,6 +150,10 @@ void netif_options_init(struct netif_options *o)
 	/* A burst of garbage must not push real frames out of the queue while we sleep. */
 	o->rcvbuf = 4u << 20;
 	o->sndbuf = 1u << 20;
+	o->disc.participant_ms = 1000;
+	o->disc.publication_ms = 5000;
+	o->disc.expire_ms = 5000;
+	o->disc.max_subs = 64;
 }
 
 /* ---------------- tx ------------------------------------------------------ */
@@ -155,6 +170,7 @@ static void netif_tx_send(struct netif *n)
 			n->tx_peer[i] = -1;
 		}
 		n->c.tx_errors += n->tx_used;
+		memset(n->tx_raw, 0, sizeof(n->tx_raw));
 		n->tx_used = 0;
 		return;
 	}
@@ -166,6 +182,10 @@ static void netif_tx_send(struct netif *n)
 		if (n->tx_peer[i] >= 0) {
 			n->peers.v[n->tx_peer[i]].tx_slot = -1;
 			n->tx_peer[i] = -1;
+		}
+		if (n->tx_raw[i]) {
+			n->tx_raw[i] = false;
+			continue;
 		}
 		snps_frame_finish(&n->tx_frame[i], &len);
 		n->tx[i].len = (uint32_t)len;
@@ -226,7 +246,7 @@ static int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topi
 		n->tx_peer[p->tx_slot] = (int32_t)pi;
 		snps_frame_reset(&n->tx_frame[p->tx_slot]);
 		n->tx[p->tx_slot].dst = p->addr;
-		n->tx[p->tx_slot].from_mcast = false;
+		n->tx[p->tx_slot].from_mcast = p->tx_mcast;
 		p->c.frames_out++;
 	}
 	/* A sample that does not fit an empty frame: netif_new refuses such topics. */
@@ -337,6 +357,7 @@ static void netif_backlog_push(struct netif *n, uint32_t topic, const uint8_t *d
 struct netif_rx_ctx {
 	struct netif *n;
 	const struct net_addr *src;
+	uint32_t link;
 	struct net_peer *p;
 	bool swapped;
 	uint32_t samples;
@@ -348,8 +369,10 @@ static int netif_lookup(void *ctx, uint8_t domain, uint16_t topic, uint32_t *ret
 
 	/* By id only, as real receivers (§4.4); the domain is checked per sample. */
 	(void)domain;
-	if (topic >= 16 || n->topic_of_id[topic] < 0)
+	if (topic >= 16)
 		return -1;
+	if (n->topic_of_id[topic] < 0)
+		return n->disc != NULL ? snps_builtin_size(topic, ret_size) : -1;
 	*ret_size = n->topics[n->topic_of_id[topic]].cfg.desc.sample_size;
 	return 0;
 }
@@ -368,6 +391,25 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 	}
 	if (ev->kind != SNPS_EV_DATA)
 		return 0; /* context, seqnrs, acks: reliability is not ours yet */
+	if (n->topic_of_id[ev->topic] < 0) {
+		/* Only builtins get past the lookup here (discovery on; user ids 1..7 refused then). */
+		const uint8_t *bd = ev->data;
+
+		if (ev->domain != SNPS_BUILTIN_DOMAIN) {
+			n->c.drops[NETIF_DROP_DOMAIN]++;
+			return 0;
+		}
+		if (rx->swapped) {
+			if (snps_sample_swap(snps_builtin_layout(ev->topic), n->builtin_buf, ev->data, ev->len) < 0) {
+				n->c.drops[NETIF_DROP_BAD_SAMPLE]++;
+				return 0;
+			}
+			bd = n->builtin_buf;
+		}
+		disc_receive(n->disc, n->ops->clock_ns(n->be), ev->topic, bd, ev->len,
+			     ev->has_addr ? &ev->addr : NULL, &rx->src->ip, rx->src->port, rx->link);
+		return 0;
+	}
 	ti = (uint32_t)n->topic_of_id[ev->topic];
 	t = &n->topics[ti];
 	if (ev->domain != t->cfg.desc.domain) {
@@ -428,7 +470,7 @@ static void netif_handle(struct netif *n, const struct net_dgram *d)
 {
 	struct snps_decoder_options o;
 	struct snps_decode_error err;
-	struct netif_rx_ctx rx = { .n = n, .src = &d->src };
+	struct netif_rx_ctx rx = { .n = n, .src = &d->src, .link = d->link };
 	struct net_peer *p;
 	int rc;
 
@@ -690,6 +732,175 @@ next:;
 	return 0;
 }
 
+/* Add the learnt destinations of the discovery table to their topics. */
+static void netif_add_disc_dests(struct netif *n)
+{
+	const struct disc_sub *subs;
+	uint32_t n_subs;
+
+	subs = disc_subs(n->disc, &n_subs);
+	for (uint32_t i = 0; i < n_subs; i++) {
+		const struct disc_sub *sd = &subs[i];
+		struct net_addr a = { .ip = sd->loc.ip, .port = sd->loc.port };
+		struct netif_topic *t;
+		struct net_peer *p;
+		uint32_t pi;
+
+		if (sd->topic >= 16 || n->topic_of_id[sd->topic] < 0 || sd->loc.link >= n->ops->n_links(n->be))
+			continue;
+		t = &n->topics[n->topic_of_id[sd->topic]];
+		a.ifindex = n->ops->link(n->be, sd->loc.link)->ifindex;
+		if (peer_add(&n->peers, &a, sd->loc.link, &p) < 0) {
+			n->c.dests_full++;
+			continue;
+		}
+		if (!p->is_static) {
+			/* §9.2: real nodes answer discovered locators from their multicast socket. */
+			p->addr.port = a.port;
+			p->tx_mcast = true;
+			p->group = sd->loc.group;
+			p->swapped = netif_swapped(n, &a.ip);
+		}
+		pi = (uint32_t)(p - n->peers.v);
+		for (uint32_t k = 0; k < t->n_dests; k++) {
+			if (t->dests[k] == pi)
+				goto next; /* several subscribers behind one group: one copy */
+		}
+		if (t->n_dests == NODECFG_MAX_DESTS) {
+			n->c.dests_full++;
+			continue;
+		}
+		t->dests[t->n_dests++] = pi;
+		p->topics_out |= (uint16_t)(1u << sd->topic);
+next:;
+	}
+}
+
+/* Rebuild every topic's destinations: static ones, then learnt ones. */
+static void netif_dests_rebuild(struct netif *n)
+{
+	char why[8];
+
+	for (uint32_t i = 0; i < n->n_topics; i++)
+		n->topics[i].n_dests = 0;
+	for (uint32_t i = 0; i < n->peers.n; i++)
+		n->peers.v[i].topics_out = 0;
+	/* Static peers were added first at start and are never removed: this cannot fail now. */
+	(void)netif_add_dests(n, why, sizeof(why));
+	if (n->disc != NULL)
+		netif_add_disc_dests(n);
+}
+
+/* discovery -> wire: one finished frame into a tx slot, sent at the end of the turn. */
+static void netif_disc_send(void *ctx, const uint8_t *buf, uint32_t len, const struct disc_locator *dst)
+{
+	struct netif *n = ctx;
+	uint32_t i;
+
+	if (n->be == NULL || dst->link >= n->ops->n_links(n->be) || len > n->opt.max_frame)
+		return;
+	if (n->tx_used == NETIF_TX_SLOTS)
+		netif_tx_send(n);
+	i = n->tx_used++;
+	n->tx_raw[i] = true;
+	n->tx_peer[i] = -1;
+	memcpy(n->tx_mem + (size_t)i * n->opt.max_frame, buf, len);
+	n->tx[i].len = len;
+	n->tx[i].dst.ip = dst->ip;
+	n->tx[i].dst.port = dst->port;
+	n->tx[i].dst.ifindex = n->ops->link(n->be, dst->link)->ifindex;
+	n->tx[i].from_mcast = true;
+}
+
+static void netif_disc_changed(void *ctx)
+{
+	struct netif *n = ctx;
+
+	/* Rebuilt now: peers are only added here, so open frames stay valid. */
+	netif_dests_rebuild(n);
+}
+
+void netif_tick(struct netif *n)
+{
+	int64_t now;
+	bool removed = false;
+
+	if (n->disc == NULL || n->closing)
+		return;
+	now = n->ops->clock_ns(n->be);
+	disc_tick(n->disc, now);
+	if (n->opt.disc.expire_ms == 0)
+		return;
+	/* Removal moves peers: send what is pending first, so no frame is open. */
+	netif_tx_send(n);
+	for (uint32_t i = 0; i < n->peers.n;) {
+		struct net_peer *p = &n->peers.v[i];
+		bool silent = p->last_seen_ns != 0 &&
+			      now - p->last_seen_ns > (int64_t)n->opt.disc.expire_ms * 1000000;
+
+		if (!p->is_static && p->topics_out == 0 && (p->group || silent)) {
+			if (!p->group)
+				n->c.peers_expired++;
+			peer_remove(&n->peers, i);
+			removed = true;
+		} else {
+			i++;
+		}
+	}
+	if (removed)
+		netif_dests_rebuild(n);
+}
+
+static void netif_on_disc_timer(uv_timer_t *h)
+{
+	struct netif *n = h->data;
+
+	netif_tick(n);
+	if (n->hooks.after != NULL)
+		n->hooks.after(n->hooks.ctx);
+}
+
+static int netif_disc_init(struct netif *n, char *why, size_t why_len)
+{
+	struct disc_callbacks cb = { .send = netif_disc_send, .changed = netif_disc_changed, .ctx = n };
+	struct disc_options o;
+	int rc;
+
+	disc_options_init(&o);
+	o.node_id = n->opt.disc.node_id;
+	if (o.node_id == 0)
+		o.node_id = disc_node_id_from_addr(&n->ops->link(n->be, 0)->addr);
+	o.port = n->node.port;
+	o.n_links = n->ops->n_links(n->be);
+	o.participant_ms = n->opt.disc.participant_ms;
+	o.publication_ms = n->opt.disc.publication_ms;
+	o.expire_ms = n->opt.disc.expire_ms;
+	o.unicast = n->opt.disc.unicast;
+	o.max_subs = n->opt.disc.max_subs;
+	o.max_participants = n->opt.max_peers;
+	o.max_frame = n->opt.max_frame;
+	for (uint32_t i = 0; i < n->n_topics; i++) {
+		const struct nodecfg_topic *t = &n->topics[i].cfg;
+		/* A topic without a role in the node config is announced both ways. */
+		bool none = !t->publisher && !t->subscriber;
+
+		if (snps_builtin_is(t->desc.topic_id)) {
+			snprintf(why, why_len,
+				 "%s: topic '%s': id %u is a builtin topic id (1..7), which discovery needs (§4.4)",
+				 t->loc, t->desc.name, t->desc.topic_id);
+			return -EINVAL;
+		}
+		if (t->publisher || none)
+			o.pub_topics[o.n_pub++] = t->desc.topic_id;
+		if (t->subscriber || none)
+			o.sub_topics[o.n_sub++] = t->desc.topic_id;
+	}
+	rc = disc_new(&o, &cb, &n->disc);
+	if (rc < 0)
+		snprintf(why, why_len, "discovery: %s", strerror(-rc));
+	return rc;
+}
+
 static void netif_backend_closed(void *ctx)
 {
 	(void)ctx;
@@ -804,12 +1015,24 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	rc = netif_add_dests(n, why, why_len);
 	if (rc < 0)
 		goto fail_topics;
+	if (o->disc.on) {
+		rc = netif_disc_init(n, why, why_len);
+		if (rc < 0)
+			goto fail_topics;
+	}
 	uv_prepare_init(loop, &n->prepare);
 	uv_timer_init(loop, &n->retry);
+	uv_timer_init(loop, &n->disc_timer);
 	n->prepare.data = n;
 	n->retry.data = n;
+	n->disc_timer.data = n;
 	n->handles_open = true;
 	uv_prepare_start(&n->prepare, netif_on_prepare);
+	if (n->disc != NULL) {
+		/* §10.2: a Participant and every Publication at start; they leave at the end of the turn. */
+		disc_start(n->disc, n->ops->clock_ns(n->be));
+		uv_timer_start(&n->disc_timer, netif_on_disc_timer, NETIF_DISC_TICK_MS, NETIF_DISC_TICK_MS);
+	}
 	*ret = n;
 	return 0;
 
@@ -843,6 +1066,7 @@ void netif_close(struct netif *n)
 	if (n->handles_open) {
 		uv_close((uv_handle_t *)&n->prepare, NULL);
 		uv_close((uv_handle_t *)&n->retry, NULL);
+		uv_close((uv_handle_t *)&n->disc_timer, NULL);
 		n->handles_open = false;
 	}
 	n->ops->close(n->be, netif_backend_closed, NULL);
@@ -856,6 +1080,7 @@ void netif_free(struct netif *n)
 	netif_close(n);
 	for (uint32_t i = 0; i < n->n_topics; i++)
 		netif_topic_fini(&n->topics[i]);
+	disc_free(n->disc);
 	peer_table_fini(&n->peers);
 	free(n->tx_mem);
 	free(n->rx_mem);
@@ -898,6 +1123,11 @@ const struct net_backend_ops *netif_backend_ops(const struct netif *n)
 uint32_t netif_max_frame(const struct netif *n)
 {
 	return n->opt.max_frame;
+}
+
+const struct disc *netif_discovery(const struct netif *n)
+{
+	return n->disc;
 }
 
 uint32_t netif_backlog(const struct netif *n)

@@ -44,6 +44,7 @@
 
 #include "backend.h"
 #include "broker.h"
+#include "discovery.h"
 #include "nodecfg.h"
 #include "peer.h"
 
@@ -76,6 +77,8 @@ struct netif_counters {
 	uint64_t backlog_forced;    /* samples delivered past a full reliable reader */
 	uint64_t peer_table_full;   /* sources not kept as peers (table full) */
 	uint64_t local_overwritten; /* local samples the network reader lost */
+	uint64_t peers_expired;	    /* dynamic peers removed after expire_ms of silence (discovery) */
+	uint64_t dests_full;	    /* learnt destinations not added: peer table or topic list full */
 };
 
 /* Calls back into the daemon's loop layer. */
@@ -102,9 +105,19 @@ struct netif_options {
 	uint32_t reader_depth;	   /* slots of each local -> network ring (power of two) */
 	uint32_t rx_budget;	   /* datagrams per readable callback */
 	uint32_t rcvbuf, sndbuf;   /* socket queue bytes (backend.h) */
+	/* Multicast discovery (discovery.h, snps-wire.md §10); off: static mode only. */
+	struct {
+		bool on;
+		uint16_t node_id;	/* 0: from the first link's address (§9.4) */
+		uint32_t participant_ms, publication_ms;
+		uint32_t expire_ms;	/* 0: peers and subscriptions never expire */
+		bool unicast;		/* advertise `08 10` (data unicast to us) instead of ff02::10 */
+		uint32_t max_subs;	/* learnt (participant, topic) subscriptions */
+	} disc;
 };
 
-/* Defaults: max_frame 128, 64 peers, backlog 4096, depth 4096, budget 256, rcvbuf 4 MiB, sndbuf 1 MiB. */
+/* Defaults: max_frame 128, 64 peers, backlog 4096, depth 4096, budget 256, rcvbuf 4 MiB, sndbuf 1 MiB;
+ * discovery off, periods 1000 / 5000 ms, expiry 5000 ms, 64 subscriptions. */
 void netif_options_init(struct netif_options *o);
 
 struct netif;
@@ -132,6 +145,13 @@ void netif_flush(struct netif *n);
 
 /* Receive and handle what the backend has now (the readable callback's body). */
 void netif_receive(struct netif *n);
+
+/* Discovery's timer body: announcements, expiry of subscriptions and of
+ * silent dynamic peers (the layer calls it every 100 ms; tests call it). */
+void netif_tick(struct netif *n);
+
+/* The discovery state, or NULL when discovery is off. */
+const struct disc *netif_discovery(const struct netif *n);
 
 const struct netif_counters *netif_counters(const struct netif *n);
 const struct peer_table *netif_peers(const struct netif *n);

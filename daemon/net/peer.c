@@ -56,3 +56,11 @@ int peer_add(struct peer_table *t, const struct net_addr *addr, uint32_t link, s
 	*ret = p;
 	return 0;
 }
+
+void peer_remove(struct peer_table *t, uint32_t i)
+{
+	if (i >= t->n)
+		return;
+	t->v[i] = t->v[--t->n];
+	memset(&t->v[t->n], 0, sizeof(t->v[t->n]));
+}

@@ -10,7 +10,9 @@
  * the daemon heard from, kept for statistics. The table is one array
  * allocated at start (cap from the config): a full table stops adding
  * dynamic peers, never static ones (they are added first), and never
- * allocates on the packet path.
+ * allocates on the packet path. Under discovery (discovery.h) dynamic
+ * peers that fell silent are removed (peer_remove) and the group a
+ * discovered subscriber asked for (ff02::10) is a peer of its own.
  *
  * Not thread-safe; the loop thread owns it.
  */
@@ -32,6 +34,8 @@ struct net_peer {
 	struct net_addr addr;  /* ip, link (ifindex) and, for static peers, the port data goes to */
 	uint32_t link;	       /* backend link index */
 	bool is_static;
+	bool group;	       /* a multicast group learnt by discovery (ff02::10), not a node */
+	bool tx_mcast;	       /* data to it leaves from port + 20 (discovered destinations, §9.2) */
 	bool swapped;	       /* §2 peer: integers little-endian on the wire */
 	int64_t last_seen_ns;  /* 0: never heard from */
 	uint16_t last_port;    /* source port of its last datagram */
@@ -60,5 +64,12 @@ struct net_peer *peer_find(struct peer_table *t, const struct in6_addr *ip, uint
  * in *ret. -ENOSPC when the table is full.
  */
 int peer_add(struct peer_table *t, const struct net_addr *addr, uint32_t link, struct net_peer **ret);
+
+/*
+ * Remove the peer at index i: the last peer moves into its place, so the
+ * caller rebuilds every index it keeps (netif rebuilds its destination
+ * lists) and calls this only while no frame is open for any peer.
+ */
+void peer_remove(struct peer_table *t, uint32_t i);
 
 #endif /* SDDS_DAEMON_NET_PEER_H */

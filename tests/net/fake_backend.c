@@ -19,6 +19,12 @@ struct net_backend {
 static struct fake_dgram fake_rxq[FAKE_MAX], fake_txq[FAKE_MAX];
 static uint32_t fake_rx_head, fake_rx_n, fake_tx_n, fake_joins;
 static int fake_opened;
+static int64_t fake_now_ns; /* 0: the real monotonic clock */
+
+void fake_clock_set(int64_t ns)
+{
+	fake_now_ns = ns;
+}
 
 void fake_reset(void)
 {
@@ -147,6 +153,8 @@ static int64_t fake_clock_ns(struct net_backend *b)
 	struct timespec ts;
 
 	(void)b;
+	if (fake_now_ns != 0)
+		return fake_now_ns;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }

@@ -31,6 +31,8 @@ uint32_t fake_sent(void);
 const struct fake_dgram *fake_sent_at(uint32_t i);
 /* Groups joined. */
 uint32_t fake_joined(void);
+/* Fix the backend's clock at ns (0: the real monotonic clock again). */
+void fake_clock_set(int64_t ns);
 /* Open instances (0 after close). */
 int fake_open_count(void);
 
