@@ -16,8 +16,12 @@
 
 pid_t peerrun_start(const char *ns, const char *out, char *const argv[])
 {
-	pid_t pid = fork();
+	pid_t pid;
 
+	/* A file left by an earlier run would show its lines until the child truncates it. */
+	if (unlink(out) < 0 && errno != ENOENT)
+		return -errno;
+	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {

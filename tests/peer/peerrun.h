@@ -15,7 +15,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Run argv (NULL-terminated) with stdout+stderr to out; ns NULL: this namespace. Returns the pid or -errno. */
+/*
+ * Run argv (NULL-terminated) with stdout+stderr to out (removed first, then
+ * created by the child); ns NULL: this namespace. Returns the pid or -errno.
+ */
 pid_t peerrun_start(const char *ns, const char *out, char *const argv[]);
 
 /* True once the file at path holds a line starting with prefix, within ms. */

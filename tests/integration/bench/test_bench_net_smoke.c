@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_bench_net_smoke.c - `sdds-bench net` runs end to end and prints
+ * every figure.
+ *
+ * OVERVIEW
+ * argv: the sdds-bench binary, the sddsd binary. Needs root (namespaces):
+ * otherwise exit 77. Runs once in the group setup
+ *   sdds-bench net --json -n 500 --warmup 20 --size 3 -t 0.3 --monolithic
+ *                  --ddsperf-seconds 2 --sddsd SDDSD
+ * and checks: exit 0; one JSON object (python3's json module; 77 without
+ * python3) with the payload size asked for, every latency figure of the
+ * sddsd path and of the raw UDPv6 baseline positive, the ratios present,
+ * both throughput rates positive, the monolithic path reported as not
+ * available with a reason (never a figure), and ddsperf either with its
+ * summary and payload or with the reason it did not run. Then: a bad size
+ * is a usage error (2), and an unprivileged user gets 77 and the reason.
+ * Figures are never compared with a bound: this is not a timed test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static const char *bench_bin, *sddsd_bin;
+static char out_path[64] = "/tmp/sdds-bench-net-smoke-XXXXXX";
+static int run_status = -1;
+
+/* Run argv with stdout (and stderr when err_too) to fd; returns the wait status or -1. */
+static int net_smoke_run(char *const argv[], int fd, bool err_too)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(fd, STDOUT_FILENO);
+		if (err_too)
+			dup2(fd, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return waitpid(pid, &st, 0) == pid ? st : -1;
+}
+
+static int net_smoke_python(const char *script, const char *file)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		execlp("python3", "python3", "-c", script, file, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static const char *const check_py =
+	"import json, sys\n"
+	"d = json.load(open(sys.argv[1]))\n"
+	"assert d['bench'] == 'net' and d['size'] == 3, d\n"
+	"for k in ('sddsd', 'raw_udp6'):\n"
+	"    l = d['latency'][k]\n"
+	"    assert l['ok'] is True, l\n"
+	"    assert l['n'] > 0, l\n"
+	"    for f in ('median_us', 'p99_us', 'p999_us', 'max_us', 'min_us'):\n"
+	"        assert l[f] > 0, (k, f, l)\n"
+	"    assert l['median_us'] <= l['p99_us'] <= l['p999_us'] <= l['max_us'], l\n"
+	"assert d['latency']['ratio_median'] > 0 and d['latency']['ratio_p99'] > 0, d['latency']\n"
+	"for k in ('sddsd', 'raw_udp6_sendmmsg'):\n"
+	"    t = d['throughput'][k]\n"
+	"    assert t['ok'] is True and t['rate'] > 0 and t['received'] > 0 and t['sent'] > 0, t\n"
+	"assert d['throughput']['ratio'] > 0, d['throughput']\n"
+	"m = d['monolithic']\n"
+	"assert m['requested'] is True and m['available'] is False and len(m['why']) > 20, m\n"
+	"assert 'rate' not in m and 'median_us' not in m, m\n"
+	"p = d['ddsperf']\n"
+	"assert p['ran'] is True, p\n"
+	"if p['ok']:\n"
+	"    assert '%' in p['summary'] and 'ddsperf' in p['command'] and p['payload'], p\n"
+	"else:\n"
+	"    assert len(p['why']) > 0, p\n";
+
+static int group_setup(void **state)
+{
+	char *argv[] = { (char *)bench_bin, "net", "--json", "-n", "500", "--warmup", "20", "--size", "3", "-t",
+			 "0.3", "--monolithic", "--ddsperf-seconds", "2", "--sddsd", (char *)sddsd_bin, NULL };
+	int fd = mkstemp(out_path);
+
+	(void)state;
+	if (fd < 0)
+		return -1;
+	run_status = net_smoke_run(argv, fd, false);
+	close(fd);
+	return 0;
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	unlink(out_path);
+	return 0;
+}
+
+static void test_exit_zero(void **state)
+{
+	(void)state;
+	assert_true(WIFEXITED(run_status));
+	assert_int_equal(WEXITSTATUS(run_status), 0);
+}
+
+static void test_every_figure(void **state)
+{
+	int rc;
+
+	(void)state;
+	rc = net_smoke_python(check_py, out_path);
+	if (rc == 127)
+		skip();
+	if (rc != 0) {
+		char buf[4096];
+		FILE *f = fopen(out_path, "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+		buf[n] = '\0';
+		if (f)
+			fclose(f);
+		fail_msg("the JSON lacks a figure:\n%s", buf);
+	}
+}
+
+static void test_bad_size(void **state)
+{
+	char *argv[] = { (char *)bench_bin, "net", "--size", "0", NULL };
+	int fd = open("/dev/null", O_WRONLY), st;
+
+	(void)state;
+	st = net_smoke_run(argv, fd, true);
+	close(fd);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 2);
+}
+
+static void test_unprivileged(void **state)
+{
+	char path[] = "/tmp/sdds-bench-net-np-XXXXXX", buf[1024];
+	char *argv[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", (char *)bench_bin, "net",
+			 "--sddsd", (char *)sddsd_bin, NULL };
+	int fd = mkstemp(path), st;
+	ssize_t n;
+
+	(void)state;
+	assert_true(fd >= 0);
+	st = net_smoke_run(argv, fd, true);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	unlink(path);
+	buf[n > 0 ? n : 0] = '\0';
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 127)
+		skip(); /* no setpriv, or the binary is not reachable by nobody */
+	assert_int_equal(WEXITSTATUS(st), 77);
+	assert_non_null(strstr(buf, "needs root"));
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_zero),
+		cmocka_unit_test(test_every_figure),
+		cmocka_unit_test(test_bad_size),
+		cmocka_unit_test(test_unprivileged),
+	};
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_bench_net_smoke SDDS_BENCH SDDSD\n");
+		return 2;
+	}
+	bench_bin = argv[1];
+	sddsd_bin = argv[2];
+	if (geteuid() != 0) {
+		fprintf(stderr, "test_bench_net_smoke: not root: skipped\n");
+		return 77;
+	}
+	if (access("/run/netns", F_OK) != 0 && system("ip netns list >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "test_bench_net_smoke: no ip netns: skipped\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,1345 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net.c - `sdds-bench net` (see net.h).
+ *
+ * Roles run in forked children (proc_spawn) that enter their namespace with
+ * setns(CLONE_NEWNET) on /run/netns/NAME. Clients reach their daemon through
+ * its socket file, which the namespace does not hide; they enter it all the
+ * same, so every party of a run sits where it would on a real node. Results
+ * come back through a MAP_SHARED area (struct net_shm) made before the fork;
+ * the two sides of a run meet on its `ready` and `done` words.
+ *
+ * Losses: the wire is not reliable. A ping whose answer does not come within
+ * NET_PING_TIMEOUT_MS is counted lost and the next one goes out; a late
+ * answer is recognised by its sequence number (the first two bytes of the
+ * sample, one with --size 1) and dropped.
+ */
+#include "net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "json.h"
+#include "proc.h"
+#include "sddsd.h"
+#include "sdds/sdds.h"
+
+#define NET_DEFAULT_ITERATIONS 100000
+#define NET_DEFAULT_WARMUP 1000
+#define NET_DEFAULT_SIZE 2
+#define NET_MAX_SIZE 100 /* the node config's frame limit is 128 bytes (max_frame) */
+#define NET_PING_TIMEOUT_MS 1000
+#define NET_RAW_PORT 24100 /* raw latency; +1 raw throughput (the daemons use 23234 and 23254) */
+#define NET_BATCH 32
+#define NET_MONO_WHY                                                                                         \
+	"the network layer lives in sddsd (daemon/net); the broker core a monolithic client links has no " \
+	"network side, so there is no in-process network path to measure"
+
+struct net_opts {
+	struct bench_opts b; /* size, iterations, warmup, max_seconds, tput_seconds, json, sddsd_path, raw_prefix */
+	bool monolithic;
+	bool poll;
+	bool no_ddsperf;
+	double ddsperf_seconds;
+};
+
+struct net_shm {
+	atomic_uint ready;
+	atomic_uint done;
+	uint64_t n;	  /* latency: measured round trips */
+	uint64_t lost;	  /* latency: pings without an answer */
+	uint32_t truncated;
+	uint64_t sent;	   /* throughput: samples or datagrams sent */
+	uint64_t received; /* throughput: samples or datagrams received */
+	uint64_t rlost;	   /* throughput: sdds_reader_lost at the reader */
+	int64_t first_ns, last_ns, w_start_ns, w_end_ns;
+	char why[BENCH_WHY_MAX];
+	uint64_t rtt[]; /* latency: one per measured round trip */
+};
+
+struct net_ctx {
+	const struct net_opts *o;
+	char ns_a[32], ns_b[32];
+	char dir[64];
+	char sock_a[108], sock_b[108];
+	pid_t daemon_a, daemon_b;
+	bool made_a, made_b;
+	struct net_shm *shm;
+	size_t shm_size;
+};
+
+struct net_ddsperf {
+	bool ran, ok;
+	char why[BENCH_WHY_MAX];
+	char line[512]; /* ddsperf's own summary line of the ping side */
+	char cmd[1024];
+	char payload[96]; /* what ddsperf sent: its smallest topics are 4 and 12 bytes */
+};
+
+struct net_results {
+	struct lat_result sdds_lat, raw_lat;
+	struct tput_result sdds_tput, raw_tput;
+	uint64_t sdds_lost, raw_lost;
+	struct net_ddsperf dp;
+};
+
+static struct net_ctx *net_cleanup_ctx;
+
+static int net_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A shell command, its output discarded unless it fails; returns the exit status or -1. */
+static int net_run(const char *fmt, ...)
+{
+	char cmd[1536];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	fflush(stderr);
+	st = system(cmd);
+	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+static void net_stop_daemon(pid_t *pid)
+{
+	if (*pid <= 0)
+		return;
+	kill(*pid, SIGTERM);
+	for (int i = 0; i < 300; i++) {
+		if (waitpid(*pid, NULL, WNOHANG) == *pid) {
+			*pid = -1;
+			return;
+		}
+		usleep(10000);
+	}
+	kill(*pid, SIGKILL);
+	waitpid(*pid, NULL, 0);
+	*pid = -1;
+}
+
+static void net_cleanup(struct net_ctx *c)
+{
+	net_stop_daemon(&c->daemon_a);
+	net_stop_daemon(&c->daemon_b);
+	if (c->made_a)
+		net_run("ip netns del %s 2>/dev/null", c->ns_a);
+	if (c->made_b)
+		net_run("ip netns del %s 2>/dev/null", c->ns_b);
+	c->made_a = c->made_b = false;
+	if (c->dir[0] != '\0')
+		net_run("rm -rf '%s'", c->dir);
+	c->dir[0] = '\0';
+}
+
+static void net_on_signal(int sig)
+{
+	if (net_cleanup_ctx != NULL)
+		net_cleanup(net_cleanup_ctx);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static int net_enter(const char *ns)
+{
+	char path[128];
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (setns(fd, CLONE_NEWNET) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* The topic attributes of an S-byte sample: a sequence number, then padding. */
+static void net_topic_xml(FILE *f, const char *name, unsigned id, uint32_t size)
+{
+	fprintf(f, "  <topic name=\"%s\" domain=\"2\" id=\"%X\">\n", name, id);
+	if (size == 1) {
+		fprintf(f, "    <attribute name=\"seq\" type=\"DDS_octet\"/>\n");
+	} else {
+		fprintf(f, "    <attribute name=\"seq\" type=\"DDS_unsigned_short\"/>\n");
+		if (size == 3)
+			fprintf(f, "    <attribute name=\"pad\" type=\"DDS_octet\"/>\n");
+		else if (size > 3)
+			fprintf(f, "    <attribute name=\"pad\" type=\"DDS_string\" size=\"%u\"/>\n", size - 3);
+	}
+	fprintf(f, "  </topic>\n");
+}
+
+/* The same layout for the native API (the daemon compares it with its node config). */
+static void net_topic_desc(const char *name, unsigned id, uint32_t size, sdds_field *fields, sdds_topic_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->name = name;
+	d->domain = 2;
+	d->id = (uint16_t)id;
+	d->sample_size = size;
+	d->fields = fields;
+	fields[0] = (sdds_field){ "seq", size == 1 ? SDDS_FIELD_OCTET : SDDS_FIELD_USHORT, size == 1 ? 1 : 2 };
+	d->n_fields = 1;
+	if (size == 3) {
+		fields[1] = (sdds_field){ "pad", SDDS_FIELD_OCTET, 1 };
+		d->n_fields = 2;
+	} else if (size > 3) {
+		fields[1] = (sdds_field){ "pad", SDDS_FIELD_STRING, size - 2 };
+		d->n_fields = 2;
+	}
+}
+
+static int net_write_side(struct net_ctx *c, const char *name, const char *me, const char *dev, const char *peer,
+			  const char *out_topic, const char *in_topic)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.xml", c->dir, name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -errno;
+	fprintf(f,
+		"<project name=\"bench%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" iface=\"%s\" "
+		"port=\"23234\">\n",
+		name, me, dev);
+	net_topic_xml(f, "ping", 0xA, c->o->b.size);
+	net_topic_xml(f, "pong", 0xB, c->o->b.size);
+	fprintf(f,
+		"  <role topic=\"%s\" type=\"publisher\"/>\n"
+		"  <role topic=\"%s\" type=\"subscriber\"/>\n"
+		"  <subscription topic=\"%s\"><subscriber ip=\"%s\"/></subscription>\n"
+		"</project>\n",
+		out_topic, in_topic, out_topic, peer);
+	if (fclose(f) != 0)
+		return -EIO;
+	snprintf(path, sizeof(path), "%s/%s.conf", c->dir, name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -errno;
+	fprintf(f, "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\npoll = %s\n", c->dir, name,
+		c->dir, name, c->o->poll ? "true" : "false");
+	return fclose(f) != 0 ? -EIO : 0;
+}
+
+static pid_t net_start_daemon(struct net_ctx *c, const char *ns, const char *name, const char *sock, char *why)
+{
+	char conf[PATH_MAX + 16], log[PATH_MAX + 16];
+	pid_t pid;
+
+	snprintf(conf, sizeof(conf), "%s/%s.conf", c->dir, name);
+	snprintf(log, sizeof(log), "%s/%s.log", c->dir, name);
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		bench_why(why, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execlp("ip", "ip", "netns", "exec", ns, c->o->b.sddsd_path, "-c", conf, (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		struct stat st;
+
+		if (stat(sock, &st) == 0)
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			char line[256] = "";
+			FILE *f = fopen(log, "r");
+
+			while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+				;
+			if (f != NULL)
+				fclose(f);
+			line[strcspn(line, "\n")] = '\0';
+			bench_why(why, "sddsd in %s exited at start: %s", ns, line);
+			return -1;
+		}
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	bench_why(why, "sddsd in %s did not open its socket within 5 s", ns);
+	return -1;
+}
+
+/* Namespaces, veth, addresses, node configs, daemons. Returns 0 or -1 with why. */
+static int net_setup(struct net_ctx *c, char *why)
+{
+	int p = (int)getpid();
+
+	snprintf(c->ns_a, sizeof(c->ns_a), "sbnA%d", p);
+	snprintf(c->ns_b, sizeof(c->ns_b), "sbnB%d", p);
+	snprintf(c->dir, sizeof(c->dir), "/tmp/sdds-bench-net.XXXXXX");
+	if (mkdtemp(c->dir) == NULL) {
+		c->dir[0] = '\0';
+		bench_why(why, "mkdtemp: %s", strerror(errno));
+		return -1;
+	}
+	if (net_run("ip netns add %s", c->ns_a) != 0) {
+		bench_why(why, "ip netns add failed");
+		return -1;
+	}
+	c->made_a = true;
+	if (net_run("ip netns add %s", c->ns_b) != 0) {
+		bench_why(why, "ip netns add failed");
+		return -1;
+	}
+	c->made_b = true;
+	if (net_run("ip link add sba%d type veth peer name sbb%d", p, p) != 0 ||
+	    net_run("ip link set sba%d netns %s && ip link set sbb%d netns %s", p, c->ns_a, p, c->ns_b) != 0 ||
+	    net_run("ip -n %s link set sba%d name vna && ip -n %s link set sbb%d name vnb", c->ns_a, p, c->ns_b, p) !=
+		    0) {
+		bench_why(why, "cannot create the veth pair");
+		return -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		const char *ns = i == 0 ? c->ns_a : c->ns_b;
+		const char *dev = i == 0 ? "vna" : "vnb";
+		const char *addr = i == 0 ? "fe80::a" : "fe80::b";
+
+		if (net_run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 "
+			    "net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.%s.accept_dad=0",
+			    ns, dev) != 0 ||
+		    net_run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s link set %s up",
+			    ns, ns, addr, dev, ns, dev) != 0) {
+			bench_why(why, "cannot configure %s in %s", dev, ns);
+			return -1;
+		}
+	}
+	if (net_write_side(c, "a", "fe80::a", "vna", "fe80::b", "ping", "pong") < 0 ||
+	    net_write_side(c, "b", "fe80::b", "vnb", "fe80::a", "pong", "ping") < 0) {
+		bench_why(why, "cannot write the node configs in %s", c->dir);
+		return -1;
+	}
+	snprintf(c->sock_a, sizeof(c->sock_a), "%s/a.sock", c->dir);
+	snprintf(c->sock_b, sizeof(c->sock_b), "%s/b.sock", c->dir);
+	c->daemon_a = net_start_daemon(c, c->ns_a, "a", c->sock_a, why);
+	if (c->daemon_a < 0)
+		return -1;
+	c->daemon_b = net_start_daemon(c, c->ns_b, "b", c->sock_b, why);
+	return c->daemon_b < 0 ? -1 : 0;
+}
+
+static void net_shm_reset(struct net_ctx *c)
+{
+	memset(c->shm, 0, sizeof(*c->shm));
+}
+
+static int net_fail(struct net_ctx *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Record why a role failed (first one wins) and return its exit code. */
+static int net_fail(struct net_ctx *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->shm->why[0] == '\0') {
+		va_start(ap, fmt);
+		vsnprintf(c->shm->why, sizeof(c->shm->why), fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+static bool net_wait_flag(atomic_uint *f, int ms)
+{
+	for (int i = 0; i < ms; i++) {
+		if (atomic_load(f))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* ---- sddsd path ---- */
+
+struct net_client {
+	sdds_client *cl;
+	sdds_topic *t_in, *t_out;
+	sdds_reader *r;
+	sdds_writer *w;
+};
+
+static int net_client_open(struct net_ctx *c, const char *sock, const char *in, unsigned in_id, const char *out,
+			   unsigned out_id, bool reliable, uint32_t depth, struct net_client *nc)
+{
+	sdds_field f_in[2], f_out[2];
+	sdds_topic_desc d_in, d_out;
+	sdds_client_options co;
+	sdds_qos q;
+	int rc;
+
+	memset(nc, 0, sizeof(*nc));
+	net_topic_desc(in, in_id, c->o->b.size, f_in, &d_in);
+	net_topic_desc(out, out_id, c->o->b.size, f_out, &d_out);
+	sdds_client_options_init(&co);
+	co.socket_path = sock;
+	co.name = "sdds-bench-net";
+	co.reconnect = 0;
+	rc = sdds_client_new(&co, &nc->cl);
+	if (rc < 0)
+		return net_fail(c, 2, "connect %s: %s", sock, sdds_strerror(rc));
+	if ((rc = sdds_topic_new(nc->cl, &d_in, &nc->t_in)) < 0 || (rc = sdds_topic_new(nc->cl, &d_out, &nc->t_out)) < 0)
+		return net_fail(c, 2, "topics: %s", sdds_strerror(rc));
+	sdds_qos_init(&q);
+	q.reliability = reliable ? SDDS_RELIABLE : SDDS_BEST_EFFORT;
+	q.history_depth = depth;
+	q.max_blocking_ms = 1000;
+	if ((rc = sdds_reader_new(nc->t_in, &q, &nc->r)) < 0 || (rc = sdds_writer_new(nc->t_out, &q, &nc->w)) < 0)
+		return net_fail(c, 2, "endpoints: %s", sdds_strerror(rc));
+	return 0;
+}
+
+static void net_client_close(struct net_client *nc)
+{
+	sdds_writer_free(nc->w);
+	sdds_reader_free(nc->r);
+	sdds_topic_free(nc->t_out);
+	sdds_topic_free(nc->t_in);
+	sdds_client_free(nc->cl);
+}
+
+static void net_seq_put(uint8_t *s, uint32_t size, uint32_t seq)
+{
+	if (size == 1) {
+		s[0] = (uint8_t)seq;
+	} else {
+		s[0] = (uint8_t)(seq >> 8);
+		s[1] = (uint8_t)seq;
+	}
+}
+
+static bool net_seq_is(const uint8_t *s, uint32_t size, uint32_t seq)
+{
+	return size == 1 ? s[0] == (uint8_t)seq : s[0] == (uint8_t)(seq >> 8) && s[1] == (uint8_t)seq;
+}
+
+static int net_sdds_pong(void *arg)
+{
+	struct net_ctx *c = arg;
+	struct net_client nc;
+	uint8_t s[NET_MAX_SIZE];
+	int rc;
+
+	if ((rc = net_enter(c->ns_b)) < 0)
+		return net_fail(c, 2, "setns %s: %s", c->ns_b, strerror(-rc));
+	if (net_client_open(c, c->sock_b, "ping", 0xA, "pong", 0xB, true, 64, &nc) != 0)
+		return 2;
+	atomic_store(&c->shm->ready, 1);
+	while (!atomic_load(&c->shm->done)) {
+		size_t len;
+
+		rc = sdds_reader_take(nc.r, s, sizeof(s), &len, 100 * 1000000LL);
+		if (rc == -ETIMEDOUT)
+			continue;
+		if (rc < 0)
+			return net_fail(c, 2, "pong take: %s", sdds_strerror(rc));
+		rc = sdds_writer_write(nc.w, s, len);
+		if (rc < 0)
+			return net_fail(c, 2, "pong write: %s", sdds_strerror(rc));
+	}
+	net_client_close(&nc);
+	return 0;
+}
+
+static int net_sdds_ping(void *arg)
+{
+	struct net_ctx *c = arg;
+	const struct bench_opts *o = &c->o->b;
+	struct net_client nc;
+	uint8_t s[NET_MAX_SIZE], in[NET_MAX_SIZE];
+	int64_t measure_end = 0;
+	uint64_t k = 0;
+	int rc;
+
+	if ((rc = net_enter(c->ns_a)) < 0)
+		return net_fail(c, 2, "setns %s: %s", c->ns_a, strerror(-rc));
+	if (net_client_open(c, c->sock_a, "pong", 0xB, "ping", 0xA, true, 64, &nc) != 0)
+		return 2;
+	if (!net_wait_flag(&c->shm->ready, 10000))
+		return net_fail(c, 2, "the pong side never got ready");
+	memset(s, 0, sizeof(s));
+	for (uint64_t i = 0; k < o->iterations; i++) {
+		bool measured = i >= o->warmup;
+		int64_t t0, t1;
+
+		if (i == o->warmup)
+			measure_end = bench_now_ns() + (int64_t)(o->max_seconds * 1e9);
+		if (measured && bench_now_ns() > measure_end) {
+			c->shm->truncated = 1;
+			break;
+		}
+		net_seq_put(s, o->size, (uint32_t)i);
+		t0 = bench_now_ns();
+		rc = sdds_writer_write(nc.w, s, o->size);
+		if (rc < 0)
+			return net_fail(c, 2, "ping write: %s", sdds_strerror(rc));
+		for (;;) {
+			size_t len;
+			int64_t left = t0 + NET_PING_TIMEOUT_MS * 1000000LL - bench_now_ns();
+
+			rc = left > 0 ? sdds_reader_take(nc.r, in, sizeof(in), &len, left) : -ETIMEDOUT;
+			if (rc == -ETIMEDOUT) {
+				c->shm->lost++;
+				break;
+			}
+			if (rc < 0)
+				return net_fail(c, 2, "ping take: %s", sdds_strerror(rc));
+			t1 = bench_now_ns();
+			if (!net_seq_is(in, o->size, (uint32_t)i))
+				continue; /* a late answer to a ping counted lost */
+			if (measured)
+				c->shm->rtt[k++] = (uint64_t)(t1 - t0);
+			break;
+		}
+		if (c->shm->lost > 100 && c->shm->lost * 10 > i + 1)
+			return net_fail(c, 1, "more than 10%% of the pings were never answered (%llu of %llu)",
+					(unsigned long long)c->shm->lost, (unsigned long long)(i + 1));
+	}
+	c->shm->n = k;
+	atomic_store(&c->shm->done, 1);
+	net_client_close(&nc);
+	return 0;
+}
+
+/* Throughput: the writer in A streams `ping` for tput_seconds. */
+static int net_sdds_writer(void *arg)
+{
+	struct net_ctx *c = arg;
+	struct net_client nc;
+	uint8_t s[NET_MAX_SIZE];
+	uint64_t n = 0;
+	int64_t end;
+	int rc;
+
+	if ((rc = net_enter(c->ns_a)) < 0)
+		return net_fail(c, 2, "setns %s: %s", c->ns_a, strerror(-rc));
+	if (net_client_open(c, c->sock_a, "pong", 0xB, "ping", 0xA, false, 64, &nc) != 0)
+		return 2;
+	if (!net_wait_flag(&c->shm->ready, 10000))
+		return net_fail(c, 2, "the reader never got ready");
+	memset(s, 0, sizeof(s));
+	c->shm->w_start_ns = bench_now_ns();
+	end = c->shm->w_start_ns + (int64_t)(c->o->b.tput_seconds * 1e9);
+	while (bench_now_ns() < end) {
+		for (int b = 0; b < 64; b++) {
+			net_seq_put(s, c->o->b.size, (uint32_t)n);
+			rc = sdds_writer_write(nc.w, s, c->o->b.size);
+			if (rc == -ETIMEDOUT || rc == -EAGAIN)
+				continue;
+			if (rc < 0)
+				return net_fail(c, 2, "write: %s", sdds_strerror(rc));
+			n++;
+		}
+	}
+	c->shm->w_end_ns = bench_now_ns();
+	c->shm->sent = n;
+	atomic_store(&c->shm->done, 1);
+	net_client_close(&nc);
+	return 0;
+}
+
+static int net_sdds_reader(void *arg)
+{
+	struct net_ctx *c = arg;
+	struct net_client nc;
+	uint8_t s[NET_MAX_SIZE];
+	uint64_t n = 0;
+	int rc;
+
+	if ((rc = net_enter(c->ns_b)) < 0)
+		return net_fail(c, 2, "setns %s: %s", c->ns_b, strerror(-rc));
+	if (net_client_open(c, c->sock_b, "ping", 0xA, "pong", 0xB, false, 4096, &nc) != 0)
+		return 2;
+	atomic_store(&c->shm->ready, 1);
+	for (;;) {
+		size_t len;
+
+		/* Once the writer is done, 300 ms without a sample ends the run. */
+		rc = sdds_reader_take(nc.r, s, sizeof(s), &len, 300 * 1000000LL);
+		if (rc == -ETIMEDOUT) {
+			if (atomic_load(&c->shm->done))
+				break;
+			continue;
+		}
+		if (rc < 0)
+			return net_fail(c, 2, "take: %s", sdds_strerror(rc));
+		c->shm->last_ns = bench_now_ns();
+		if (n++ == 0)
+			c->shm->first_ns = c->shm->last_ns;
+	}
+	c->shm->received = n;
+	c->shm->rlost = sdds_reader_lost(nc.r);
+	net_client_close(&nc);
+	return 0;
+}
+
+/* ---- raw UDPv6 ---- */
+
+/* A socket bound to [me%dev]:port, connected to [peer%dev]:port when peer is given. */
+static int net_udp(const char *me, const char *peer, const char *dev, uint16_t port, int *ret_fd)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), big = 4 << 20;
+
+	if (fd < 0)
+		return -errno;
+	a.sin6_scope_id = if_nametoindex(dev);
+	inet_pton(AF_INET6, me, &a.sin6_addr);
+	/* The same queues as the daemon's sockets (FORCE as root). */
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
+	big = 1 << 20;
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
+	if (a.sin6_scope_id == 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		goto fail;
+	if (peer != NULL) {
+		inet_pton(AF_INET6, peer, &a.sin6_addr);
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+			goto fail;
+	}
+	*ret_fd = fd;
+	return 0;
+fail: {
+	int rc = -errno;
+
+	close(fd);
+	return rc ? rc : -ENODEV;
+}
+}
+
+static void net_rcvtimeo(int fd, int ms)
+{
+	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+static int net_raw_pong(void *arg)
+{
+	struct net_ctx *c = arg;
+	uint8_t s[NET_MAX_SIZE];
+	int fd, rc;
+
+	if ((rc = net_enter(c->ns_b)) < 0 || (rc = net_udp("fe80::b", "fe80::a", "vnb", NET_RAW_PORT, &fd)) < 0)
+		return net_fail(c, 2, "raw pong socket: %s", strerror(-rc));
+	net_rcvtimeo(fd, 100);
+	atomic_store(&c->shm->ready, 1);
+	while (!atomic_load(&c->shm->done)) {
+		ssize_t n = recv(fd, s, sizeof(s), 0);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED))
+			continue;
+		if (n < 0)
+			return net_fail(c, 2, "raw pong recv: %s", strerror(errno));
+		if (send(fd, s, (size_t)n, 0) < 0 && errno != ECONNREFUSED)
+			return net_fail(c, 2, "raw pong send: %s", strerror(errno));
+	}
+	close(fd);
+	return 0;
+}
+
+static int net_raw_ping(void *arg)
+{
+	struct net_ctx *c = arg;
+	const struct bench_opts *o = &c->o->b;
+	uint8_t s[NET_MAX_SIZE], in[NET_MAX_SIZE];
+	int64_t measure_end = 0;
+	uint64_t k = 0;
+	int fd, rc;
+
+	if ((rc = net_enter(c->ns_a)) < 0 || (rc = net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT, &fd)) < 0)
+		return net_fail(c, 2, "raw ping socket: %s", strerror(-rc));
+	if (!net_wait_flag(&c->shm->ready, 10000))
+		return net_fail(c, 2, "the raw pong side never got ready");
+	net_rcvtimeo(fd, NET_PING_TIMEOUT_MS);
+	memset(s, 0, sizeof(s));
+	for (uint64_t i = 0; k < o->iterations; i++) {
+		bool measured = i >= o->warmup;
+		int64_t t0;
+
+		if (i == o->warmup)
+			measure_end = bench_now_ns() + (int64_t)(o->max_seconds * 1e9);
+		if (measured && bench_now_ns() > measure_end) {
+			c->shm->truncated = 1;
+			break;
+		}
+		net_seq_put(s, o->size, (uint32_t)i);
+		t0 = bench_now_ns();
+		if (send(fd, s, o->size, 0) < 0)
+			return net_fail(c, 2, "raw ping send: %s", strerror(errno));
+		for (;;) {
+			ssize_t n = recv(fd, in, sizeof(in), 0);
+
+			if (n < 0 && (errno == EAGAIN || errno == ECONNREFUSED)) {
+				c->shm->lost++;
+				break;
+			}
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return net_fail(c, 2, "raw ping recv: %s", strerror(errno));
+			if (!net_seq_is(in, o->size, (uint32_t)i))
+				continue;
+			if (measured)
+				c->shm->rtt[k++] = (uint64_t)(bench_now_ns() - t0);
+			break;
+		}
+		if (c->shm->lost > 100 && c->shm->lost * 10 > i + 1)
+			return net_fail(c, 1, "more than 10%% of the raw pings were never answered");
+	}
+	c->shm->n = k;
+	atomic_store(&c->shm->done, 1);
+	close(fd);
+	return 0;
+}
+
+static int net_raw_sender(void *arg)
+{
+	struct net_ctx *c = arg;
+	uint8_t buf[NET_BATCH][NET_MAX_SIZE];
+	struct iovec iov[NET_BATCH];
+	struct mmsghdr m[NET_BATCH];
+	uint64_t n = 0;
+	int64_t end;
+	int fd, rc;
+
+	if ((rc = net_enter(c->ns_a)) < 0 || (rc = net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT + 1, &fd)) < 0)
+		return net_fail(c, 2, "raw sender socket: %s", strerror(-rc));
+	if (!net_wait_flag(&c->shm->ready, 10000))
+		return net_fail(c, 2, "the raw receiver never got ready");
+	memset(buf, 0, sizeof(buf));
+	memset(m, 0, sizeof(m));
+	for (int i = 0; i < NET_BATCH; i++) {
+		iov[i] = (struct iovec){ buf[i], c->o->b.size };
+		m[i].msg_hdr.msg_iov = &iov[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+	c->shm->w_start_ns = bench_now_ns();
+	end = c->shm->w_start_ns + (int64_t)(c->o->b.tput_seconds * 1e9);
+	while (bench_now_ns() < end) {
+		for (int i = 0; i < NET_BATCH; i++)
+			net_seq_put(buf[i], c->o->b.size, (uint32_t)(n + (uint64_t)i));
+		rc = sendmmsg(fd, m, NET_BATCH, 0);
+		if (rc < 0 && (errno == ENOBUFS || errno == EAGAIN || errno == ECONNREFUSED || errno == EINTR))
+			continue;
+		if (rc < 0)
+			return net_fail(c, 2, "sendmmsg: %s", strerror(errno));
+		n += (uint64_t)rc;
+	}
+	c->shm->w_end_ns = bench_now_ns();
+	c->shm->sent = n;
+	atomic_store(&c->shm->done, 1);
+	close(fd);
+	return 0;
+}
+
+static int net_raw_receiver(void *arg)
+{
+	struct net_ctx *c = arg;
+	static uint8_t buf[64][NET_MAX_SIZE];
+	struct iovec iov[64];
+	struct mmsghdr m[64];
+	uint64_t n = 0;
+	int fd, rc;
+
+	if ((rc = net_enter(c->ns_b)) < 0 || (rc = net_udp("fe80::b", NULL, "vnb", NET_RAW_PORT + 1, &fd)) < 0)
+		return net_fail(c, 2, "raw receiver socket: %s", strerror(-rc));
+	net_rcvtimeo(fd, 300);
+	memset(m, 0, sizeof(m));
+	for (int i = 0; i < 64; i++) {
+		iov[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
+		m[i].msg_hdr.msg_iov = &iov[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+	atomic_store(&c->shm->ready, 1);
+	for (;;) {
+		rc = recvmmsg(fd, m, 64, MSG_WAITFORONE, NULL);
+		if (rc < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (atomic_load(&c->shm->done))
+				break;
+			continue;
+		}
+		if (rc < 0)
+			return net_fail(c, 2, "recvmmsg: %s", strerror(errno));
+		c->shm->last_ns = bench_now_ns();
+		if (n == 0)
+			c->shm->first_ns = c->shm->last_ns;
+		n += (uint64_t)rc;
+	}
+	c->shm->received = n;
+	close(fd);
+	return 0;
+}
+
+/* ---- running the pairs ---- */
+
+/* Run two roles (a in ns A, b in ns B), b first; returns 0 or -1 with why. */
+static int net_pair(struct net_ctx *c, proc_role_fn a, proc_role_fn b, double seconds, char *why)
+{
+	pid_t pids[2];
+	int st[2], rc;
+
+	net_shm_reset(c);
+	if (proc_spawn(BENCH_CPU_ANY, b, c, &pids[0]) < 0) {
+		bench_why(why, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (proc_spawn(BENCH_CPU_ANY, a, c, &pids[1]) < 0) {
+		kill(pids[0], SIGKILL);
+		waitpid(pids[0], NULL, 0);
+		bench_why(why, "fork: %s", strerror(errno));
+		return -1;
+	}
+	rc = proc_wait_all(pids, 2, bench_now_ns() + (int64_t)((seconds + 20) * 1e9), st);
+	if (rc == 0)
+		return 0;
+	if (c->shm->why[0] != '\0') {
+		bench_why(why, "%s", c->shm->why);
+	} else {
+		char s0[64], s1[64];
+
+		proc_status_str(st[0], s0, sizeof(s0));
+		proc_status_str(st[1], s1, sizeof(s1));
+		bench_why(why, "%s (B side %s, A side %s)", rc == -ETIMEDOUT ? "timed out" : "a side failed", s0,
+			  s1);
+	}
+	return -1;
+}
+
+static void net_latency(struct net_ctx *c, proc_role_fn ping, proc_role_fn pong, const char *name,
+			struct lat_result *ret, uint64_t *ret_lost)
+{
+	const struct bench_opts *o = &c->o->b;
+
+	ret->ran = true;
+	ret->requested = o->iterations;
+	if (net_pair(c, ping, pong, o->max_seconds * 1.25 + 10, ret->why) < 0)
+		return;
+	ret->truncated = c->shm->truncated != 0;
+	*ret_lost = c->shm->lost;
+	bench_lat_finish(o, name, c->shm->rtt, c->shm->n, ret);
+}
+
+static void net_throughput(struct net_ctx *c, proc_role_fn writer, proc_role_fn reader, struct tput_result *ret)
+{
+	ret->ran = true;
+	if (net_pair(c, writer, reader, c->o->b.tput_seconds + 5, ret->why) < 0)
+		return;
+	ret->written = c->shm->sent;
+	ret->received = c->shm->received;
+	ret->lost = c->shm->rlost;
+	ret->seconds = (double)(c->shm->last_ns - c->shm->first_ns) / 1e9;
+	if (c->shm->w_end_ns > c->shm->w_start_ns)
+		ret->writer_rate = (double)ret->written / ((double)(c->shm->w_end_ns - c->shm->w_start_ns) / 1e9);
+	if (ret->received < 2 || ret->seconds <= 0) {
+		bench_why(ret->why, "%llu received of %llu sent", (unsigned long long)ret->received,
+			  (unsigned long long)ret->written);
+		return;
+	}
+	ret->rate = (double)(ret->received - 1) / ret->seconds;
+	ret->ok = true;
+}
+
+/* ---- Cyclone DDS ddsperf ---- */
+
+static int net_ddsperf_xml(struct net_ctx *c, const char *name, const char *dev)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cyclonedds-%s.xml", c->dir, name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -errno;
+	/* tools/sdds-bench/cyclonedds-veth6.xml with the interface filled in. */
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n"
+		"<CycloneDDS xmlns=\"https://cdds.io/config\">\n"
+		"  <Domain id=\"any\">\n"
+		"    <General>\n"
+		"      <Interfaces><NetworkInterface name=\"%s\"/></Interfaces>\n"
+		"      <AllowMulticast>spdp</AllowMulticast>\n"
+		"      <Transport>udp6</Transport>\n"
+		"    </General>\n"
+		"    <Discovery><ParticipantIndex>auto</ParticipantIndex>"
+		"<MaxAutoParticipantIndex>20</MaxAutoParticipantIndex></Discovery>\n"
+		"    <Tracing><Verbosity>warning</Verbosity><OutputFile>stderr</OutputFile></Tracing>\n"
+		"  </Domain>\n"
+		"</CycloneDDS>\n",
+		dev);
+	return fclose(f) != 0 ? -EIO : 0;
+}
+
+static bool net_have(const char *prog)
+{
+	return net_run("command -v %s >/dev/null 2>&1", prog) == 0;
+}
+
+/*
+ * ddsperf pong in B, ping in A, for ddsperf_seconds; keeps ping's last
+ * summary. The payload is the nearest ddsperf has: up to 4 bytes its OU
+ * topic (one 4-byte unsigned), else its KS topic, whose size counts a
+ * 12-byte fixed part (so at least 12 bytes); the report says which.
+ */
+static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
+{
+	char out[PATH_MAX + 32], line[512];
+	int secs = (int)(c->o->ddsperf_seconds + 0.5), st;
+	pid_t pong;
+	FILE *f;
+
+	const char *topic = "OU", *size_arg = "";
+	char size_buf[32] = "";
+
+	r->ran = true;
+	if (c->o->b.size <= 4) {
+		snprintf(r->payload, sizeof(r->payload), "OU topic, 4 bytes (ddsperf has nothing smaller)");
+	} else {
+		uint32_t sz = c->o->b.size < 12 ? 12 : c->o->b.size;
+
+		topic = "KS";
+		snprintf(size_buf, sizeof(size_buf), " size %u", sz);
+		size_arg = size_buf;
+		snprintf(r->payload, sizeof(r->payload), "KS topic, %u bytes including its 12-byte fixed part", sz);
+	}
+	if (!net_have("ddsperf")) {
+		bench_why(r->why, "ddsperf not installed (apt-get install cyclonedds-tools)");
+		return;
+	}
+	if (net_ddsperf_xml(c, "a", "vna") < 0 || net_ddsperf_xml(c, "b", "vnb") < 0) {
+		bench_why(r->why, "cannot write the Cyclone DDS configs");
+		return;
+	}
+	snprintf(out, sizeof(out), "%s/ddsperf-pong.txt", c->dir);
+	fflush(stdout);
+	fflush(stderr);
+	pong = fork();
+	if (pong == 0) {
+		char uri[PATH_MAX + 64], dur[16];
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		snprintf(uri, sizeof(uri), "CYCLONEDDS_URI=file://%s/cyclonedds-b.xml", c->dir);
+		snprintf(dur, sizeof(dur), "%d", secs + 5);
+		execlp("ip", "ip", "netns", "exec", c->ns_b, "env", uri, "ddsperf", "-i", "77", "-T", topic, "-D", dur,
+		       "pong", (char *)NULL);
+		_exit(127);
+	}
+	if (pong < 0) {
+		bench_why(r->why, "fork: %s", strerror(errno));
+		return;
+	}
+	snprintf(r->cmd, sizeof(r->cmd),
+		 "ip netns exec %s env CYCLONEDDS_URI=file://%s/cyclonedds-a.xml ddsperf -i 77 -T %s -D %d ping%s",
+		 c->ns_a, c->dir, topic, secs, size_arg);
+	snprintf(out, sizeof(out), "%s 2>&1", r->cmd);
+	fflush(stdout);
+	f = popen(out, "r");
+	if (f == NULL) {
+		bench_why(r->why, "popen: %s", strerror(errno));
+	} else {
+		/* ddsperf prints one summary per second; the last one with "rtt" holds the whole run's tail. */
+		char last[512] = "";
+
+		while (fgets(line, sizeof(line), f) != NULL) {
+			line[strcspn(line, "\n")] = '\0';
+			if (line[0] != '\0')
+				snprintf(last, sizeof(last), "%s", line);
+			if (strstr(line, "mean") != NULL && strstr(line, "%") != NULL)
+				snprintf(r->line, sizeof(r->line), "%s", line);
+		}
+		st = pclose(f);
+		if (r->line[0] != '\0' && st == 0)
+			r->ok = true;
+		else
+			bench_why(r->why, "ddsperf ping printed no round-trip summary (status %d): %s", st, last);
+	}
+	kill(pong, SIGTERM);
+	waitpid(pong, NULL, 0);
+}
+
+/* ---- report ---- */
+
+static void net_lat_row(FILE *f, const char *name, const struct lat_result *l, uint64_t lost)
+{
+	if (!l->ok) {
+		fprintf(f, "%-30s failed: %s\n", name, l->why);
+		return;
+	}
+	fprintf(f, "%-30s %9.2f %9.2f %9.2f %9.2f %9llu%s\n", name, l->st.median / 1e3, l->st.p99 / 1e3,
+		l->st.p999 / 1e3, l->st.max / 1e3, (unsigned long long)l->st.n, l->truncated ? " (cut by time)" : "");
+	if (lost)
+		fprintf(f, "%-30s %llu pings never answered (not in the figures)\n", "",
+			(unsigned long long)lost);
+}
+
+static void net_tput_row(FILE *f, const char *name, const struct tput_result *t)
+{
+	if (!t->ok) {
+		fprintf(f, "%-30s failed: %s\n", name, t->why);
+		return;
+	}
+	fprintf(f, "%-30s %12.0f/s received (%llu of %llu sent, sender %.0f/s)\n", name, t->rate,
+		(unsigned long long)t->received, (unsigned long long)t->written, t->writer_rate);
+}
+
+static void net_report_table(FILE *f, const struct net_opts *o, const struct net_results *r)
+{
+	fprintf(f, "sdds-bench net: %u-byte samples, %s daemons, two namespaces over veth (UDPv6 link-local)\n",
+		o->b.size, o->poll ? "polling" : "blocking");
+	fprintf(f, "\none-way latency (RTT/2), us    %9s %9s %9s %9s %9s\n", "median", "p99", "p99.9", "max", "n");
+	net_lat_row(f, "sddsd A -> UDPv6 -> sddsd B", &r->sdds_lat, r->sdds_lost);
+	net_lat_row(f, "raw UDPv6 (baseline)", &r->raw_lat, r->raw_lost);
+	if (r->sdds_lat.ok && r->raw_lat.ok)
+		fprintf(f, "%-30s %9.2fx median, %.2fx p99\n", "ratio sddsd / raw", r->sdds_lat.st.median / r->raw_lat.st.median,
+			r->sdds_lat.st.p99 / r->raw_lat.st.p99);
+	else
+		fprintf(f, "%-30s not computed (a run failed)\n", "ratio sddsd / raw");
+	fprintf(f, "\nthroughput, one writer streaming (%.1f s)\n", o->b.tput_seconds);
+	net_tput_row(f, "sddsd samples", &r->sdds_tput);
+	net_tput_row(f, "raw UDPv6 sendmmsg frames", &r->raw_tput);
+	if (r->sdds_tput.ok && r->raw_tput.ok)
+		fprintf(f, "%-30s %9.2fx\n", "ratio sddsd / raw", r->sdds_tput.rate / r->raw_tput.rate);
+	else
+		fprintf(f, "%-30s not computed (a run failed)\n", "ratio sddsd / raw");
+	fprintf(f, "\nCyclone DDS ddsperf ping/pong (same namespaces, %s):\n",
+		r->dp.payload[0] ? r->dp.payload : "not run");
+	if (r->dp.ok)
+		fprintf(f, "  %s\n  (ddsperf's own summary, its latencies are RTT/2 like ours; command: %s)\n", r->dp.line,
+			r->dp.cmd);
+	else if (r->dp.ran)
+		fprintf(f, "  not run: %s\n", r->dp.why);
+	else
+		fprintf(f, "  not run (--no-ddsperf)\n");
+	if (o->monolithic)
+		fprintf(f, "\nmonolithic network path: not available: %s\n", NET_MONO_WHY);
+}
+
+static void net_json_lat(struct json *j, const char *key, const struct lat_result *l, uint64_t lost)
+{
+	json_obj_begin(j, key);
+	json_bool(j, "ok", l->ok);
+	if (l->ok) {
+		json_uint(j, "n", l->st.n);
+		json_bool(j, "truncated", l->truncated);
+		json_uint(j, "unanswered", lost);
+		json_num(j, "median_us", l->st.median / 1e3);
+		json_num(j, "p99_us", l->st.p99 / 1e3);
+		json_num(j, "p999_us", l->st.p999 / 1e3);
+		json_num(j, "max_us", l->st.max / 1e3);
+		json_num(j, "min_us", l->st.min / 1e3);
+	} else {
+		json_str(j, "why", l->why);
+	}
+	json_obj_end(j);
+}
+
+static void net_json_tput(struct json *j, const char *key, const struct tput_result *t)
+{
+	json_obj_begin(j, key);
+	json_bool(j, "ok", t->ok);
+	if (t->ok) {
+		json_num(j, "rate", t->rate);
+		json_uint(j, "sent", t->written);
+		json_uint(j, "received", t->received);
+		json_uint(j, "reader_lost", t->lost);
+		json_num(j, "sender_rate", t->writer_rate);
+	} else {
+		json_str(j, "why", t->why);
+	}
+	json_obj_end(j);
+}
+
+static void net_report_json(FILE *f, const struct net_opts *o, const struct net_results *r)
+{
+	struct json j;
+
+	json_init(&j, f);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "bench", "net");
+	json_uint(&j, "size", o->b.size);
+	json_uint(&j, "iterations", o->b.iterations);
+	json_str(&j, "daemon_mode", o->poll ? "polling" : "blocking");
+	json_obj_begin(&j, "latency");
+	net_json_lat(&j, "sddsd", &r->sdds_lat, r->sdds_lost);
+	net_json_lat(&j, "raw_udp6", &r->raw_lat, r->raw_lost);
+	if (r->sdds_lat.ok && r->raw_lat.ok) {
+		json_num(&j, "ratio_median", r->sdds_lat.st.median / r->raw_lat.st.median);
+		json_num(&j, "ratio_p99", r->sdds_lat.st.p99 / r->raw_lat.st.p99);
+	} else {
+		json_null(&j, "ratio_median");
+		json_null(&j, "ratio_p99");
+	}
+	json_obj_end(&j);
+	json_obj_begin(&j, "throughput");
+	json_num(&j, "seconds", o->b.tput_seconds);
+	net_json_tput(&j, "sddsd", &r->sdds_tput);
+	net_json_tput(&j, "raw_udp6_sendmmsg", &r->raw_tput);
+	if (r->sdds_tput.ok && r->raw_tput.ok)
+		json_num(&j, "ratio", r->sdds_tput.rate / r->raw_tput.rate);
+	else
+		json_null(&j, "ratio");
+	json_obj_end(&j);
+	json_obj_begin(&j, "ddsperf");
+	json_bool(&j, "ran", r->dp.ran);
+	json_bool(&j, "ok", r->dp.ok);
+	if (r->dp.ok) {
+		json_str(&j, "payload", r->dp.payload);
+		json_str(&j, "summary", r->dp.line);
+		json_str(&j, "command", r->dp.cmd);
+	} else {
+		json_str(&j, "why", r->dp.ran ? r->dp.why : "--no-ddsperf");
+	}
+	json_obj_end(&j);
+	json_obj_begin(&j, "monolithic");
+	json_bool(&j, "requested", o->monolithic);
+	json_bool(&j, "available", false);
+	json_str(&j, "why", NET_MONO_WHY);
+	json_obj_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+/* ---- command line ---- */
+
+enum { NET_OPT_WARMUP = 256, NET_OPT_MAX_SECONDS, NET_OPT_SDDSD, NET_OPT_RAW, NET_OPT_JSON, NET_OPT_MONO,
+       NET_OPT_POLL, NET_OPT_NO_DDSPERF, NET_OPT_DDSPERF_SECONDS };
+
+static void net_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sdds-bench net [options]   (root: network namespaces and a veth pair)\n"
+		"\n"
+		"One-way latency (ping-pong, RTT/2) of a sample from a client in namespace A\n"
+		"through sddsd A, UDPv6 over veth, sddsd B to a client in namespace B and\n"
+		"back, against raw UDPv6 ping-pong between the same namespaces; throughput of\n"
+		"one streaming writer against raw UDPv6 sendmmsg; Cyclone DDS ddsperf\n"
+		"ping/pong alongside when it is installed.\n"
+		"\n"
+		"  -n, --iterations N     measured round trips per latency run (default %d)\n"
+		"      --warmup N         unmeasured round trips first (default %d)\n"
+		"  -s, --size N           sample bytes, 1..%d (default %d)\n"
+		"      --max-seconds S    cap on the measured part of one latency run (default 60)\n"
+		"  -t, --tput-seconds S   length of one throughput run (default 2)\n"
+		"      --poll             both daemons in polling mode (default blocking)\n"
+		"      --ddsperf-seconds S  length of the ddsperf run (default 10)\n"
+		"      --no-ddsperf       do not run ddsperf\n"
+		"      --monolithic       say why there is no monolithic network path\n"
+		"      --sddsd PATH       the daemon binary (default: ../../daemon/sddsd from here)\n"
+		"      --raw PREFIX       write per-iteration one-way ns to PREFIX-<run>.txt\n"
+		"      --json             print one JSON object instead of the table\n"
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 all runs succeeded, 1 a run failed, 2 usage error,\n"
+		"%d cannot run here (not root, no network namespaces).\n",
+		NET_DEFAULT_ITERATIONS, NET_DEFAULT_WARMUP, NET_MAX_SIZE, NET_DEFAULT_SIZE, NET_EXIT_CANNOT);
+}
+
+static int net_num(const char *s, double min, double max, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !(v >= min && v <= max))
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int net_parse(int argc, char **argv, struct net_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, NET_OPT_WARMUP },
+		{ "size", required_argument, NULL, 's' },
+		{ "max-seconds", required_argument, NULL, NET_OPT_MAX_SECONDS },
+		{ "tput-seconds", required_argument, NULL, 't' },
+		{ "poll", no_argument, NULL, NET_OPT_POLL },
+		{ "ddsperf-seconds", required_argument, NULL, NET_OPT_DDSPERF_SECONDS },
+		{ "no-ddsperf", no_argument, NULL, NET_OPT_NO_DDSPERF },
+		{ "monolithic", no_argument, NULL, NET_OPT_MONO },
+		{ "sddsd", required_argument, NULL, NET_OPT_SDDSD },
+		{ "raw", required_argument, NULL, NET_OPT_RAW },
+		{ "json", no_argument, NULL, NET_OPT_JSON },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->b.size = NET_DEFAULT_SIZE;
+	o->b.iterations = NET_DEFAULT_ITERATIONS;
+	o->b.warmup = NET_DEFAULT_WARMUP;
+	o->b.max_seconds = 60;
+	o->b.tput_seconds = 2;
+	o->b.reliable = true;
+	o->ddsperf_seconds = 10;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "n:s:t:h", longopts, NULL)) != -1) {
+		double v = 0;
+		int err = 0;
+
+		switch (c) {
+		case 'n':
+			err = net_num(optarg, 1, 1e9, &v);
+			o->b.iterations = (uint64_t)v;
+			break;
+		case NET_OPT_WARMUP:
+			err = net_num(optarg, 0, 1e9, &v);
+			o->b.warmup = (uint64_t)v;
+			break;
+		case 's':
+			err = net_num(optarg, 1, NET_MAX_SIZE, &v);
+			o->b.size = (uint32_t)v;
+			break;
+		case NET_OPT_MAX_SECONDS:
+			err = net_num(optarg, 0.1, 86400, &o->b.max_seconds);
+			break;
+		case 't':
+			err = net_num(optarg, 0.05, 3600, &o->b.tput_seconds);
+			break;
+		case NET_OPT_DDSPERF_SECONDS:
+			err = net_num(optarg, 1, 3600, &o->ddsperf_seconds);
+			break;
+		case NET_OPT_POLL:
+			o->poll = true;
+			break;
+		case NET_OPT_NO_DDSPERF:
+			o->no_ddsperf = true;
+			break;
+		case NET_OPT_MONO:
+			o->monolithic = true;
+			break;
+		case NET_OPT_SDDSD:
+			o->b.sddsd_path = optarg;
+			break;
+		case NET_OPT_RAW:
+			o->b.raw_prefix = optarg;
+			break;
+		case NET_OPT_JSON:
+			o->b.json = true;
+			break;
+		case 'h':
+			net_usage(stdout);
+			return 1;
+		default:
+			net_usage(stderr);
+			return -EINVAL;
+		}
+		if (err < 0) {
+			fprintf(stderr, "sdds-bench: bad value for %s: %s\n", argv[optind - 1], optarg ? optarg : "");
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		net_usage(stderr);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int net_main(int argc, char **argv)
+{
+	static struct net_ctx c;
+	static struct net_results r;
+	char sddsd_buf[PATH_MAX], why[BENCH_WHY_MAX];
+	struct proc_shm shm;
+	struct net_opts o;
+	int rc;
+
+	rc = net_parse(argc, argv, &o);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	if (o.monolithic)
+		fprintf(stderr, "sdds-bench net: --monolithic: the monolithic network path is not available: %s\n",
+			NET_MONO_WHY);
+	if (geteuid() != 0) {
+		fprintf(stderr, "sdds-bench net: needs root (network namespaces, a veth pair): not run (exit %d)\n",
+			NET_EXIT_CANNOT);
+		return NET_EXIT_CANNOT;
+	}
+	if (sddsd_find(o.b.sddsd_path, sddsd_buf, sizeof(sddsd_buf)) < 0) {
+		fprintf(stderr, "sdds-bench net: sddsd not found (give --sddsd PATH)\n");
+		return 1;
+	}
+	o.b.sddsd_path = sddsd_buf;
+	if (o.b.iterations < 100000)
+		fprintf(stderr, "sdds-bench: note: %llu iterations; report figures from >= 100000\n",
+			(unsigned long long)o.b.iterations);
+	c.o = &o;
+	c.daemon_a = c.daemon_b = -1;
+	c.shm_size = sizeof(struct net_shm) + o.b.iterations * sizeof(uint64_t);
+	rc = proc_shm_new(c.shm_size, &shm);
+	if (rc < 0) {
+		fprintf(stderr, "sdds-bench net: shared memory: %s\n", strerror(-rc));
+		return 1;
+	}
+	c.shm = shm.base;
+	net_cleanup_ctx = &c;
+	signal(SIGINT, net_on_signal);
+	signal(SIGTERM, net_on_signal);
+	fprintf(stderr, "sdds-bench net: namespaces, veth, daemons\n");
+	if (net_setup(&c, why) < 0) {
+		bool cannot = strstr(why, "ip netns add") != NULL;
+
+		fprintf(stderr, "sdds-bench net: setup failed: %s\n", why);
+		net_cleanup(&c);
+		proc_shm_free(&shm);
+		return cannot ? NET_EXIT_CANNOT : 1;
+	}
+	fprintf(stderr, "sdds-bench net: sddsd latency\n");
+	net_latency(&c, net_sdds_ping, net_sdds_pong, "net-sddsd", &r.sdds_lat, &r.sdds_lost);
+	fprintf(stderr, "sdds-bench net: raw UDPv6 latency\n");
+	net_latency(&c, net_raw_ping, net_raw_pong, "net-raw", &r.raw_lat, &r.raw_lost);
+	fprintf(stderr, "sdds-bench net: sddsd throughput\n");
+	net_throughput(&c, net_sdds_writer, net_sdds_reader, &r.sdds_tput);
+	fprintf(stderr, "sdds-bench net: raw UDPv6 sendmmsg throughput\n");
+	net_throughput(&c, net_raw_sender, net_raw_receiver, &r.raw_tput);
+	if (!o.no_ddsperf) {
+		fprintf(stderr, "sdds-bench net: ddsperf ping/pong\n");
+		net_ddsperf(&c, &r.dp);
+	}
+	net_cleanup(&c);
+	net_cleanup_ctx = NULL;
+	proc_shm_free(&shm);
+	if (o.b.json)
+		net_report_json(stdout, &o, &r);
+	else
+		net_report_table(stdout, &o, &r);
+	return r.sdds_lat.ok && r.raw_lat.ok && r.sdds_tput.ok && r.raw_tput.ok ? 0 : 1;
+}
