@@ -105,7 +105,7 @@ check "no daemon before the first client" sh -c '! systemctl is-active sddsd.ser
 check "a client starts the daemon (socket activation)" sddsctl stats
 check "sddsd.service active" systemctl is-active sddsd.service
 check "READY=1 with STATUS= (no policy)" sh -c 'systemctl show -p StatusText --value sddsd | grep -q "serving /run/sdds/sddsd.sock; no policy"'
-check "journal: no policy, every topic open" sh -c 'journalctl -u sddsd --no-pager | grep -q "no access policy"'
+check "journal: no policy, every topic open" sh -c 'journalctl -b -u sddsd --no-pager | grep -q "no access policy"'
 pid=$(mainpid)
 check "runs as a dynamic user" sh -c "[ \$(stat -c %u /proc/$pid) -ne 0 ]"
 check "no capabilities" grep -q '^CapEff:[[:space:]]*0000000000000000' /proc/$pid/status
@@ -125,7 +125,7 @@ systemctl reload sddsd.service
 check "systemctl reload: new policy" waitfor 5 sh -c 'systemctl show -p StatusText --value sddsd | grep -q "2 rules"'
 printf 'allow * read 1:1\nallow * bogus 1:1\n' >/etc/sdds/policy.conf
 systemctl reload sddsd.service
-check "malformed policy refused with FILE:LINE" waitfor 5 sh -c 'journalctl -u sddsd --no-pager | grep -q "policy.conf:2: .bogus."'
+check "malformed policy refused with FILE:LINE" waitfor 5 sh -c 'journalctl -b -u sddsd --no-pager | grep -q "policy.conf:2: .bogus."'
 check "still active, last good policy kept" sh -c 'systemctl is-active sddsd && systemctl show -p StatusText --value sddsd | grep -q "2 rules"'
 check "reload counters in sddsctl" sh -c 'sddsctl denials | grep -q "reloads / refused files   1 / 1"'
 # A malformed policy also stops a (re)start: exit status 1, FILE:LINE.
@@ -144,13 +144,13 @@ check "a new daemon" sh -c "[ \$(systemctl show -p MainPID --value sddsd) != $pi
 pid=$(mainpid)
 [ "$pid" -gt 1 ] && kill -STOP "$pid"
 check "watchdog: a stalled daemon is restarted" waitfor 20 sh -c "p=\$(systemctl show -p MainPID --value sddsd); [ \$p != $pid ] && [ \$p != 0 ] && systemctl is-active sddsd"
-check "journal: watchdog timeout" sh -c 'journalctl -u sddsd --no-pager | grep -qi "watchdog timeout"'
+check "journal: watchdog timeout" sh -c 'journalctl -b -u sddsd --no-pager | grep -qi "watchdog timeout"'
 check "clients get through after the watchdog restart" waitfor 5 sddsctl stats
 
 # unit= identities: a client in a template instance (its own slice).
 printf 'identity byunit unit=sdds-probe@x.service\nallow byunit read 7:7\n' >/etc/sdds/policy.conf
 systemctl reload sddsd.service
-waitfor 5 sh -c 'journalctl -u sddsd --no-pager | grep -q "1 identities, 1 rules"'
+waitfor 5 sh -c 'journalctl -b -u sddsd --no-pager | grep -q "1 identities, 1 rules"'
 systemd-run --quiet --wait --unit=sdds-probe@x -p StandardOutput=file:/e2e-probe.json \
 	/usr/local/bin/sddsctl --json clients >/e2e-probe.err 2>&1
 check "unit= identity of a client in sdds-probe@x.service" grep -q '"name": "sddsctl".*"identity": "byunit"' /e2e-probe.json
@@ -177,7 +177,7 @@ fi
 systemctl stop sddsd.service
 check "clean stop" sh -c '[ "$(systemctl show -p Result --value sddsd)" = success ]'
 check "socket stays after the daemon stopped" test -S /run/sdds/sddsd.sock
-journalctl -u sddsd --no-pager >/e2e.journal 2>&1
+journalctl -b -u sddsd --no-pager >/e2e.journal 2>&1
 echo "done" >>$out
 EOT
 chmod 0755 "$root/usr/local/lib/sddsd-e2e/e2e.sh"
@@ -195,7 +195,7 @@ TimeoutStartSec=150
 EOT
 install -d "$root/etc/systemd/system/multi-user.target.wants"
 ln -sf /etc/systemd/system/sddsd-e2e.service "$root/etc/systemd/system/multi-user.target.wants/sddsd-e2e.service"
-rm -rf "$root/e2e.out" "$root/e2e.journal" "$root/etc/sdds"
+rm -rf "$root/e2e.out" "$root/e2e.journal" "$root/e2e-probe.json" "$root/e2e-probe.err" "$root/etc/sdds"
 
 # --keep-unit --register=no: no systemd on the host to talk to.
 rc=0
