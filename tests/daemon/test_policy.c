@@ -30,6 +30,7 @@
 
 #include <cmocka.h>
 
+#include "config.h"
 #include "layout.h"
 #include "policy.h"
 #include "tclient.h"
@@ -514,6 +515,48 @@ static void test_denials_ring(void **state)
 	assert_int_equal(policy_denials_get(&d, 0)->topic_id, POLICY_DENIALS_MAX + 3);
 	assert_int_equal(policy_denials_get(&d, POLICY_DENIALS_MAX - 1)->topic_id, 4);
 	assert_null(policy_denials_get(&d, POLICY_DENIALS_MAX));
+}
+
+/* ---------------- the config keys of the policy work ---------------------- */
+
+static void test_config_keys(void **state)
+{
+	struct sddsd_config cfg, back;
+	struct config_error err;
+	char text[2048], *buf = NULL;
+	size_t len = 0, n = 0;
+	FILE *f;
+
+	(void)state;
+	config_init(&cfg);
+	assert_string_equal(cfg.policy, "");
+	assert_int_equal(cfg.n_attest_uids, 0);
+	snprintf(text, sizeof(text), "policy = /etc/sdds/policy.conf\nattest_uid = 1000\nattest_uid = 7\nattest_uid = 1000\n");
+	assert_int_equal(config_parse_text(&cfg, "c.conf", text, strlen(text), &err), 0);
+	assert_string_equal(cfg.policy, "/etc/sdds/policy.conf");
+	assert_int_equal(cfg.n_attest_uids, 2); /* repeated values count once */
+	assert_int_equal(cfg.attest_uids[0], 1000);
+	assert_int_equal(cfg.attest_uids[1], 7);
+	/* Printed, the config reads back the same. */
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	config_print(&cfg, f);
+	fclose(f);
+	config_init(&back);
+	assert_int_equal(config_parse_text(&back, "printed", buf, len, &err), 0);
+	assert_memory_equal(&back, &cfg, sizeof(cfg));
+	free(buf);
+	/* Errors: a name, the cap, a second policy line. */
+	assert_int_equal(config_set(&cfg, "--x", "attest_uid", "root", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "not a numeric uid"));
+	for (int i = 0; i <= CONFIG_ATTEST_UIDS_MAX; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "attest_uid = %d\n", 100 + i);
+	config_init(&cfg);
+	assert_int_equal(config_parse_text(&cfg, "c.conf", text, n, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "c.conf:17: attest_uid: more than 16 uids"));
+	snprintf(text, sizeof(text), "policy = /a\npolicy = /b\n");
+	assert_int_equal(config_parse_text(&cfg, "c.conf", text, strlen(text), &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "duplicate key 'policy'"));
 }
 
 /* ---------------- sddsd end to end --------------------------------------- */
@@ -1109,6 +1152,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_peer_probe_fake_proc),
 		cmocka_unit_test(test_peer_probe_pidfd),
 		cmocka_unit_test(test_denials_ring),
+		cmocka_unit_test(test_config_keys),
 		cmocka_unit_test_teardown(test_e2e_no_policy, tc_daemon_cleanup),
 		cmocka_unit_test_teardown(test_e2e_bad_policy_at_start, tc_daemon_cleanup),
 		cmocka_unit_test_teardown(test_e2e_uid, tc_daemon_cleanup),
