@@ -60,6 +60,9 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	bytes = sizeof(*st) + pt->n * (sizeof(*peers) + sizeof(*peer_ptrs) + NETSTATS_ADDR_MAX + IF_NAMESIZE +
 				       32 * sizeof(uint32_t)) +
 		n_drops * (sizeof(*drops) + sizeof(*drop_ptrs)) + n_links * (sizeof(char *) + IF_NAMESIZE) + 64;
+	/* The discovery part sits at the end of the block, aligned. */
+	bytes = (bytes + 15) & ~(size_t)15;
+	bytes += (sizeof(Sdds__Ctl__DiscoveryStats) + 15) & ~(size_t)15;
 	mem = calloc(1, bytes);
 	if (mem == NULL)
 		return -ENOMEM;
@@ -89,6 +92,27 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	st->peer_table_full = c->peer_table_full;
 	st->local_overwritten = c->local_overwritten;
 	st->backlog = netif_backlog(n);
+	st->peers_expired = c->peers_expired;
+	st->dests_full = c->dests_full;
+	if (netif_discovery(n) != NULL) {
+		const struct disc *d = netif_discovery(n);
+		const struct disc_counters *dc = disc_counters(d);
+		Sdds__Ctl__DiscoveryStats *ds = (void *)(mem + bytes - sizeof(*ds));
+		uint32_t k;
+
+		sdds__ctl__discovery_stats__init(ds);
+		ds->node_id = disc_node_id(d);
+		disc_participants(d, &k);
+		ds->participants = k;
+		disc_subs(d, &k);
+		ds->subscriptions = k;
+		ds->participants_expired = dc->participants_expired;
+		ds->subscriptions_expired = dc->subs_expired;
+		ds->table_full = dc->table_full;
+		ds->id_clash = dc->id_clash;
+		ds->frames_out = dc->frames_out;
+		st->discovery = ds;
+	}
 	for (unsigned r = 1, k = 0; r < NETIF_DROP_MAX_; r++) {
 		if (c->drops[r] == 0)
 			continue;

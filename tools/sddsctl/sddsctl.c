@@ -390,7 +390,19 @@ static void json_net(FILE *f, const Sdds__Ctl__Stats *st)
 		json_str(f, n->drops[i]->reason);
 		fprintf(f, ": %" PRIu64, n->drops[i]->count);
 	}
-	fputs("}}", f);
+	fprintf(f, "}, \"peers_expired\": %" PRIu64 ", \"dests_full\": %" PRIu64 ", \"discovery\": ", n->peers_expired,
+		n->dests_full);
+	if (n->discovery == NULL) {
+		fputs("null}", f);
+		return;
+	}
+	fprintf(f,
+		"{\"node_id\": %u, \"participants\": %u, \"subscriptions\": %u, \"participants_expired\": %" PRIu64
+		", \"subscriptions_expired\": %" PRIu64 ", \"table_full\": %" PRIu64 ", \"id_clash\": %" PRIu64
+		", \"frames_out\": %" PRIu64 "}}",
+		n->discovery->node_id, n->discovery->participants, n->discovery->subscriptions,
+		n->discovery->participants_expired, n->discovery->subscriptions_expired, n->discovery->table_full,
+		n->discovery->id_clash, n->discovery->frames_out);
 }
 
 static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
@@ -621,6 +633,19 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f, "backlog now / forced      %u / %" PRIu64 "\n", n->backlog, n->backlog_forced);
 	fprintf(f, "peer table full           %" PRIu64 "\n", n->peer_table_full);
 	fprintf(f, "local samples lost        %" PRIu64 "\n", n->local_overwritten);
+	fprintf(f, "peers expired             %" PRIu64 "\n", n->peers_expired);
+	fprintf(f, "learnt dests not added    %" PRIu64 "\n", n->dests_full);
+	if (n->discovery == NULL) {
+		fputs("discovery                 off\n", f);
+		return;
+	}
+	fprintf(f, "discovery                 node id 0x%04x, %u participants, %u subscriptions\n",
+		n->discovery->node_id, n->discovery->participants, n->discovery->subscriptions);
+	fprintf(f, "  expired                 %" PRIu64 " participants, %" PRIu64 " subscriptions\n",
+		n->discovery->participants_expired, n->discovery->subscriptions_expired);
+	fprintf(f, "  table full / id clash   %" PRIu64 " / %" PRIu64 "\n", n->discovery->table_full,
+		n->discovery->id_clash);
+	fprintf(f, "  announcements sent      %" PRIu64 "\n", n->discovery->frames_out);
 }
 
 static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
