@@ -62,7 +62,7 @@ static int setup(void **state)
 		return -1;
 	path_of("d.conf", conf, sizeof(conf));
 	path_of("d.log", log, sizeof(log));
-	daemon_pid = peerrun_start(NULL, log, (char *[]){ (char *)sddsd_bin, (char *)"-c", conf, NULL });
+	daemon_pid = peerrun_start(NULL, log, (char *[]){(char *)sddsd_bin, (char *)"-c", conf, NULL});
 	for (int i = 0; i < 500; i++) {
 		if (access(sock, F_OK) == 0)
 			return 0;
@@ -154,7 +154,8 @@ static void pair(const char *count, const char *period, const char *topics, cons
 	if (!quiet && strstr(out, "recv ") == NULL)
 		fail_msg("no received sample printed:\n%.4000s", out);
 	peerrun_slurp(eo, out, sizeof(out));
-	snprintf(want, sizeof(want), "echoed %s samples of %s on %s", count, pub ? pub : "Beta", sub ? sub : "Alpha");
+	snprintf(want, sizeof(want), "echoed %s samples of %s on %s", count, pub ? pub : "Beta",
+		 sub ? sub : "Alpha");
 	if (strstr(out, want) == NULL)
 		fail_msg("want \"%s\" in:\n%.4000s", want, out);
 }
@@ -220,13 +221,16 @@ static void test_bad_topic_file(void **state)
 			 0);
 	path_of("bad.xml", path, sizeof(path));
 	path_of("bad.out", po, sizeof(po));
-	p = peerrun_start(NULL, po, (char *[]){ (char *)peer_bin, (char *)"-s", sock, (char *)"--topics", path, NULL });
+	p = peerrun_start(NULL, po,
+			  (char *[]){(char *)peer_bin, (char *)"-s", sock, (char *)"--topics", path, NULL});
 	assert_int_equal(peerrun_wait(p, 10000), 2);
 	peerrun_slurp(po, out, sizeof(out));
 	if (strstr(out, "bad.xml:2") == NULL)
 		fail_msg("no FILE:LINE in:\n%s", out);
 	/* An unknown topic name. */
-	p = peerrun_start(NULL, po, (char *[]){ (char *)peer_bin, (char *)"-s", sock, (char *)"--sub", (char *)"Gamma", NULL });
+	p = peerrun_start(
+	    NULL, po,
+	    (char *[]){(char *)peer_bin, (char *)"-s", sock, (char *)"--sub", (char *)"Gamma", NULL});
 	assert_int_equal(peerrun_wait(p, 10000), 2);
 }
 
@@ -239,8 +243,8 @@ static void test_no_echo(void **state)
 	(void)state;
 	path_of("alone.out", po, sizeof(po));
 	p = peerrun_start(NULL, po,
-			  (char *[]){ (char *)peer_bin, (char *)"-s", sock, (char *)"-n", (char *)"3", (char *)"-p",
-				      (char *)"1", (char *)"-w", (char *)"100", NULL });
+			  (char *[]){(char *)peer_bin, (char *)"-s", sock, (char *)"-n", (char *)"3",
+				     (char *)"-p", (char *)"1", (char *)"-w", (char *)"100", NULL});
 	assert_int_equal(peerrun_wait(p, 10000), 1);
 	peerrun_slurp(po, out, sizeof(out));
 	assert_non_null(strstr(out, "sent 3 Beta, received 0 echoes"));
@@ -250,9 +254,9 @@ static void test_no_echo(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ping_pong),     cmocka_unit_test(test_periodic),
-		cmocka_unit_test(test_counter_wraps), cmocka_unit_test(test_other_topics),
-		cmocka_unit_test(test_bad_topic_file), cmocka_unit_test(test_no_echo),
+	    cmocka_unit_test(test_ping_pong),	   cmocka_unit_test(test_periodic),
+	    cmocka_unit_test(test_counter_wraps),  cmocka_unit_test(test_other_topics),
+	    cmocka_unit_test(test_bad_topic_file), cmocka_unit_test(test_no_echo),
 	};
 
 	if (argc != 3) {

@@ -79,8 +79,8 @@ static void on_signal(int sig)
 }
 
 /* Node config and daemon config of one side: `out_topic` goes to the peer. */
-static int write_side(const char *name, const char *me, const char *iface, const char *peer, const char *out_topic,
-		      const char *in_topic)
+static int write_side(const char *name, const char *me, const char *iface, const char *peer,
+		      const char *out_topic, const char *in_topic)
 {
 	char path[128], text[2048];
 	FILE *f;
@@ -90,7 +90,8 @@ static int write_side(const char *name, const char *me, const char *iface, const
 	if (f == NULL)
 		return -1;
 	fprintf(f,
-		"<project name=\"%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" iface=\"%s\" "
+		"<project name=\"%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" "
+		"iface=\"%s\" "
 		"port=\"23234\">\n"
 		"  <include filename=\"%s\"/>\n"
 		"  <role topic=\"%s\" type=\"publisher\"/>\n"
@@ -100,8 +101,8 @@ static int write_side(const char *name, const char *me, const char *iface, const
 		name, me, iface, topics_xml, out_topic, in_topic, out_topic, peer);
 	if (fclose(f) != 0)
 		return -1;
-	snprintf(text, sizeof(text), "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\n", dir, name,
-		 dir, name);
+	snprintf(text, sizeof(text), "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\n",
+		 dir, name, dir, name);
 	snprintf(path, sizeof(path), "%s/%s.conf", dir, name);
 	f = fopen(path, "w");
 	if (f == NULL)
@@ -117,7 +118,7 @@ static pid_t start_daemon(const char *ns, const char *name, const char *sock)
 
 	snprintf(conf, sizeof(conf), "%s/%s.conf", dir, name);
 	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
-	pid = peerrun_start(ns, log, (char *[]){ (char *)sddsd_bin, (char *)"-c", conf, NULL });
+	pid = peerrun_start(ns, log, (char *[]){(char *)sddsd_bin, (char *)"-c", conf, NULL});
 	for (int i = 0; i < 500 && pid > 0; i++) {
 		if (access(sock, F_OK) == 0)
 			return pid;
@@ -159,10 +160,12 @@ static int group_setup(void **state)
 		const char *dev = i == 0 ? "vpa" : "vpb";
 		const char *addr = i == 0 ? "fe80::a" : "fe80::b";
 
-		if (run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 "
+		if (run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 "
+			"net.ipv6.conf.default.accept_dad=0 "
 			"net.ipv6.conf.%s.accept_dad=0",
 			ns, dev) != 0 ||
-		    run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s link set %s up",
+		    run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s link "
+			"set %s up",
 			ns, ns, addr, dev, ns, dev) != 0)
 			return -1;
 	}
@@ -193,23 +196,24 @@ static void pair(const char *count, const char *period)
 	snprintf(eo, sizeof(eo), "%s/echo.out", dir);
 	snprintf(po, sizeof(po), "%s/ping.out", dir);
 	e = peerrun_start(ns_b, eo,
-			  (char *[]){ (char *)peer_bin, (char *)"--echo", (char *)"-s", sock_b, (char *)"-n",
-				      (char *)count, (char *)"-q", NULL });
+			  (char *[]){(char *)peer_bin, (char *)"--echo", (char *)"-s", sock_b, (char *)"-n",
+				     (char *)count, (char *)"-q", NULL});
 	assert_true(e > 0);
 	if (!peerrun_wait_line(eo, "ready:", 5000)) {
 		peerrun_slurp(eo, out, sizeof(out));
 		fail_msg("the echo side is not ready:\n%s", out);
 	}
 	p = peerrun_start(ns_a, po,
-			  (char *[]){ (char *)peer_bin, (char *)"-s", sock_a, (char *)"-n", (char *)count, (char *)"-p",
-				      (char *)period, NULL });
+			  (char *[]){(char *)peer_bin, (char *)"-s", sock_a, (char *)"-n", (char *)count,
+				     (char *)"-p", (char *)period, NULL});
 	assert_true(p > 0);
 	rp = peerrun_wait(p, 60000);
 	re = peerrun_wait(e, 10000);
 	peerrun_slurp(po, out, sizeof(out));
 	if (rp != 0 || re != 0)
 		fail_msg("pinger %d, echo %d; pinger said:\n%.4000s", rp, re, out);
-	snprintf(want, sizeof(want), "sent %s Beta, received %s echoes on Alpha, 0 other samples\n", count, count);
+	snprintf(want, sizeof(want), "sent %s Beta, received %s echoes on Alpha, 0 other samples\n", count,
+		 count);
 	if (strstr(out, want) == NULL)
 		fail_msg("want \"%s\" in:\n%.4000s", want, out);
 	snprintf(want, sizeof(want), "rtt: count %s lost 0 min ", count);
@@ -239,8 +243,8 @@ static void test_periodic(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ping_pong),
-		cmocka_unit_test(test_periodic),
+	    cmocka_unit_test(test_ping_pong),
+	    cmocka_unit_test(test_periodic),
 	};
 	int rc;
 

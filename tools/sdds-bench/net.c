@@ -50,11 +50,12 @@
 #define NET_RAW_PORT 24100 /* raw latency; +1 raw throughput (the daemons use 23234 and 23254) */
 #define NET_BATCH 32
 #define NET_MONO_WHY                                                                                         \
-	"the network layer lives in sddsd (daemon/net); the broker core a monolithic client links has no " \
+	"the network layer lives in sddsd (daemon/net); the broker core a monolithic client links has no "   \
 	"network side, so there is no in-process network path to measure"
 
 struct net_opts {
-	struct bench_opts b; /* size, iterations, warmup, max_seconds, tput_seconds, json, sddsd_path, raw_prefix */
+	struct bench_opts
+	    b; /* size, iterations, warmup, max_seconds, tput_seconds, json, sddsd_path, raw_prefix */
 	bool monolithic;
 	bool poll;
 	bool no_ddsperf;
@@ -64,8 +65,8 @@ struct net_opts {
 struct net_shm {
 	atomic_uint ready;
 	atomic_uint done;
-	uint64_t n;	  /* latency: measured round trips */
-	uint64_t lost;	  /* latency: pings without an answer */
+	uint64_t n;    /* latency: measured round trips */
+	uint64_t lost; /* latency: pings without an answer */
 	uint32_t truncated;
 	uint64_t sent;	   /* throughput: samples or datagrams sent */
 	uint64_t received; /* throughput: samples or datagrams received */
@@ -186,13 +187,15 @@ static void net_topic_xml(FILE *f, const char *name, unsigned id, uint32_t size)
 		if (size == 3)
 			fprintf(f, "    <attribute name=\"pad\" type=\"DDS_octet\"/>\n");
 		else if (size > 3)
-			fprintf(f, "    <attribute name=\"pad\" type=\"DDS_string\" size=\"%u\"/>\n", size - 3);
+			fprintf(f, "    <attribute name=\"pad\" type=\"DDS_string\" size=\"%u\"/>\n",
+				size - 3);
 	}
 	fprintf(f, "  </topic>\n");
 }
 
 /* The same layout for the native API (the daemon compares it with its node config). */
-static void net_topic_desc(const char *name, unsigned id, uint32_t size, sdds_field *fields, sdds_topic_desc *d)
+static void net_topic_desc(const char *name, unsigned id, uint32_t size, sdds_field *fields,
+			   sdds_topic_desc *d)
 {
 	memset(d, 0, sizeof(*d));
 	d->name = name;
@@ -200,19 +203,19 @@ static void net_topic_desc(const char *name, unsigned id, uint32_t size, sdds_fi
 	d->id = (uint16_t)id;
 	d->sample_size = size;
 	d->fields = fields;
-	fields[0] = (sdds_field){ "seq", size == 1 ? SDDS_FIELD_OCTET : SDDS_FIELD_USHORT, size == 1 ? 1 : 2 };
+	fields[0] = (sdds_field){"seq", size == 1 ? SDDS_FIELD_OCTET : SDDS_FIELD_USHORT, size == 1 ? 1 : 2};
 	d->n_fields = 1;
 	if (size == 3) {
-		fields[1] = (sdds_field){ "pad", SDDS_FIELD_OCTET, 1 };
+		fields[1] = (sdds_field){"pad", SDDS_FIELD_OCTET, 1};
 		d->n_fields = 2;
 	} else if (size > 3) {
-		fields[1] = (sdds_field){ "pad", SDDS_FIELD_STRING, size - 2 };
+		fields[1] = (sdds_field){"pad", SDDS_FIELD_STRING, size - 2};
 		d->n_fields = 2;
 	}
 }
 
-static int net_write_side(struct net_ctx *c, const char *name, const char *me, const char *dev, const char *peer,
-			  const char *out_topic, const char *in_topic)
+static int net_write_side(struct net_ctx *c, const char *name, const char *me, const char *dev,
+			  const char *peer, const char *out_topic, const char *in_topic)
 {
 	char path[PATH_MAX + 32];
 	FILE *f;
@@ -222,7 +225,8 @@ static int net_write_side(struct net_ctx *c, const char *name, const char *me, c
 	if (f == NULL)
 		return -errno;
 	fprintf(f,
-		"<project name=\"bench%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" iface=\"%s\" "
+		"<project name=\"bench%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" "
+		"iface=\"%s\" "
 		"port=\"23234\">\n",
 		name, me, dev);
 	net_topic_xml(f, "ping", 0xA, c->o->b.size);
@@ -239,12 +243,13 @@ static int net_write_side(struct net_ctx *c, const char *name, const char *me, c
 	f = fopen(path, "w");
 	if (f == NULL)
 		return -errno;
-	fprintf(f, "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\npoll = %s\n", c->dir, name,
-		c->dir, name, c->o->poll ? "true" : "false");
+	fprintf(f, "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\npoll = %s\n", c->dir,
+		name, c->dir, name, c->o->poll ? "true" : "false");
 	return fclose(f) != 0 ? -EIO : 0;
 }
 
-static pid_t net_start_daemon(struct net_ctx *c, const char *ns, const char *name, const char *sock, char *why)
+static pid_t net_start_daemon(struct net_ctx *c, const char *ns, const char *name, const char *sock,
+			      char *why)
 {
 	char conf[PATH_MAX + 16], log[PATH_MAX + 16];
 	pid_t pid;
@@ -317,9 +322,10 @@ static int net_setup(struct net_ctx *c, char *why)
 	}
 	c->made_b = true;
 	if (net_run("ip link add sba%d type veth peer name sbb%d", p, p) != 0 ||
-	    net_run("ip link set sba%d netns %s && ip link set sbb%d netns %s", p, c->ns_a, p, c->ns_b) != 0 ||
-	    net_run("ip -n %s link set sba%d name vna && ip -n %s link set sbb%d name vnb", c->ns_a, p, c->ns_b, p) !=
-		    0) {
+	    net_run("ip link set sba%d netns %s && ip link set sbb%d netns %s", p, c->ns_a, p, c->ns_b) !=
+		0 ||
+	    net_run("ip -n %s link set sba%d name vna && ip -n %s link set sbb%d name vnb", c->ns_a, p,
+		    c->ns_b, p) != 0) {
 		bench_why(why, "cannot create the veth pair");
 		return -1;
 	}
@@ -331,7 +337,8 @@ static int net_setup(struct net_ctx *c, char *why)
 		if (net_run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 "
 			    "net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.%s.accept_dad=0",
 			    ns, dev) != 0 ||
-		    net_run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s link set %s up",
+		    net_run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s "
+			    "link set %s up",
 			    ns, ns, addr, dev, ns, dev) != 0) {
 			bench_why(why, "cannot configure %s in %s", dev, ns);
 			return -1;
@@ -390,8 +397,9 @@ struct net_client {
 	sdds_writer *w;
 };
 
-static int net_client_open(struct net_ctx *c, const char *sock, const char *in, unsigned in_id, const char *out,
-			   unsigned out_id, bool reliable, uint32_t depth, struct net_client *nc)
+static int net_client_open(struct net_ctx *c, const char *sock, const char *in, unsigned in_id,
+			   const char *out, unsigned out_id, bool reliable, uint32_t depth,
+			   struct net_client *nc)
 {
 	sdds_field f_in[2], f_out[2];
 	sdds_topic_desc d_in, d_out;
@@ -409,13 +417,15 @@ static int net_client_open(struct net_ctx *c, const char *sock, const char *in, 
 	rc = sdds_client_new(&co, &nc->cl);
 	if (rc < 0)
 		return net_fail(c, 2, "connect %s: %s", sock, sdds_strerror(rc));
-	if ((rc = sdds_topic_new(nc->cl, &d_in, &nc->t_in)) < 0 || (rc = sdds_topic_new(nc->cl, &d_out, &nc->t_out)) < 0)
+	if ((rc = sdds_topic_new(nc->cl, &d_in, &nc->t_in)) < 0 ||
+	    (rc = sdds_topic_new(nc->cl, &d_out, &nc->t_out)) < 0)
 		return net_fail(c, 2, "topics: %s", sdds_strerror(rc));
 	sdds_qos_init(&q);
 	q.reliability = reliable ? SDDS_RELIABLE : SDDS_BEST_EFFORT;
 	q.history_depth = depth;
 	q.max_blocking_ms = 1000;
-	if ((rc = sdds_reader_new(nc->t_in, &q, &nc->r)) < 0 || (rc = sdds_writer_new(nc->t_out, &q, &nc->w)) < 0)
+	if ((rc = sdds_reader_new(nc->t_in, &q, &nc->r)) < 0 ||
+	    (rc = sdds_writer_new(nc->t_out, &q, &nc->w)) < 0)
 		return net_fail(c, 2, "endpoints: %s", sdds_strerror(rc));
 	return 0;
 }
@@ -523,7 +533,8 @@ static int net_sdds_ping(void *arg)
 			break;
 		}
 		if (c->shm->lost > 100 && c->shm->lost * 10 > i + 1)
-			return net_fail(c, 1, "more than 10%% of the pings were never answered (%llu of %llu)",
+			return net_fail(c, 1,
+					"more than 10%% of the pings were never answered (%llu of %llu)",
 					(unsigned long long)c->shm->lost, (unsigned long long)(i + 1));
 	}
 	c->shm->n = k;
@@ -609,7 +620,7 @@ static int net_sdds_reader(void *arg)
 /* A socket bound to [me%dev]:port, connected to [peer%dev]:port when peer is given. */
 static int net_udp(const char *me, const char *peer, const char *dev, uint16_t port, int *ret_fd)
 {
-	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
 	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), big = 4 << 20;
 
 	if (fd < 0)
@@ -629,7 +640,7 @@ static int net_udp(const char *me, const char *peer, const char *dev, uint16_t p
 	}
 	*ret_fd = fd;
 	return 0;
-fail: {
+fail : {
 	int rc = -errno;
 
 	close(fd);
@@ -639,7 +650,7 @@ fail: {
 
 static void net_rcvtimeo(int fd, int ms)
 {
-	struct timeval tv = { .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
 
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
@@ -650,7 +661,8 @@ static int net_raw_pong(void *arg)
 	uint8_t s[NET_MAX_SIZE];
 	int fd, rc;
 
-	if ((rc = net_enter(c->ns_b)) < 0 || (rc = net_udp("fe80::b", "fe80::a", "vnb", NET_RAW_PORT, &fd)) < 0)
+	if ((rc = net_enter(c->ns_b)) < 0 ||
+	    (rc = net_udp("fe80::b", "fe80::a", "vnb", NET_RAW_PORT, &fd)) < 0)
 		return net_fail(c, 2, "raw pong socket: %s", strerror(-rc));
 	net_rcvtimeo(fd, 100);
 	atomic_store(&c->shm->ready, 1);
@@ -677,7 +689,8 @@ static int net_raw_ping(void *arg)
 	uint64_t k = 0;
 	int fd, rc;
 
-	if ((rc = net_enter(c->ns_a)) < 0 || (rc = net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT, &fd)) < 0)
+	if ((rc = net_enter(c->ns_a)) < 0 ||
+	    (rc = net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT, &fd)) < 0)
 		return net_fail(c, 2, "raw ping socket: %s", strerror(-rc));
 	if (!net_wait_flag(&c->shm->ready, 10000))
 		return net_fail(c, 2, "the raw pong side never got ready");
@@ -733,14 +746,15 @@ static int net_raw_sender(void *arg)
 	int64_t end;
 	int fd, rc;
 
-	if ((rc = net_enter(c->ns_a)) < 0 || (rc = net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT + 1, &fd)) < 0)
+	if ((rc = net_enter(c->ns_a)) < 0 ||
+	    (rc = net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT + 1, &fd)) < 0)
 		return net_fail(c, 2, "raw sender socket: %s", strerror(-rc));
 	if (!net_wait_flag(&c->shm->ready, 10000))
 		return net_fail(c, 2, "the raw receiver never got ready");
 	memset(buf, 0, sizeof(buf));
 	memset(m, 0, sizeof(m));
 	for (int i = 0; i < NET_BATCH; i++) {
-		iov[i] = (struct iovec){ buf[i], c->o->b.size };
+		iov[i] = (struct iovec){buf[i], c->o->b.size};
 		m[i].msg_hdr.msg_iov = &iov[i];
 		m[i].msg_hdr.msg_iovlen = 1;
 	}
@@ -750,7 +764,8 @@ static int net_raw_sender(void *arg)
 		for (int i = 0; i < NET_BATCH; i++)
 			net_seq_put(buf[i], c->o->b.size, (uint32_t)(n + (uint64_t)i));
 		rc = sendmmsg(fd, m, NET_BATCH, 0);
-		if (rc < 0 && (errno == ENOBUFS || errno == EAGAIN || errno == ECONNREFUSED || errno == EINTR))
+		if (rc < 0 &&
+		    (errno == ENOBUFS || errno == EAGAIN || errno == ECONNREFUSED || errno == EINTR))
 			continue;
 		if (rc < 0)
 			return net_fail(c, 2, "sendmmsg: %s", strerror(errno));
@@ -772,12 +787,13 @@ static int net_raw_receiver(void *arg)
 	uint64_t n = 0;
 	int fd, rc;
 
-	if ((rc = net_enter(c->ns_b)) < 0 || (rc = net_udp("fe80::b", NULL, "vnb", NET_RAW_PORT + 1, &fd)) < 0)
+	if ((rc = net_enter(c->ns_b)) < 0 ||
+	    (rc = net_udp("fe80::b", NULL, "vnb", NET_RAW_PORT + 1, &fd)) < 0)
 		return net_fail(c, 2, "raw receiver socket: %s", strerror(-rc));
 	net_rcvtimeo(fd, 300);
 	memset(m, 0, sizeof(m));
 	for (int i = 0; i < 64; i++) {
-		iov[i] = (struct iovec){ buf[i], sizeof(buf[i]) };
+		iov[i] = (struct iovec){buf[i], sizeof(buf[i])};
 		m[i].msg_hdr.msg_iov = &iov[i];
 		m[i].msg_hdr.msg_iovlen = 1;
 	}
@@ -830,8 +846,8 @@ static int net_pair(struct net_ctx *c, proc_role_fn a, proc_role_fn b, double se
 
 		proc_status_str(st[0], s0, sizeof(s0));
 		proc_status_str(st[1], s1, sizeof(s1));
-		bench_why(why, "%s (B side %s, A side %s)", rc == -ETIMEDOUT ? "timed out" : "a side failed", s0,
-			  s1);
+		bench_why(why, "%s (B side %s, A side %s)", rc == -ETIMEDOUT ? "timed out" : "a side failed",
+			  s0, s1);
 	}
 	return -1;
 }
@@ -850,7 +866,8 @@ static void net_latency(struct net_ctx *c, proc_role_fn ping, proc_role_fn pong,
 	bench_lat_finish(o, name, c->shm->rtt, c->shm->n, ret);
 }
 
-static void net_throughput(struct net_ctx *c, proc_role_fn writer, proc_role_fn reader, struct tput_result *ret)
+static void net_throughput(struct net_ctx *c, proc_role_fn writer, proc_role_fn reader,
+			   struct tput_result *ret)
 {
 	ret->ran = true;
 	if (net_pair(c, writer, reader, c->o->b.tput_seconds + 5, ret->why) < 0)
@@ -860,7 +877,8 @@ static void net_throughput(struct net_ctx *c, proc_role_fn writer, proc_role_fn 
 	ret->lost = c->shm->rlost;
 	ret->seconds = (double)(c->shm->last_ns - c->shm->first_ns) / 1e9;
 	if (c->shm->w_end_ns > c->shm->w_start_ns)
-		ret->writer_rate = (double)ret->written / ((double)(c->shm->w_end_ns - c->shm->w_start_ns) / 1e9);
+		ret->writer_rate =
+		    (double)ret->written / ((double)(c->shm->w_end_ns - c->shm->w_start_ns) / 1e9);
 	if (ret->received < 2 || ret->seconds <= 0) {
 		bench_why(ret->why, "%llu received of %llu sent", (unsigned long long)ret->received,
 			  (unsigned long long)ret->written);
@@ -881,7 +899,7 @@ static int net_ddsperf_xml(struct net_ctx *c, const char *name, const char *dev)
 	f = fopen(path, "w");
 	if (f == NULL)
 		return -errno;
-	/* tools/sdds-bench/cyclonedds-veth6.xml with the interface filled in. */
+	/* The content of tools/sdds-bench/cyclonedds-veth6.xml, with this side's interface. */
 	fprintf(f,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n"
 		"<CycloneDDS xmlns=\"https://cdds.io/config\">\n"
@@ -930,7 +948,8 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 		topic = "KS";
 		snprintf(size_buf, sizeof(size_buf), " size %u", sz);
 		size_arg = size_buf;
-		snprintf(r->payload, sizeof(r->payload), "KS topic, %u bytes including its 12-byte fixed part", sz);
+		snprintf(r->payload, sizeof(r->payload),
+			 "KS topic, %u bytes including its 12-byte fixed part", sz);
 	}
 	if (!net_have("ddsperf")) {
 		bench_why(r->why, "ddsperf not installed (apt-get install cyclonedds-tools)");
@@ -954,24 +973,29 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 		}
 		snprintf(uri, sizeof(uri), "CYCLONEDDS_URI=file://%s/cyclonedds-b.xml", c->dir);
 		snprintf(dur, sizeof(dur), "%d", secs + 5);
-		execlp("ip", "ip", "netns", "exec", c->ns_b, "env", uri, "ddsperf", "-i", "77", "-T", topic, "-D", dur,
-		       "pong", (char *)NULL);
+		execlp("ip", "ip", "netns", "exec", c->ns_b, "env", uri, "ddsperf", "-i", "77", "-T", topic,
+		       "-D", dur, "pong", (char *)NULL);
 		_exit(127);
 	}
 	if (pong < 0) {
 		bench_why(r->why, "fork: %s", strerror(errno));
 		return;
 	}
-	snprintf(r->cmd, sizeof(r->cmd),
-		 "ip netns exec %s env CYCLONEDDS_URI=file://%s/cyclonedds-a.xml ddsperf -i 77 -T %s -D %d ping%s",
-		 c->ns_a, c->dir, topic, secs, size_arg);
+	snprintf(
+	    r->cmd, sizeof(r->cmd),
+	    "ip netns exec %s env CYCLONEDDS_URI=file://%s/cyclonedds-a.xml ddsperf -i 77 -T %s -D %d ping%s",
+	    c->ns_a, c->dir, topic, secs, size_arg);
 	snprintf(out, sizeof(out), "%s 2>&1", r->cmd);
 	fflush(stdout);
 	f = popen(out, "r");
 	if (f == NULL) {
 		bench_why(r->why, "popen: %s", strerror(errno));
 	} else {
-		/* ddsperf prints one summary per second; the last one with "rtt" holds the whole run's tail. */
+		/*
+		 * ddsperf prints one summary per reporting interval (1 s), its
+		 * latencies already halved (one-way); the last one is kept and
+		 * quoted as such, not merged with our figures.
+		 */
 		char last[512] = "";
 
 		while (fgets(line, sizeof(line), f) != NULL) {
@@ -985,7 +1009,8 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 		if (r->line[0] != '\0' && st == 0)
 			r->ok = true;
 		else
-			bench_why(r->why, "ddsperf ping printed no round-trip summary (status %d): %s", st, last);
+			bench_why(r->why, "ddsperf ping printed no round-trip summary (status %d): %s", st,
+				  last);
 	}
 	kill(pong, SIGTERM);
 	waitpid(pong, NULL, 0);
@@ -1000,7 +1025,8 @@ static void net_lat_row(FILE *f, const char *name, const struct lat_result *l, u
 		return;
 	}
 	fprintf(f, "%-30s %9.2f %9.2f %9.2f %9.2f %9llu%s\n", name, l->st.median / 1e3, l->st.p99 / 1e3,
-		l->st.p999 / 1e3, l->st.max / 1e3, (unsigned long long)l->st.n, l->truncated ? " (cut by time)" : "");
+		l->st.p999 / 1e3, l->st.max / 1e3, (unsigned long long)l->st.n,
+		l->truncated ? " (cut by time)" : "");
 	if (lost)
 		fprintf(f, "%-30s %llu pings never answered (not in the figures)\n", "",
 			(unsigned long long)lost);
@@ -1018,14 +1044,16 @@ static void net_tput_row(FILE *f, const char *name, const struct tput_result *t)
 
 static void net_report_table(FILE *f, const struct net_opts *o, const struct net_results *r)
 {
-	fprintf(f, "sdds-bench net: %u-byte samples, %s daemons, two namespaces over veth (UDPv6 link-local)\n",
+	fprintf(f,
+		"sdds-bench net: %u-byte samples, %s daemons, two namespaces over veth (UDPv6 link-local)\n",
 		o->b.size, o->poll ? "polling" : "blocking");
-	fprintf(f, "\none-way latency (RTT/2), us    %9s %9s %9s %9s %9s\n", "median", "p99", "p99.9", "max", "n");
+	fprintf(f, "\none-way latency (RTT/2), us    %9s %9s %9s %9s %9s\n", "median", "p99", "p99.9", "max",
+		"n");
 	net_lat_row(f, "sddsd A -> UDPv6 -> sddsd B", &r->sdds_lat, r->sdds_lost);
 	net_lat_row(f, "raw UDPv6 (baseline)", &r->raw_lat, r->raw_lost);
 	if (r->sdds_lat.ok && r->raw_lat.ok)
-		fprintf(f, "%-30s %9.2fx median, %.2fx p99\n", "ratio sddsd / raw", r->sdds_lat.st.median / r->raw_lat.st.median,
-			r->sdds_lat.st.p99 / r->raw_lat.st.p99);
+		fprintf(f, "%-30s %9.2fx median, %.2fx p99\n", "ratio sddsd / raw",
+			r->sdds_lat.st.median / r->raw_lat.st.median, r->sdds_lat.st.p99 / r->raw_lat.st.p99);
 	else
 		fprintf(f, "%-30s not computed (a run failed)\n", "ratio sddsd / raw");
 	fprintf(f, "\nthroughput, one writer streaming (%.1f s)\n", o->b.tput_seconds);
@@ -1038,8 +1066,10 @@ static void net_report_table(FILE *f, const struct net_opts *o, const struct net
 	fprintf(f, "\nCyclone DDS ddsperf ping/pong (same namespaces, %s):\n",
 		r->dp.payload[0] ? r->dp.payload : "not run");
 	if (r->dp.ok)
-		fprintf(f, "  %s\n  (ddsperf's own summary, its latencies are RTT/2 like ours; command: %s)\n", r->dp.line,
-			r->dp.cmd);
+		fprintf(f,
+			"  %s\n  (ddsperf's own summary of its last 1-s interval; its latencies are RTT/2 "
+			"like ours; command: %s)\n",
+			r->dp.line, r->dp.cmd);
 	else if (r->dp.ran)
 		fprintf(f, "  not run: %s\n", r->dp.why);
 	else
@@ -1135,8 +1165,17 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 
 /* ---- command line ---- */
 
-enum { NET_OPT_WARMUP = 256, NET_OPT_MAX_SECONDS, NET_OPT_SDDSD, NET_OPT_RAW, NET_OPT_JSON, NET_OPT_MONO,
-       NET_OPT_POLL, NET_OPT_NO_DDSPERF, NET_OPT_DDSPERF_SECONDS };
+enum {
+	NET_OPT_WARMUP = 256,
+	NET_OPT_MAX_SECONDS,
+	NET_OPT_SDDSD,
+	NET_OPT_RAW,
+	NET_OPT_JSON,
+	NET_OPT_MONO,
+	NET_OPT_POLL,
+	NET_OPT_NO_DDSPERF,
+	NET_OPT_DDSPERF_SECONDS
+};
 
 static void net_usage(FILE *f)
 {
@@ -1184,20 +1223,20 @@ static int net_num(const char *s, double min, double max, double *ret)
 static int net_parse(int argc, char **argv, struct net_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "warmup", required_argument, NULL, NET_OPT_WARMUP },
-		{ "size", required_argument, NULL, 's' },
-		{ "max-seconds", required_argument, NULL, NET_OPT_MAX_SECONDS },
-		{ "tput-seconds", required_argument, NULL, 't' },
-		{ "poll", no_argument, NULL, NET_OPT_POLL },
-		{ "ddsperf-seconds", required_argument, NULL, NET_OPT_DDSPERF_SECONDS },
-		{ "no-ddsperf", no_argument, NULL, NET_OPT_NO_DDSPERF },
-		{ "monolithic", no_argument, NULL, NET_OPT_MONO },
-		{ "sddsd", required_argument, NULL, NET_OPT_SDDSD },
-		{ "raw", required_argument, NULL, NET_OPT_RAW },
-		{ "json", no_argument, NULL, NET_OPT_JSON },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"iterations", required_argument, NULL, 'n'},
+	    {"warmup", required_argument, NULL, NET_OPT_WARMUP},
+	    {"size", required_argument, NULL, 's'},
+	    {"max-seconds", required_argument, NULL, NET_OPT_MAX_SECONDS},
+	    {"tput-seconds", required_argument, NULL, 't'},
+	    {"poll", no_argument, NULL, NET_OPT_POLL},
+	    {"ddsperf-seconds", required_argument, NULL, NET_OPT_DDSPERF_SECONDS},
+	    {"no-ddsperf", no_argument, NULL, NET_OPT_NO_DDSPERF},
+	    {"monolithic", no_argument, NULL, NET_OPT_MONO},
+	    {"sddsd", required_argument, NULL, NET_OPT_SDDSD},
+	    {"raw", required_argument, NULL, NET_OPT_RAW},
+	    {"json", no_argument, NULL, NET_OPT_JSON},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int c;
 
@@ -1262,7 +1301,8 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 			return -EINVAL;
 		}
 		if (err < 0) {
-			fprintf(stderr, "sdds-bench: bad value for %s: %s\n", argv[optind - 1], optarg ? optarg : "");
+			fprintf(stderr, "sdds-bench: bad value for %s: %s\n", argv[optind - 1],
+				optarg ? optarg : "");
 			return -EINVAL;
 		}
 	}
@@ -1286,10 +1326,12 @@ int net_main(int argc, char **argv)
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
 	if (o.monolithic)
-		fprintf(stderr, "sdds-bench net: --monolithic: the monolithic network path is not available: %s\n",
+		fprintf(stderr,
+			"sdds-bench net: --monolithic: the monolithic network path is not available: %s\n",
 			NET_MONO_WHY);
 	if (geteuid() != 0) {
-		fprintf(stderr, "sdds-bench net: needs root (network namespaces, a veth pair): not run (exit %d)\n",
+		fprintf(stderr,
+			"sdds-bench net: needs root (network namespaces, a veth pair): not run (exit %d)\n",
 			NET_EXIT_CANNOT);
 		return NET_EXIT_CANNOT;
 	}

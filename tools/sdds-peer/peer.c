@@ -62,7 +62,7 @@ struct peer_opts {
 	const char *topics;
 	const char *sub_name, *pub_name;
 	bool echo, quiet, reliable;
-	uint64_t count;     /* 0: forever (until a signal) */
+	uint64_t count;	    /* 0: forever (until a signal) */
 	uint64_t period_us; /* pinger: between sends; 0: ping-pong */
 	uint64_t wait_ms;   /* pinger: for echoes after the last send; echo side: per take */
 	uint64_t idle_ms;   /* echo side: stop after this long without a sample (0: never) */
@@ -143,7 +143,8 @@ static int peer_topic_of(const struct nodecfg *nc, const char *name, struct peer
 		if (strcmp(d->name, name) != 0)
 			continue;
 		if (d->sample_size < 2) {
-			fprintf(stderr, "sdds-peer: topic %s: %u-byte samples cannot carry the 2-byte counter\n",
+			fprintf(stderr,
+				"sdds-peer: topic %s: %u-byte samples cannot carry the 2-byte counter\n",
 				name, d->sample_size);
 			return -EINVAL;
 		}
@@ -215,8 +216,8 @@ static int peer_rtt_add(struct peer_rtt *r, uint64_t v)
 }
 
 /* Take every sample that arrives until deadline (or, with stop_on_echo, the first echo). */
-static int peer_drain(const struct peer_opts *o, sdds_reader *rd, const struct peer_topic *sub, struct peer_rtt *r,
-		      uint64_t deadline, bool stop_on_echo)
+static int peer_drain(const struct peer_opts *o, sdds_reader *rd, const struct peer_topic *sub,
+		      struct peer_rtt *r, uint64_t deadline, bool stop_on_echo)
 {
 	uint8_t s[4096];
 
@@ -252,8 +253,8 @@ static int peer_drain(const struct peer_opts *o, sdds_reader *rd, const struct p
 	return 0;
 }
 
-static int peer_run_pinger(const struct peer_opts *o, sdds_writer *w, sdds_reader *rd, const struct peer_topic *pub,
-			   const struct peer_topic *sub)
+static int peer_run_pinger(const struct peer_opts *o, sdds_writer *w, sdds_reader *rd,
+			   const struct peer_topic *pub, const struct peer_topic *sub)
 {
 	struct peer_rtt *r = calloc(1, sizeof(*r));
 	uint8_t s[4096];
@@ -288,15 +289,16 @@ static int peer_run_pinger(const struct peer_opts *o, sdds_writer *w, sdds_reade
 	if (rc >= 0)
 		rc = peer_drain(o, rd, sub, r, peer_now_ns() + o->wait_ms * 1000000u, false);
 	printf("sent %llu %s, received %llu echoes on %s, %llu other samples\n", (unsigned long long)sent,
-	       pub->desc.name, (unsigned long long)r->n_rtt, sub->desc.name, (unsigned long long)r->unexpected);
+	       pub->desc.name, (unsigned long long)r->n_rtt, sub->desc.name,
+	       (unsigned long long)r->unexpected);
 	if (r->n_rtt > 0) {
 		uint64_t lost = sent > r->n_rtt ? sent - r->n_rtt : 0;
 
 		qsort(r->rtt, r->n_rtt, sizeof(r->rtt[0]), peer_cmp_u64);
-		printf("rtt: count %zu lost %llu min %.1f us median %.1f us p99 %.1f us max %.1f us\n", r->n_rtt,
-		       (unsigned long long)lost, (double)r->rtt[0] / 1e3,
-		       (double)peer_rank(r->rtt, r->n_rtt, 0.5) / 1e3, (double)peer_rank(r->rtt, r->n_rtt, 0.99) / 1e3,
-		       (double)r->rtt[r->n_rtt - 1] / 1e3);
+		printf("rtt: count %zu lost %llu min %.1f us median %.1f us p99 %.1f us max %.1f us\n",
+		       r->n_rtt, (unsigned long long)lost, (double)r->rtt[0] / 1e3,
+		       (double)peer_rank(r->rtt, r->n_rtt, 0.5) / 1e3,
+		       (double)peer_rank(r->rtt, r->n_rtt, 0.99) / 1e3, (double)r->rtt[r->n_rtt - 1] / 1e3);
 	} else {
 		printf("rtt: no echo received\n");
 	}
@@ -310,8 +312,8 @@ static int peer_run_pinger(const struct peer_opts *o, sdds_writer *w, sdds_reade
 	}
 }
 
-static int peer_run_echo(const struct peer_opts *o, sdds_writer *w, sdds_reader *rd, const struct peer_topic *pub,
-			 const struct peer_topic *sub)
+static int peer_run_echo(const struct peer_opts *o, sdds_writer *w, sdds_reader *rd,
+			 const struct peer_topic *pub, const struct peer_topic *sub)
 {
 	uint8_t s[4096], out[4096];
 	uint64_t echoed = 0;
@@ -342,7 +344,8 @@ static int peer_run_echo(const struct peer_opts *o, sdds_writer *w, sdds_reader 
 		}
 		echoed++;
 	}
-	printf("echoed %llu samples of %s on %s\n", (unsigned long long)echoed, sub->desc.name, pub->desc.name);
+	printf("echoed %llu samples of %s on %s\n", (unsigned long long)echoed, sub->desc.name,
+	       pub->desc.name);
 	fflush(stdout);
 	return o->count == 0 || echoed >= o->count || peer_stop ? 0 : 1;
 }
@@ -378,13 +381,19 @@ static void peer_usage(FILE *f)
 static int peer_parse(int argc, char **argv, struct peer_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' }, { "topics", required_argument, NULL, 't' },
-		{ "sub", required_argument, NULL, 'S' },    { "pub", required_argument, NULL, 'P' },
-		{ "echo", no_argument, NULL, 'e' },	    { "period", required_argument, NULL, 'p' },
-		{ "count", required_argument, NULL, 'n' },  { "wait", required_argument, NULL, 'w' },
-		{ "idle", required_argument, NULL, 'I' },   { "best-effort", no_argument, NULL, 'B' },
-		{ "quiet", no_argument, NULL, 'q' },	    { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"socket", required_argument, NULL, 's'},
+	    {"topics", required_argument, NULL, 't'},
+	    {"sub", required_argument, NULL, 'S'},
+	    {"pub", required_argument, NULL, 'P'},
+	    {"echo", no_argument, NULL, 'e'},
+	    {"period", required_argument, NULL, 'p'},
+	    {"count", required_argument, NULL, 'n'},
+	    {"wait", required_argument, NULL, 'w'},
+	    {"idle", required_argument, NULL, 'I'},
+	    {"best-effort", no_argument, NULL, 'B'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	bool count_given = false;
 	int c;
@@ -453,7 +462,7 @@ static int peer_parse(int argc, char **argv, struct peer_opts *o)
 			return -EINVAL;
 		}
 		continue;
-bad:
+	bad:
 		fprintf(stderr, "sdds-peer: bad value for %s: %s\n", argv[optind - 1], optarg);
 		return -EINVAL;
 	}

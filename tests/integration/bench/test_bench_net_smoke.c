@@ -71,35 +71,50 @@ static int net_smoke_python(const char *script, const char *file)
 }
 
 static const char *const check_py =
-	"import json, sys\n"
-	"d = json.load(open(sys.argv[1]))\n"
-	"assert d['bench'] == 'net' and d['size'] == 3, d\n"
-	"for k in ('sddsd', 'raw_udp6'):\n"
-	"    l = d['latency'][k]\n"
-	"    assert l['ok'] is True, l\n"
-	"    assert l['n'] > 0, l\n"
-	"    for f in ('median_us', 'p99_us', 'p999_us', 'max_us', 'min_us'):\n"
-	"        assert l[f] > 0, (k, f, l)\n"
-	"    assert l['median_us'] <= l['p99_us'] <= l['p999_us'] <= l['max_us'], l\n"
-	"assert d['latency']['ratio_median'] > 0 and d['latency']['ratio_p99'] > 0, d['latency']\n"
-	"for k in ('sddsd', 'raw_udp6_sendmmsg'):\n"
-	"    t = d['throughput'][k]\n"
-	"    assert t['ok'] is True and t['rate'] > 0 and t['received'] > 0 and t['sent'] > 0, t\n"
-	"assert d['throughput']['ratio'] > 0, d['throughput']\n"
-	"m = d['monolithic']\n"
-	"assert m['requested'] is True and m['available'] is False and len(m['why']) > 20, m\n"
-	"assert 'rate' not in m and 'median_us' not in m, m\n"
-	"p = d['ddsperf']\n"
-	"assert p['ran'] is True, p\n"
-	"if p['ok']:\n"
-	"    assert '%' in p['summary'] and 'ddsperf' in p['command'] and p['payload'], p\n"
-	"else:\n"
-	"    assert len(p['why']) > 0, p\n";
+    "import json, sys\n"
+    "d = json.load(open(sys.argv[1]))\n"
+    "assert d['bench'] == 'net' and d['size'] == 3, d\n"
+    "for k in ('sddsd', 'raw_udp6'):\n"
+    "    l = d['latency'][k]\n"
+    "    assert l['ok'] is True, l\n"
+    "    assert l['n'] > 0, l\n"
+    "    for f in ('median_us', 'p99_us', 'p999_us', 'max_us', 'min_us'):\n"
+    "        assert l[f] > 0, (k, f, l)\n"
+    "    assert l['median_us'] <= l['p99_us'] <= l['p999_us'] <= l['max_us'], l\n"
+    "assert d['latency']['ratio_median'] > 0 and d['latency']['ratio_p99'] > 0, d['latency']\n"
+    "for k in ('sddsd', 'raw_udp6_sendmmsg'):\n"
+    "    t = d['throughput'][k]\n"
+    "    assert t['ok'] is True and t['rate'] > 0 and t['received'] > 0 and t['sent'] > 0, t\n"
+    "assert d['throughput']['ratio'] > 0, d['throughput']\n"
+    "m = d['monolithic']\n"
+    "assert m['requested'] is True and m['available'] is False and len(m['why']) > 20, m\n"
+    "assert 'rate' not in m and 'median_us' not in m, m\n"
+    "p = d['ddsperf']\n"
+    "assert p['ran'] is True, p\n"
+    "if p['ok']:\n"
+    "    assert '%' in p['summary'] and 'ddsperf' in p['command'] and p['payload'], p\n"
+    "else:\n"
+    "    assert len(p['why']) > 0, p\n";
 
 static int group_setup(void **state)
 {
-	char *argv[] = { (char *)bench_bin, "net", "--json", "-n", "500", "--warmup", "20", "--size", "3", "-t",
-			 "0.3", "--monolithic", "--ddsperf-seconds", "2", "--sddsd", (char *)sddsd_bin, NULL };
+	char *argv[] = {(char *)bench_bin,
+			"net",
+			"--json",
+			"-n",
+			"500",
+			"--warmup",
+			"20",
+			"--size",
+			"3",
+			"-t",
+			"0.3",
+			"--monolithic",
+			"--ddsperf-seconds",
+			"2",
+			"--sddsd",
+			(char *)sddsd_bin,
+			NULL};
 	int fd = mkstemp(out_path);
 
 	(void)state;
@@ -146,7 +161,7 @@ static void test_every_figure(void **state)
 
 static void test_bad_size(void **state)
 {
-	char *argv[] = { (char *)bench_bin, "net", "--size", "0", NULL };
+	char *argv[] = {(char *)bench_bin, "net", "--size", "0", NULL};
 	int fd = open("/dev/null", O_WRONLY), st;
 
 	(void)state;
@@ -159,8 +174,9 @@ static void test_bad_size(void **state)
 static void test_unprivileged(void **state)
 {
 	char path[] = "/tmp/sdds-bench-net-np-XXXXXX", buf[1024];
-	char *argv[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", (char *)bench_bin, "net",
-			 "--sddsd", (char *)sddsd_bin, NULL };
+	char *argv[] = {"setpriv",	  "--reuid=65534",   "--regid=65534",
+			"--clear-groups", (char *)bench_bin, "net",
+			"--sddsd",	  (char *)sddsd_bin, NULL};
 	int fd = mkstemp(path), st;
 	ssize_t n;
 
@@ -181,10 +197,10 @@ static void test_unprivileged(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exit_zero),
-		cmocka_unit_test(test_every_figure),
-		cmocka_unit_test(test_bad_size),
-		cmocka_unit_test(test_unprivileged),
+	    cmocka_unit_test(test_exit_zero),
+	    cmocka_unit_test(test_every_figure),
+	    cmocka_unit_test(test_bad_size),
+	    cmocka_unit_test(test_unprivileged),
 	};
 
 	if (argc != 3) {
