@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 MESON_TEST_ARGS ?= --print-errorlogs
 
-.PHONY: all deps build asan run test test-plain test-asan fuzz fuzz-smoke bench install clean format-check
+.PHONY: all deps build asan run test test-plain test-asan fuzz fuzz-smoke bench install clean
 
 all: build
 
@@ -56,9 +56,6 @@ bench: build
 
 install: build
 	meson install -C $(BUILD)
-
-format-check:
-	sh scripts/format-check.sh
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
