@@ -354,10 +354,59 @@ static void netif_backlog_push(struct netif *n, uint32_t topic, const uint8_t *d
 	n->bl_n++;
 }
 
+/*
+ * §11.3 receive filter, per (source, topic): take a sample whose seqnr is
+ * ahead of the last one taken by less than half the number space (so a
+ * wrap and a publisher restart after half a cycle both pass), drop the
+ * others (duplicates of a resend, stale reordering).
+ */
+static bool netif_seq_take(struct net_peer *p, uint16_t topic, const struct snps_seqnr *s)
+{
+	uint32_t mask = s->bits >= 32 ? 0xffffffffu : (1u << s->bits) - 1;
+	uint32_t ahead;
+
+	if (p == NULL || topic >= 16)
+		return true;
+	if (!(p->rx_seq_valid & (1u << topic))) {
+		p->rx_seq_valid |= (uint16_t)(1u << topic);
+		p->rx_seq[topic] = s->value;
+		return true;
+	}
+	ahead = (s->value - p->rx_seq[topic]) & mask;
+	if (ahead == 0 || ahead > mask / 2)
+		return false;
+	p->rx_seq[topic] = s->value;
+	return true;
+}
+
+/* ACK a reliable sample to the frame's source locator, from the socket it came in on (§9.5, probe_qback). */
+static void netif_send_ack(struct netif *n, const struct net_addr *src, bool mcast, uint8_t domain, uint16_t topic,
+			   const struct snps_seqnr *s)
+{
+	uint32_t i;
+
+	if (n->be == NULL)
+		return;
+	if (n->tx_used == NETIF_TX_SLOTS)
+		netif_tx_send(n);
+	i = n->tx_used++;
+	n->tx_peer[i] = -1;
+	n->tx_raw[i] = false;
+	snps_frame_reset(&n->tx_frame[i]);
+	if (snps_frame_add_ack(&n->tx_frame[i], domain, topic, s) < 0) {
+		n->tx_used--;
+		return;
+	}
+	n->tx[i].dst = *src;
+	n->tx[i].from_mcast = mcast;
+	n->c.acks_out++;
+}
+
 struct netif_rx_ctx {
 	struct netif *n;
 	const struct net_addr *src;
 	uint32_t link;
+	bool mcast;
 	struct net_peer *p;
 	bool swapped;
 	uint32_t samples;
@@ -430,6 +479,17 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		n->c.drops[NETIF_DROP_BAD_SAMPLE]++;
 		return 0;
 	}
+	if (ev->has_seqnr) {
+		bool take = netif_seq_take(rx->p, ev->topic, &ev->seqnr);
+
+		/* A duplicate is acknowledged again: our first ACK may be what was lost. */
+		if (t->cfg.reliable)
+			netif_send_ack(n, rx->src, rx->mcast, ev->domain, ev->topic, &ev->seqnr);
+		if (!take) {
+			n->c.seq_dropped++;
+			return 0;
+		}
+	}
 	rx->samples++;
 	if (rx->p != NULL)
 		rx->p->topics_in |= (uint16_t)(1u << ev->topic);
@@ -470,7 +530,7 @@ static void netif_handle(struct netif *n, const struct net_dgram *d)
 {
 	struct snps_decoder_options o;
 	struct snps_decode_error err;
-	struct netif_rx_ctx rx = { .n = n, .src = &d->src, .link = d->link };
+	struct netif_rx_ctx rx = { .n = n, .src = &d->src, .link = d->link, .mcast = d->mcast };
 	struct net_peer *p;
 	int rc;
 

@@ -79,6 +79,8 @@ struct netif_counters {
 	uint64_t local_overwritten; /* local samples the network reader lost */
 	uint64_t peers_expired;	    /* dynamic peers removed after expire_ms of silence (discovery) */
 	uint64_t dests_full;	    /* learnt destinations not added: peer table or topic list full */
+	uint64_t seq_dropped;	    /* samples with a SEQNR not ahead of the last taken (duplicates, late) */
+	uint64_t acks_out;	    /* ACKs sent for reliable topics (§11.3) */
 };
 
 /* Calls back into the daemon's loop layer. */

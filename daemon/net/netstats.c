@@ -94,6 +94,8 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	st->backlog = netif_backlog(n);
 	st->peers_expired = c->peers_expired;
 	st->dests_full = c->dests_full;
+	st->seq_dropped = c->seq_dropped;
+	st->acks_out = c->acks_out;
 	if (netif_discovery(n) != NULL) {
 		const struct disc *d = netif_discovery(n);
 		const struct disc_counters *dc = disc_counters(d);

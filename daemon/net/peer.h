@@ -41,6 +41,9 @@ struct net_peer {
 	uint16_t last_port;    /* source port of its last datagram */
 	uint16_t topics_in;    /* bit per topic id it sent us */
 	uint16_t topics_out;   /* bit per topic id we send it */
+	/* Highest sequence number taken per topic id (§11.3: per source locator). */
+	uint32_t rx_seq[16];
+	uint16_t rx_seq_valid; /* bit per topic id */
 	struct net_peer_counters c;
 	/* Frame under construction this turn (netif.c), or -1. */
 	int tx_slot;

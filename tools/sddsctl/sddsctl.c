@@ -390,8 +390,10 @@ static void json_net(FILE *f, const Sdds__Ctl__Stats *st)
 		json_str(f, n->drops[i]->reason);
 		fprintf(f, ": %" PRIu64, n->drops[i]->count);
 	}
-	fprintf(f, "}, \"peers_expired\": %" PRIu64 ", \"dests_full\": %" PRIu64 ", \"discovery\": ", n->peers_expired,
-		n->dests_full);
+	fprintf(f,
+		"}, \"peers_expired\": %" PRIu64 ", \"dests_full\": %" PRIu64 ", \"seq_dropped\": %" PRIu64
+		", \"acks_out\": %" PRIu64 ", \"discovery\": ",
+		n->peers_expired, n->dests_full, n->seq_dropped, n->acks_out);
 	if (n->discovery == NULL) {
 		fputs("null}", f);
 		return;
@@ -635,6 +637,7 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f, "local samples lost        %" PRIu64 "\n", n->local_overwritten);
 	fprintf(f, "peers expired             %" PRIu64 "\n", n->peers_expired);
 	fprintf(f, "learnt dests not added    %" PRIu64 "\n", n->dests_full);
+	fprintf(f, "seqnr drops / acks sent   %" PRIu64 " / %" PRIu64 "\n", n->seq_dropped, n->acks_out);
 	if (n->discovery == NULL) {
 		fputs("discovery                 off\n", f);
 		return;
