@@ -378,6 +378,15 @@ static void peer_usage(FILE *f)
 		PEER_DEFAULT_TOPICS);
 }
 
+/* The long name of option c, for messages. */
+static const char *peer_longname(const struct option *opts, int c)
+{
+	for (; opts->name != NULL; opts++)
+		if (opts->val == c)
+			return opts->name;
+	return "?";
+}
+
 static int peer_parse(int argc, char **argv, struct peer_opts *o)
 {
 	static const struct option longopts[] = {
@@ -435,7 +444,7 @@ static int peer_parse(int argc, char **argv, struct peer_opts *o)
 		case 'n':
 			o->count = strtoull(optarg, &end, 0);
 			count_given = true;
-			if (*end != '\0' || end == optarg || errno)
+			if (*end != '\0' || end == optarg || errno || optarg[0] == '-')
 				goto bad;
 			break;
 		case 'w':
@@ -463,7 +472,7 @@ static int peer_parse(int argc, char **argv, struct peer_opts *o)
 		}
 		continue;
 	bad:
-		fprintf(stderr, "sdds-peer: bad value for %s: %s\n", argv[optind - 1], optarg);
+		fprintf(stderr, "sdds-peer: bad value for --%s: %s\n", peer_longname(longopts, c), optarg);
 		return -EINVAL;
 	}
 	if (optind != argc) {
