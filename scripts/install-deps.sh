@@ -4,11 +4,12 @@
 # Uses the package mirror the machine is already configured with.
 set -eu
 
+# nftables: packet loss in a namespace (tests/net netns-loss; no tc netem in the test kernel)
 # systemd: systemd-analyze (tests/systemd) and systemd.pc (the unit directory);
 # debootstrap, systemd-container: the units booted under a real systemd (test_boot.sh)
 PKGS="gcc clang make meson ninja-build pkg-config python3
 libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev
-libseccomp-dev iproute2 procps
+libseccomp-dev iproute2 procps nftables
 systemd debootstrap systemd-container"
 
 missing=""

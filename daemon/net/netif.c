@@ -37,6 +37,12 @@
 #define NETIF_TX_SLOTS 64u
 #define NETIF_BACKLOG_RETRY_MS 10
 #define NETIF_DISC_TICK_MS 100
+/* Reliable topics toward the wire (§11.3): at most this many unacknowledged
+ * samples, below half the 4-bit number space so a receiver tells a resend
+ * from a new sample; resent after NETIF_REL_RTO_MS without every ACK. */
+#define NETIF_REL_WINDOW 7u
+#define NETIF_REL_RTO_MS 10
+#define NETIF_REL_MAX_SAMPLE 128u
 
 struct netif_topic {
 	struct nodecfg_topic cfg;
@@ -50,6 +56,16 @@ struct netif_topic {
 	uint32_t dests[NODECFG_MAX_DESTS]; /* peer indices */
 	uint32_t n_dests;
 	struct netif *n;
+	/* Reliable topics: the window of unacknowledged samples, oldest first. */
+	struct {
+		uint8_t seq;
+		uint64_t pending; /* bit per dests[] index still owing its ACK */
+		uint8_t data[NETIF_REL_MAX_SAMPLE];
+	} win[NETIF_REL_WINDOW];
+	uint32_t win_head, win_n;
+	uint8_t next_seq;
+	int64_t sent_ns; /* last (re)send of the window */
+	bool rel;	 /* reliable in the node config, unicast destinations tracked */
 };
 
 struct netif_backlog_ent {
@@ -99,6 +115,7 @@ struct netif {
 	uv_prepare_t prepare;
 	uv_timer_t retry;
 	uv_timer_t disc_timer;
+	uv_timer_t rel_timer;
 	bool handles_open;
 
 	struct disc *disc; /* NULL: static mode */
@@ -213,10 +230,11 @@ static void netif_tx_send(struct netif *n)
 
 /* A frame slot for peer p holding topic t (the peer's open one if it fits). */
 static int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topic *t, const uint8_t *sample,
-			   bool swap)
+			   bool swap, const struct snps_seqnr *seq)
 {
 	struct net_peer *p = &n->peers.v[pi];
-	struct snps_sample_meta m = { .domain = (uint8_t)t->cfg.desc.domain, .topic = t->cfg.desc.topic_id };
+	struct snps_sample_meta m = { .domain = (uint8_t)t->cfg.desc.domain, .topic = t->cfg.desc.topic_id,
+				      .seqnr = seq };
 	uint32_t size = t->cfg.desc.sample_size;
 	uint8_t *dst;
 	int rc;
@@ -253,26 +271,139 @@ static int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topi
 	return -EMSGSIZE;
 }
 
-/* Drain the network reader's ring of t into frames for its destinations. */
-static void netif_reader_notify(struct broker_reader *r, void *owner)
+static void netif_on_rel_timer(uv_timer_t *h);
+
+/* Send window entry k of reliable topic t to the destinations in mask. */
+static void netif_rel_send(struct netif *n, struct netif_topic *t, uint32_t k, uint64_t mask)
 {
-	struct netif_topic *t = owner;
-	struct netif *n = t->n;
+	uint32_t e = (t->win_head + k) % NETIF_REL_WINDOW;
+	struct snps_seqnr s = { .bits = 4, .value = t->win[e].seq };
+
+	for (uint32_t i = 0; i < t->n_dests; i++) {
+		if (mask & (1ull << i))
+			netif_tx_append(n, t->dests[i], t, t->win[e].data, n->peers.v[t->dests[i]].swapped, &s);
+	}
+}
+
+/* A reliable sample enters the window: numbered, sent to every destination, kept until all ACKed. */
+static void netif_rel_push(struct netif *n, struct netif_topic *t, const uint8_t *sample)
+{
+	uint32_t e = (t->win_head + t->win_n) % NETIF_REL_WINDOW;
+	uint64_t mask = 0;
+
+	for (uint32_t i = 0; i < t->n_dests; i++) {
+		/* A group gives no ACK that names it (answers come from each member): best effort there. */
+		if (!n->peers.v[t->dests[i]].group)
+			mask |= 1ull << i;
+	}
+	t->win[e].seq = t->next_seq;
+	t->next_seq = (uint8_t)((t->next_seq + 1) & 15);
+	t->win[e].pending = mask;
+	memcpy(t->win[e].data, sample, t->cfg.desc.sample_size);
+	netif_rel_send(n, t, t->win_n, ~0ull);
+	if (mask == 0)
+		return; /* nobody to wait for */
+	t->win_n++;
+	t->sent_ns = n->ops->clock_ns(n->be);
+	if (n->handles_open && !uv_is_active((uv_handle_t *)&n->rel_timer))
+		uv_timer_start(&n->rel_timer, netif_on_rel_timer, NETIF_REL_RTO_MS, NETIF_REL_RTO_MS);
+}
+
+/* Drain the network reader's ring of t into frames for its destinations
+ * (a reliable topic only while its window has room: the rest waits in the ring). */
+static void netif_topic_drain(struct netif *n, struct netif_topic *t)
+{
 	uint32_t len;
 	int rc;
 
-	(void)r;
 	for (;;) {
+		if (t->rel && t->win_n == NETIF_REL_WINDOW)
+			break;
 		rc = rring_cons_take(&t->cons, n->sample_buf, n->max_sample, &len, NULL, NULL);
 		if (rc <= 0)
 			break;
 		if (len != t->cfg.desc.sample_size || n->closing)
 			continue;
+		if (t->rel) {
+			netif_rel_push(n, t, n->sample_buf);
+			continue;
+		}
 		for (uint32_t i = 0; i < t->n_dests; i++)
-			netif_tx_append(n, t->dests[i], t, n->sample_buf, n->peers.v[t->dests[i]].swapped);
+			netif_tx_append(n, t->dests[i], t, n->sample_buf, n->peers.v[t->dests[i]].swapped, NULL);
 	}
 	n->c.local_overwritten += t->cons.lost;
 	t->cons.lost = 0;
+}
+
+/* An ACK for reliable topic t from src: the destination at that address owes nothing for seq any more. */
+static void netif_rel_ack(struct netif *n, struct netif_topic *t, const struct net_addr *src, uint32_t seq)
+{
+	bool freed = false;
+
+	for (uint32_t i = 0; i < t->n_dests; i++) {
+		const struct net_peer *p = &n->peers.v[t->dests[i]];
+
+		/* Address only, as real nodes compare locators (§8.1). */
+		if (memcmp(&p->addr.ip, &src->ip, sizeof(src->ip)) != 0 || p->addr.ifindex != src->ifindex)
+			continue;
+		for (uint32_t k = 0; k < t->win_n; k++) {
+			uint32_t e = (t->win_head + k) % NETIF_REL_WINDOW;
+
+			if (t->win[e].seq == (seq & 15))
+				t->win[e].pending &= ~(1ull << i);
+		}
+	}
+	while (t->win_n > 0 && t->win[t->win_head].pending == 0) {
+		t->win_head = (t->win_head + 1) % NETIF_REL_WINDOW;
+		t->win_n--;
+		freed = true;
+	}
+	if (freed)
+		netif_topic_drain(n, t);
+}
+
+/* Resend every window whose last send is older than the timeout. */
+static void netif_rel_resend(struct netif *n)
+{
+	int64_t now = n->ops->clock_ns(n->be);
+	bool waiting = false;
+
+	for (uint32_t ti = 0; ti < n->n_topics; ti++) {
+		struct netif_topic *t = &n->topics[ti];
+
+		if (!t->rel || t->win_n == 0)
+			continue;
+		waiting = true;
+		if (now - t->sent_ns < (int64_t)NETIF_REL_RTO_MS * 1000000)
+			continue;
+		for (uint32_t k = 0; k < t->win_n; k++) {
+			netif_rel_send(n, t, k, t->win[(t->win_head + k) % NETIF_REL_WINDOW].pending);
+			n->c.resent++;
+		}
+		t->sent_ns = now;
+	}
+	if (!waiting && n->handles_open)
+		uv_timer_stop(&n->rel_timer);
+}
+
+static void netif_on_rel_timer(uv_timer_t *h)
+{
+	struct netif *n = h->data;
+
+	netif_rel_resend(n);
+	if (n->tx_used > 0)
+		netif_tx_send(n);
+	if (n->hooks.after != NULL)
+		n->hooks.after(n->hooks.ctx);
+}
+
+/* Drain the network reader's ring of t into frames for its destinations. */
+static void netif_reader_notify(struct broker_reader *r, void *owner)
+{
+	struct netif_topic *t = owner;
+
+	(void)r;
+	netif_topic_drain(t->n, t);
 }
 
 /* ---------------- network -> local --------------------------------------- */
@@ -360,23 +491,41 @@ static void netif_backlog_push(struct netif *n, uint32_t topic, const uint8_t *d
  * wrap and a publisher restart after half a cycle both pass), drop the
  * others (duplicates of a resend, stale reordering).
  */
-static bool netif_seq_take(struct net_peer *p, uint16_t topic, const struct snps_seqnr *s)
+enum netif_seq_verdict { NETIF_SEQ_TAKE, NETIF_SEQ_DUP, NETIF_SEQ_GAP };
+
+/*
+ * For a reliable topic only the next number is taken once the stream is
+ * known: a sample past a gap waits for the resend of the missing one
+ * (not ACKed, so its sender keeps it), unless NETIF_SEQ_RESYNC of them came
+ * in a row (a real sender's slot expired, §11.3: the gap never fills).
+ */
+#define NETIF_SEQ_RESYNC 64u
+
+static enum netif_seq_verdict netif_seq_check(struct netif *n, struct net_peer *p, uint16_t topic,
+					      const struct snps_seqnr *s, bool strict)
 {
 	uint32_t mask = s->bits >= 32 ? 0xffffffffu : (1u << s->bits) - 1;
 	uint32_t ahead;
 
 	if (p == NULL || topic >= 16)
-		return true;
+		return NETIF_SEQ_TAKE;
 	if (!(p->rx_seq_valid & (1u << topic))) {
 		p->rx_seq_valid |= (uint16_t)(1u << topic);
 		p->rx_seq[topic] = s->value;
-		return true;
+		p->rx_gap[topic] = 0;
+		return NETIF_SEQ_TAKE;
 	}
 	ahead = (s->value - p->rx_seq[topic]) & mask;
 	if (ahead == 0 || ahead > mask / 2)
-		return false;
+		return NETIF_SEQ_DUP;
+	if (strict && ahead > 1) {
+		if (++p->rx_gap[topic] < NETIF_SEQ_RESYNC)
+			return NETIF_SEQ_GAP;
+		n->c.seq_resync++;
+	}
+	p->rx_gap[topic] = 0;
 	p->rx_seq[topic] = s->value;
-	return true;
+	return NETIF_SEQ_TAKE;
 }
 
 /* ACK a reliable sample to the frame's source locator, from the socket it came in on (§9.5, probe_qback). */
@@ -438,8 +587,16 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		n->c.drops[NETIF_DROP_SECURE]++;
 		return 0;
 	}
+	if (ev->kind == SNPS_EV_ACK && n->topic_of_id[ev->topic] >= 0) {
+		t = &n->topics[n->topic_of_id[ev->topic]];
+		if (t->rel && ev->domain == t->cfg.desc.domain) {
+			n->c.acks_in++;
+			netif_rel_ack(n, t, rx->src, ev->seqnr.value);
+		}
+		return 0;
+	}
 	if (ev->kind != SNPS_EV_DATA)
-		return 0; /* context, seqnrs, acks: reliability is not ours yet */
+		return 0; /* context, SEQNR alone, NACK (never sent by working real nodes, §11.3) */
 	if (n->topic_of_id[ev->topic] < 0) {
 		/* Only builtins get past the lookup here (discovery on; user ids 1..7 refused then). */
 		const uint8_t *bd = ev->data;
@@ -480,12 +637,12 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		return 0;
 	}
 	if (ev->has_seqnr) {
-		bool take = netif_seq_take(rx->p, ev->topic, &ev->seqnr);
+		enum netif_seq_verdict v = netif_seq_check(n, rx->p, ev->topic, &ev->seqnr, t->cfg.reliable);
 
 		/* A duplicate is acknowledged again: our first ACK may be what was lost. */
-		if (t->cfg.reliable)
+		if (t->cfg.reliable && v != NETIF_SEQ_GAP)
 			netif_send_ack(n, rx->src, rx->mcast, ev->domain, ev->topic, &ev->seqnr);
-		if (!take) {
+		if (v != NETIF_SEQ_TAKE) {
 			n->c.seq_dropped++;
 			return 0;
 		}
@@ -688,6 +845,7 @@ static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct
 
 	t->cfg = *cfg;
 	t->n = n;
+	t->rel = cfg->reliable && cfg->desc.sample_size <= NETIF_REL_MAX_SAMPLE;
 	for (uint32_t i = 0; i < cfg->desc.n_fields; i++) {
 		t->fields[i].type = cfg->desc.fields[i].type;
 		t->fields[i].size = cfg->desc.fields[i].size;
@@ -841,8 +999,13 @@ static void netif_dests_rebuild(struct netif *n)
 {
 	char why[8];
 
-	for (uint32_t i = 0; i < n->n_topics; i++)
-		n->topics[i].n_dests = 0;
+	for (uint32_t i = 0; i < n->n_topics; i++) {
+		struct netif_topic *t = &n->topics[i];
+
+		/* Destination indices change: what is still unacknowledged is given up (not resent). */
+		t->n_dests = 0;
+		t->win_n = 0;
+	}
 	for (uint32_t i = 0; i < n->peers.n; i++)
 		n->peers.v[i].topics_out = 0;
 	/* Static peers were added first at start and are never removed: this cannot fail now. */
@@ -885,7 +1048,10 @@ void netif_tick(struct netif *n)
 	int64_t now;
 	bool removed = false;
 
-	if (n->disc == NULL || n->closing)
+	if (n->closing)
+		return;
+	netif_rel_resend(n);
+	if (n->disc == NULL)
 		return;
 	now = n->ops->clock_ns(n->be);
 	disc_tick(n->disc, now);
@@ -1083,6 +1249,8 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	uv_prepare_init(loop, &n->prepare);
 	uv_timer_init(loop, &n->retry);
 	uv_timer_init(loop, &n->disc_timer);
+	uv_timer_init(loop, &n->rel_timer);
+	n->rel_timer.data = n;
 	n->prepare.data = n;
 	n->retry.data = n;
 	n->disc_timer.data = n;
@@ -1127,6 +1295,7 @@ void netif_close(struct netif *n)
 		uv_close((uv_handle_t *)&n->prepare, NULL);
 		uv_close((uv_handle_t *)&n->retry, NULL);
 		uv_close((uv_handle_t *)&n->disc_timer, NULL);
+		uv_close((uv_handle_t *)&n->rel_timer, NULL);
 		n->handles_open = false;
 	}
 	n->ops->close(n->be, netif_backend_closed, NULL);

@@ -81,6 +81,9 @@ struct netif_counters {
 	uint64_t dests_full;	    /* learnt destinations not added: peer table or topic list full */
 	uint64_t seq_dropped;	    /* samples with a SEQNR not ahead of the last taken (duplicates, late) */
 	uint64_t acks_out;	    /* ACKs sent for reliable topics (§11.3) */
+	uint64_t acks_in;	    /* ACKs received for our reliable topics */
+	uint64_t resent;	    /* reliable samples sent again after NETIF_REL_RTO_MS without ACK */
+	uint64_t seq_resync;	    /* reliable streams taken up again past a gap that never filled */
 };
 
 /* Calls back into the daemon's loop layer. */
@@ -148,8 +151,9 @@ void netif_flush(struct netif *n);
 /* Receive and handle what the backend has now (the readable callback's body). */
 void netif_receive(struct netif *n);
 
-/* Discovery's timer body: announcements, expiry of subscriptions and of
- * silent dynamic peers (the layer calls it every 100 ms; tests call it). */
+/* The timers' body: resends of unacknowledged reliable samples; discovery's
+ * announcements, expiry of subscriptions and of silent dynamic peers (the
+ * layer runs these every 10 / 100 ms; tests call this). */
 void netif_tick(struct netif *n);
 
 /* The discovery state, or NULL when discovery is off. */

@@ -96,6 +96,9 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	st->dests_full = c->dests_full;
 	st->seq_dropped = c->seq_dropped;
 	st->acks_out = c->acks_out;
+	st->acks_in = c->acks_in;
+	st->resent = c->resent;
+	st->seq_resync = c->seq_resync;
 	if (netif_discovery(n) != NULL) {
 		const struct disc *d = netif_discovery(n);
 		const struct disc_counters *dc = disc_counters(d);

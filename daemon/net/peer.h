@@ -44,6 +44,7 @@ struct net_peer {
 	/* Highest sequence number taken per topic id (§11.3: per source locator). */
 	uint32_t rx_seq[16];
 	uint16_t rx_seq_valid; /* bit per topic id */
+	uint8_t rx_gap[16];    /* reliable samples past a gap in a row, per topic id */
 	struct net_peer_counters c;
 	/* Frame under construction this turn (netif.c), or -1. */
 	int tx_slot;

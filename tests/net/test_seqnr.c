@@ -222,12 +222,165 @@ static void test_big_seqnr(void **state)
 	fx_close(&f);
 }
 
+static const char pub_xml[] =
+	"<project name=\"pub\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
+	"<domain id=\"1\">\n"
+	"<topic name=\"qback\" domain=\"1\" id=\"A\">\n"
+	"  <attribute name=\"number\" type=\"DDS_short\"/>\n"
+	"  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" kind=\"reliable\" confirmationtype=\"ack\" max_blocking_time=\"100\"/>\n"
+	"</topic>\n"
+	"</domain>\n"
+	"<role topic=\"qback\" type=\"publisher\"/>\n"
+	"<subscription topic=\"qback\"><subscriber ip=\"fe80::2\"/></subscription>\n"
+	"</project>\n";
+
+/* Seqnrs (s3) carried by the frames sent from index from on, in order, into seq; returns how many. */
+static int sent_seqs(uint32_t from, int *seq, int cap)
+{
+	int k = 0;
+
+	for (uint32_t i = from; i < fake_sent(); i++) {
+		const struct fake_dgram *d = fake_sent_at(i);
+
+		for (uint32_t o = 2; o < d->len && k < cap; o++) {
+			if ((d->buf[o] & 0x0f) == 0x03 && o + 1 < d->len && d->buf[o + 1] == 0x22) {
+				seq[k++] = d->buf[o] >> 4;
+				o += 3; /* SEQNR, DATA header, 2 sample bytes */
+			}
+		}
+	}
+	return k;
+}
+
+static void ack(uint8_t s)
+{
+	uint8_t b[] = { 0x01, 0x03, 0x10, 0xa1, (uint8_t)(s << 4 | 0x5) };
+
+	fake_inject("fe80::2", 23234, false, b, sizeof(b));
+}
+
+/* Our side as the reliable publisher: a window of 7 numbered samples, the rest waits for ACKs; resend after the timeout. */
+static void test_publisher_window(void **state)
+{
+	struct broker_qos wq = { .reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 100 };
+	struct nodecfg_error err;
+	struct netif_options o;
+	struct broker_topic *bt;
+	struct broker_writer *w;
+	struct broker_topic_desc d;
+	struct nodecfg *nc;
+	struct broker *b;
+	struct netif *n;
+	uv_loop_t loop;
+	char why[256];
+	int seq[64], k;
+	uint32_t mark;
+
+	(void)state;
+	fake_reset();
+	fake_clock_set(1000000000ll);
+	assert_int_equal(uv_loop_init(&loop), 0);
+	assert_int_equal(broker_new(NULL, &b), 0);
+	assert_int_equal(nodecfg_load_memory(pub_xml, sizeof(pub_xml) - 1, "pub.xml", &nc, &err), 0);
+	netif_options_init(&o);
+	o.backend = &fake_backend_ops;
+	o.node = nc;
+	o.links[0] = "fk0";
+	o.n_links = 1;
+	if (netif_new(&loop, b, &o, NULL, &n, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	d = nc->topics[0].desc;
+	assert_int_equal(broker_topic_get(b, &d, &bt), 0);
+	assert_int_equal(broker_writer_new(b, bt, &wq, 5, &w), 0);
+	for (int i = 0; i < 10; i++) {
+		uint8_t s[2] = { 0, (uint8_t)i };
+
+		assert_int_equal(broker_write(w, s, 2, 0, NULL), 0);
+	}
+	broker_flush(b);
+	netif_flush(n);
+	k = sent_seqs(0, seq, 64);
+	assert_int_equal(k, 7);
+	for (int i = 0; i < 7; i++)
+		assert_int_equal(seq[i], i);
+	/* No ACK within the timeout: all seven again. */
+	mark = fake_sent();
+	fake_clock_set(1000000000ll + 20000000ll);
+	netif_tick(n);
+	netif_flush(n);
+	assert_int_equal(sent_seqs(mark, seq, 64), 7);
+	assert_int_equal(netif_counters(n)->resent, 7);
+	/* ACKs for 0..4: five slots free, the last three samples go out as 7, 8, 9. */
+	for (uint8_t s = 0; s < 5; s++)
+		ack(s);
+	mark = fake_sent();
+	netif_receive(n);
+	netif_flush(n);
+	k = sent_seqs(mark, seq, 64);
+	assert_int_equal(k, 3);
+	assert_int_equal(seq[0], 7);
+	assert_int_equal(seq[2], 9);
+	assert_int_equal(netif_counters(n)->acks_in, 5);
+	/* A resend now carries only the unacknowledged 5..9. */
+	mark = fake_sent();
+	fake_clock_set(1000000000ll + 40000000ll);
+	netif_tick(n);
+	netif_flush(n);
+	k = sent_seqs(mark, seq, 64);
+	assert_int_equal(k, 5);
+	assert_int_equal(seq[0], 5);
+	for (uint8_t s = 5; s < 10; s++)
+		ack(s);
+	netif_receive(n);
+	mark = fake_sent();
+	fake_clock_set(1000000000ll + 60000000ll);
+	netif_tick(n);
+	netif_flush(n);
+	assert_int_equal(fake_sent(), mark); /* all acknowledged: nothing more */
+	broker_writer_free(w);
+	broker_topic_put(bt);
+	netif_close(n);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	netif_free(n);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	broker_free(b);
+	free(nc);
+	fake_clock_set(0);
+}
+
+/* As a reliable receiver: a sample past a gap waits (no ACK) for the resend of the missing one. */
+static void test_receiver_gap(void **state)
+{
+	int16_t v[16];
+	struct fx f;
+
+	(void)state;
+	fx_open(&f);
+	pub_frame(0xa1, 0, 100);
+	pub_frame(0xa1, 2, 102); /* 1 lost */
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 0, v, 16), 1);
+	assert_int_equal(fake_sent(), 1); /* ACK 0 only */
+	pub_frame(0xa1, 1, 101);
+	pub_frame(0xa1, 2, 102);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 0, v, 16), 2);
+	assert_int_equal(v[0], 101);
+	assert_int_equal(v[1], 102);
+	assert_int_equal(fake_sent(), 3);
+	fx_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ack_as_captured),
 		cmocka_unit_test(test_wrap_best_effort),
 		cmocka_unit_test(test_big_seqnr),
+		cmocka_unit_test(test_publisher_window),
+		cmocka_unit_test(test_receiver_gap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
