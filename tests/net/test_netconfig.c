@@ -64,6 +64,51 @@ static void test_values(void **state)
 	assert_int_equal(c.net, 1);
 }
 
+/* The discovery keys (daemon/net/discovery.h): defaults, values, ranges. */
+static void test_discovery_keys(void **state)
+{
+	static const char text[] = "discovery = on\n"
+				   "node_id = 53866\n"
+				   "discovery_participant_ms = 200\n"
+				   "discovery_publication_ms = 0\n"
+				   "discovery_expire_ms = 1500\n"
+				   "discovery_unicast = yes\n"
+				   "discovery_max_subscriptions = 8\n";
+	static const char *const bad[] = {
+		"node_id = 65536\n",
+		"node_id = 0xd26a\n", /* decimal, as every number key */
+		"discovery = maybe\n",
+		"discovery_max_subscriptions = 0\n",
+		"discovery_expire_ms = -1\n",
+	};
+	struct sddsd_config c;
+	struct config_error err;
+
+	(void)state;
+	config_init(&c);
+	assert_false(c.discovery);
+	assert_int_equal(c.node_id, 0);
+	assert_int_equal(c.discovery_participant_ms, 1000);
+	assert_int_equal(c.discovery_publication_ms, 5000);
+	assert_int_equal(c.discovery_expire_ms, 5000);
+	assert_int_equal(c.discovery_max_subscriptions, 64);
+	if (parse(&c, text, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(c.node_id, 0xd26a);
+	assert_true(c.discovery);
+	assert_int_equal(c.discovery_participant_ms, 200);
+	assert_int_equal(c.discovery_publication_ms, 0);
+	assert_int_equal(c.discovery_expire_ms, 1500);
+	assert_true(c.discovery_unicast);
+	assert_int_equal(c.discovery_max_subscriptions, 8);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		config_init(&c);
+		if (parse(&c, bad[i], &err) == 0)
+			fail_msg("accepted: %s", bad[i]);
+		assert_non_null(strstr(err.msg, "n.conf:1"));
+	}
+}
+
 static void test_refusals(void **state)
 {
 	static const struct {
@@ -205,6 +250,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_daemon_start_errors),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_discovery_keys),
 		cmocka_unit_test(test_print_round_trip),
 	};
 
