@@ -43,6 +43,9 @@
 #define NETIF_REL_WINDOW 7u
 #define NETIF_REL_RTO_MS 10
 #define NETIF_REL_MAX_SAMPLE 128u
+/* A destination that never ACKs must not hold a topic for ever: a sample is
+ * given up after this many resends (2 s at the 10-ms timeout). */
+#define NETIF_REL_MAX_TRIES 200u
 
 struct netif_topic {
 	struct nodecfg_topic cfg;
@@ -59,6 +62,7 @@ struct netif_topic {
 	/* Reliable topics: the window of unacknowledged samples, oldest first. */
 	struct {
 		uint8_t seq;
+		uint16_t tries;	  /* resends so far */
 		uint64_t pending; /* bit per dests[] index still owing its ACK */
 		uint8_t data[NETIF_REL_MAX_SAMPLE];
 	} win[NETIF_REL_WINDOW];
@@ -299,6 +303,7 @@ static void netif_rel_push(struct netif *n, struct netif_topic *t, const uint8_t
 	t->win[e].seq = t->next_seq;
 	t->next_seq = (uint8_t)((t->next_seq + 1) & 15);
 	t->win[e].pending = mask;
+	t->win[e].tries = 0;
 	memcpy(t->win[e].data, sample, t->cfg.desc.sample_size);
 	netif_rel_send(n, t, t->win_n, ~0ull);
 	if (mask == 0)
@@ -335,11 +340,23 @@ static void netif_topic_drain(struct netif *n, struct netif_topic *t)
 	t->cons.lost = 0;
 }
 
-/* An ACK for reliable topic t from src: the destination at that address owes nothing for seq any more. */
-static void netif_rel_ack(struct netif *n, struct netif_topic *t, const struct net_addr *src, uint32_t seq)
+/* Free the acknowledged samples at the head of t's window; then take more from its ring. */
+static void netif_rel_pop(struct netif *n, struct netif_topic *t)
 {
 	bool freed = false;
 
+	while (t->win_n > 0 && t->win[t->win_head].pending == 0) {
+		t->win_head = (t->win_head + 1) % NETIF_REL_WINDOW;
+		t->win_n--;
+		freed = true;
+	}
+	if (freed)
+		netif_topic_drain(n, t);
+}
+
+/* An ACK for reliable topic t from src: the destination at that address owes nothing for seq any more. */
+static void netif_rel_ack(struct netif *n, struct netif_topic *t, const struct net_addr *src, uint32_t seq)
+{
 	for (uint32_t i = 0; i < t->n_dests; i++) {
 		const struct net_peer *p = &n->peers.v[t->dests[i]];
 
@@ -353,13 +370,7 @@ static void netif_rel_ack(struct netif *n, struct netif_topic *t, const struct n
 				t->win[e].pending &= ~(1ull << i);
 		}
 	}
-	while (t->win_n > 0 && t->win[t->win_head].pending == 0) {
-		t->win_head = (t->win_head + 1) % NETIF_REL_WINDOW;
-		t->win_n--;
-		freed = true;
-	}
-	if (freed)
-		netif_topic_drain(n, t);
+	netif_rel_pop(n, t);
 }
 
 /* Resend every window whose last send is older than the timeout. */
@@ -377,10 +388,18 @@ static void netif_rel_resend(struct netif *n)
 		if (now - t->sent_ns < (int64_t)NETIF_REL_RTO_MS * 1000000)
 			continue;
 		for (uint32_t k = 0; k < t->win_n; k++) {
-			netif_rel_send(n, t, k, t->win[(t->win_head + k) % NETIF_REL_WINDOW].pending);
+			uint32_t e = (t->win_head + k) % NETIF_REL_WINDOW;
+
+			if (t->win[e].tries++ >= NETIF_REL_MAX_TRIES) {
+				t->win[e].pending = 0;
+				n->c.rel_given_up++;
+				continue;
+			}
+			netif_rel_send(n, t, k, t->win[e].pending);
 			n->c.resent++;
 		}
 		t->sent_ns = now;
+		netif_rel_pop(n, t);
 	}
 	if (!waiting && n->handles_open)
 		uv_timer_stop(&n->rel_timer);

@@ -84,6 +84,7 @@ struct netif_counters {
 	uint64_t acks_in;	    /* ACKs received for our reliable topics */
 	uint64_t resent;	    /* reliable samples sent again after NETIF_REL_RTO_MS without ACK */
 	uint64_t seq_resync;	    /* reliable streams taken up again past a gap that never filled */
+	uint64_t rel_given_up;	    /* reliable samples given up after NETIF_REL_MAX_TRIES resends */
 };
 
 /* Calls back into the daemon's loop layer. */

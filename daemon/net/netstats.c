@@ -99,6 +99,7 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	st->acks_in = c->acks_in;
 	st->resent = c->resent;
 	st->seq_resync = c->seq_resync;
+	st->rel_given_up = c->rel_given_up;
 	if (netif_discovery(n) != NULL) {
 		const struct disc *d = netif_discovery(n);
 		const struct disc_counters *dc = disc_counters(d);

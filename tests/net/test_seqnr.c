@@ -337,6 +337,24 @@ static void test_publisher_window(void **state)
 	netif_tick(n);
 	netif_flush(n);
 	assert_int_equal(fake_sent(), mark); /* all acknowledged: nothing more */
+	/* A destination that never answers: each sample is given up after 200 resends, then the next go. */
+	for (int i = 0; i < 8; i++) {
+		uint8_t s[2] = { 1, (uint8_t)i };
+
+		assert_int_equal(broker_write(w, s, 2, 0, NULL), 0);
+	}
+	broker_flush(b);
+	for (int r = 0; r <= 201; r++) {
+		fake_clock_set(2000000000ll + (int64_t)r * 20000000ll);
+		netif_tick(n);
+		netif_flush(n);
+	}
+	assert_int_equal(netif_counters(n)->rel_given_up, 7);
+	mark = fake_sent();
+	fake_clock_set(2000000000ll + 300 * 20000000ll);
+	netif_tick(n);
+	netif_flush(n);
+	assert_int_equal(sent_seqs(mark, seq, 64), 1); /* the eighth, resent alone */
 	broker_writer_free(w);
 	broker_topic_put(bt);
 	netif_close(n);

@@ -393,8 +393,9 @@ static void json_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f,
 		"}, \"peers_expired\": %" PRIu64 ", \"dests_full\": %" PRIu64 ", \"seq_dropped\": %" PRIu64
 		", \"acks_out\": %" PRIu64 ", \"acks_in\": %" PRIu64 ", \"resent\": %" PRIu64
-		", \"seq_resync\": %" PRIu64 ", \"discovery\": ",
-		n->peers_expired, n->dests_full, n->seq_dropped, n->acks_out, n->acks_in, n->resent, n->seq_resync);
+		", \"seq_resync\": %" PRIu64 ", \"rel_given_up\": %" PRIu64 ", \"discovery\": ",
+		n->peers_expired, n->dests_full, n->seq_dropped, n->acks_out, n->acks_in, n->resent, n->seq_resync,
+		n->rel_given_up);
 	if (n->discovery == NULL) {
 		fputs("null}", f);
 		return;
@@ -639,8 +640,8 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f, "peers expired             %" PRIu64 "\n", n->peers_expired);
 	fprintf(f, "learnt dests not added    %" PRIu64 "\n", n->dests_full);
 	fprintf(f, "seqnr drops / resyncs     %" PRIu64 " / %" PRIu64 "\n", n->seq_dropped, n->seq_resync);
-	fprintf(f, "acks out / in, resent     %" PRIu64 " / %" PRIu64 ", %" PRIu64 "\n", n->acks_out, n->acks_in,
-		n->resent);
+	fprintf(f, "acks out / in, resent     %" PRIu64 " / %" PRIu64 ", %" PRIu64 " (given up %" PRIu64 ")\n",
+		n->acks_out, n->acks_in, n->resent, n->rel_given_up);
 	if (n->discovery == NULL) {
 		fputs("discovery                 off\n", f);
 		return;
