@@ -95,7 +95,8 @@ void disc_free(struct disc *d)
 
 static struct disc_locator disc_group(uint32_t link, uint8_t group, uint16_t port)
 {
-	struct disc_locator l = { .group = true, .port = (uint16_t)(port + SNPS_MCAST_PORT_OFFSET), .link = link };
+	struct disc_locator l = {
+	    .group = true, .port = (uint16_t)(port + SNPS_MCAST_PORT_OFFSET), .link = link};
 
 	l.ip.s6_addr[0] = 0xff;
 	l.ip.s6_addr[1] = 0x02;
@@ -109,7 +110,7 @@ static int disc_build(struct disc *d, uint16_t topic, const struct snps_addr *ad
 {
 	struct snps_frame_options fo;
 	struct snps_frame f;
-	struct snps_sample_meta m = { .domain = SNPS_BUILTIN_DOMAIN, .topic = topic, .addr = addr };
+	struct snps_sample_meta m = {.domain = SNPS_BUILTIN_DOMAIN, .topic = topic, .addr = addr};
 	size_t flen;
 	int rc;
 
@@ -142,7 +143,7 @@ static void disc_emit_endpoint(struct disc *d, uint32_t len)
 	}
 	for (uint32_t i = 0; i < d->n_parts; i++) {
 		const struct disc_participant *p = &d->parts[i];
-		struct disc_locator u = { .ip = p->src, .port = p->src_port, .link = p->link };
+		struct disc_locator u = {.ip = p->src, .port = p->src_port, .link = p->link};
 
 		if (p->adv_unicast)
 			disc_emit(d, len, &u);
@@ -151,7 +152,7 @@ static void disc_emit_endpoint(struct disc *d, uint32_t len)
 
 static void disc_send_participant(struct disc *d)
 {
-	struct snps_participant v = { .key = d->o.node_id };
+	struct snps_participant v = {.key = d->o.node_id};
 	uint8_t s[SNPS_PARTICIPANT_SIZE];
 	struct snps_addr a;
 	uint32_t len;
@@ -174,8 +175,8 @@ static void disc_send_publications(struct disc *d)
 {
 	for (uint32_t i = 0; i < d->o.n_pub; i++) {
 		/* Key = writer index: real nodes without reliability compiled in (§10.1). */
-		struct snps_endpoint v = { .key = (uint16_t)i, .participant = d->o.node_id,
-					   .topic_id = d->o.pub_topics[i] };
+		struct snps_endpoint v = {
+		    .key = (uint16_t)i, .participant = d->o.node_id, .topic_id = d->o.pub_topics[i]};
 		uint8_t s[SNPS_ENDPOINT_SIZE];
 		uint32_t len;
 
@@ -187,8 +188,8 @@ static void disc_send_publications(struct disc *d)
 
 static void disc_send_subscription(struct disc *d, uint32_t reader)
 {
-	struct snps_endpoint v = { .key = (uint16_t)reader, .participant = d->o.node_id,
-				   .topic_id = d->o.sub_topics[reader] };
+	struct snps_endpoint v = {
+	    .key = (uint16_t)reader, .participant = d->o.node_id, .topic_id = d->o.sub_topics[reader]};
 	uint8_t s[SNPS_ENDPOINT_SIZE];
 	struct snps_addr a;
 	uint32_t len;
@@ -244,7 +245,8 @@ static void disc_expire(struct disc *d, int64_t now_ns)
 		const struct disc_participant *p = disc_part_find(d, s->participant);
 		int64_t last = s->last_ns;
 
-		/* Real subscribers only re-announce on our Publications: the participant's own lease counts too. */
+		/* Real subscribers only re-announce on our Publications: the participant's own lease counts
+		 * too. */
 		if (p != NULL && p->last_ns > last)
 			last = p->last_ns;
 		if (disc_expired(d, last, now_ns)) {
@@ -277,7 +279,8 @@ void disc_tick(struct disc *d, int64_t now_ns)
 /* ---------------- receiving ----------------------------------------------- */
 
 static void disc_on_participant(struct disc *d, int64_t now_ns, const struct snps_participant *v,
-				const struct snps_addr *addr, const struct in6_addr *src, uint16_t port, uint32_t link)
+				const struct snps_addr *addr, const struct in6_addr *src, uint16_t port,
+				uint32_t link)
 {
 	struct disc_participant *p;
 
@@ -335,7 +338,7 @@ static void disc_on_subscription(struct disc *d, int64_t now_ns, const struct sn
 				 const struct snps_addr *addr, const struct in6_addr *src, uint16_t port,
 				 uint32_t link)
 {
-	struct disc_locator loc = { .link = link };
+	struct disc_locator loc = {.link = link};
 	bool ours = false;
 	struct disc_sub *s;
 

@@ -48,16 +48,16 @@
 
 /* Where a frame goes, or where learnt data goes. */
 struct disc_locator {
-	bool group;	     /* ip is a multicast group, port is base + 20 */
+	bool group; /* ip is a multicast group, port is base + 20 */
 	struct in6_addr ip;
-	uint16_t port;	     /* host order */
-	uint32_t link;	     /* backend link index */
+	uint16_t port; /* host order */
+	uint32_t link; /* backend link index */
 };
 
 struct disc_participant {
 	uint16_t id;
-	bool adv_unicast;	 /* advertised `08 10`: talk to its source */
-	struct in6_addr src;	 /* its source address */
+	bool adv_unicast;    /* advertised `08 10`: talk to its source */
+	struct in6_addr src; /* its source address */
 	uint16_t src_port;
 	uint32_t link;
 	int64_t last_ns;
@@ -76,7 +76,7 @@ struct disc_counters {
 	uint64_t table_full; /* participants or subscriptions not kept: cap reached */
 	uint64_t id_clash;   /* our node id heard from another address */
 	uint64_t frames_out;
-	uint64_t ignored;    /* builtin samples not for us (other topics, id 0, ...) */
+	uint64_t ignored; /* builtin samples not for us (other topics, id 0, ...) */
 };
 
 struct disc_callbacks {
@@ -88,13 +88,13 @@ struct disc_callbacks {
 };
 
 struct disc_options {
-	uint16_t node_id;	   /* never 0 */
-	uint16_t port;		   /* base port; announcements use port + 20 */
-	uint32_t n_links;	   /* announcements go out on every link */
-	uint32_t participant_ms;   /* 0: only at start and on reaction */
-	uint32_t publication_ms;   /* 0: same */
-	uint32_t expire_ms;	   /* 0: never (like real nodes) */
-	bool unicast;		   /* advertise `08 10` instead of ff02::30 / ff02::10 */
+	uint16_t node_id;	 /* never 0 */
+	uint16_t port;		 /* base port; announcements use port + 20 */
+	uint32_t n_links;	 /* announcements go out on every link */
+	uint32_t participant_ms; /* 0: only at start and on reaction */
+	uint32_t publication_ms; /* 0: same */
+	uint32_t expire_ms;	 /* 0: never (like real nodes) */
+	bool unicast;		 /* advertise `08 10` instead of ff02::30 / ff02::10 */
 	uint32_t max_participants;
 	uint32_t max_subs;
 	uint32_t max_frame;

@@ -33,35 +33,35 @@
 
 /* From discovery.frames.tsv: frames 5 (pub participant), 1 (sub participant), 7 (publication),
  * 8 (subscription, ADDRESS ff02::10) and 16 (temperature data to ff02::10). */
-static const uint8_t cap_pub_participant[] = { 0x01, 0x04, 0x10, 0x11, 0x68, 0x11, 0x02, 0x00,
-					       0x00, 0x00, 0x00, 0x30, 0x22, 0xd2, 0x6a };
-static const uint8_t cap_sub_participant[] = { 0x01, 0x04, 0x10, 0x11, 0x68, 0x11, 0x02, 0x00,
-					       0x00, 0x00, 0x00, 0x30, 0x22, 0xd3, 0x6b };
-static const uint8_t cap_publication[] = { 0x01, 0x03, 0x10, 0x31, 0x62, 0x00, 0x00, 0xd2, 0x6a, 0x00, 0x0a };
-static const uint8_t cap_subscription[] = { 0x01, 0x04, 0x10, 0x41, 0x68, 0x11, 0x02, 0x00, 0x00, 0x00,
-					    0x00, 0x10, 0x62, 0x00, 0x00, 0xd3, 0x6b, 0x00, 0x0a };
-static const uint8_t cap_data[] = { 0x01, 0x03, 0x10, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15 };
+static const uint8_t cap_pub_participant[] = {0x01, 0x04, 0x10, 0x11, 0x68, 0x11, 0x02, 0x00,
+					      0x00, 0x00, 0x00, 0x30, 0x22, 0xd2, 0x6a};
+static const uint8_t cap_sub_participant[] = {0x01, 0x04, 0x10, 0x11, 0x68, 0x11, 0x02, 0x00,
+					      0x00, 0x00, 0x00, 0x30, 0x22, 0xd3, 0x6b};
+static const uint8_t cap_publication[] = {0x01, 0x03, 0x10, 0x31, 0x62, 0x00, 0x00, 0xd2, 0x6a, 0x00, 0x0a};
+static const uint8_t cap_subscription[] = {0x01, 0x04, 0x10, 0x41, 0x68, 0x11, 0x02, 0x00, 0x00, 0x00,
+					   0x00, 0x10, 0x62, 0x00, 0x00, 0xd3, 0x6b, 0x00, 0x0a};
+static const uint8_t cap_data[] = {0x01, 0x03, 0x10, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15};
 
-static const char pub_xml[] =
-	"<project name=\"pub\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
-	"<domain id=\"1\">\n"
-	"<topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-	"  <attribute name=\"device\" type=\"DDS_unsigned_short\"/>\n"
-	"  <attribute name=\"value\" type=\"DDS_short\"/>\n"
-	"</topic>\n"
-	"</domain>\n"
-	"<role topic=\"temperature\" type=\"%s\"/>\n"
-	"</project>\n";
+static const char pub_xml[] = "<project name=\"pub\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" "
+			      "ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
+			      "<domain id=\"1\">\n"
+			      "<topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
+			      "  <attribute name=\"device\" type=\"DDS_unsigned_short\"/>\n"
+			      "  <attribute name=\"value\" type=\"DDS_short\"/>\n"
+			      "</topic>\n"
+			      "</domain>\n"
+			      "<role topic=\"temperature\" type=\"%s\"/>\n"
+			      "</project>\n";
 
-static const char builtin_id_xml[] =
-	"<project name=\"bad\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
-	"<domain id=\"2\">\n"
-	"<topic name=\"t3\" domain=\"2\" id=\"3\">\n"
-	"  <attribute name=\"v\" type=\"DDS_unsigned_short\"/>\n"
-	"</topic>\n"
-	"</domain>\n"
-	"<role topic=\"t3\" type=\"publisher\"/>\n"
-	"</project>\n";
+static const char builtin_id_xml[] = "<project name=\"bad\" endian=\"little\" os=\"linux\" "
+				     "protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
+				     "<domain id=\"2\">\n"
+				     "<topic name=\"t3\" domain=\"2\" id=\"3\">\n"
+				     "  <attribute name=\"v\" type=\"DDS_unsigned_short\"/>\n"
+				     "</topic>\n"
+				     "</domain>\n"
+				     "<role topic=\"t3\" type=\"publisher\"/>\n"
+				     "</project>\n";
 
 struct fx {
 	uv_loop_t loop;
@@ -77,8 +77,8 @@ struct fx {
 
 static void fx_open_opts(struct fx *f, const char *role, uint16_t node_id, uint32_t max_subs, bool unicast)
 {
-	struct broker_qos wq = { .reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 100 };
-	struct broker_qos rq = { .reliability = BROKER_BEST_EFFORT, .history_depth = 16 };
+	struct broker_qos wq = {.reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 100};
+	struct broker_qos rq = {.reliability = BROKER_BEST_EFFORT, .history_depth = 16};
 	struct nodecfg_error err;
 	struct netif_options o;
 	struct broker_topic_desc d;
@@ -159,7 +159,7 @@ static void assert_sent(uint32_t i, const uint8_t *want, size_t len, const char 
 
 static void local_write(struct fx *f, uint16_t dev, int16_t val)
 {
-	uint8_t s[4] = { (uint8_t)(dev >> 8), (uint8_t)dev, (uint8_t)((uint16_t)val >> 8), (uint8_t)val };
+	uint8_t s[4] = {(uint8_t)(dev >> 8), (uint8_t)dev, (uint8_t)((uint16_t)val >> 8), (uint8_t)val};
 
 	assert_int_equal(broker_write(f->w, s, 4, 0, NULL), 0);
 	broker_flush(f->b);
@@ -234,7 +234,8 @@ static void test_pub_learns_subscriber(void **state)
 	fx_close(&f);
 }
 
-/* A subscriber configured as the capture's (d36b): it answers the Publication with frame 8 and takes the data. */
+/* A subscriber configured as the capture's (d36b): it answers the Publication with frame 8 and takes the
+ * data. */
 static void test_sub_answers_publication(void **state)
 {
 	uint8_t got[8];
@@ -299,7 +300,8 @@ static void test_periodic(void **state)
 	fx_close(&f);
 }
 
-/* A subscriber that stops announcing expires: its subscription, its peer entry and the group destination go. */
+/* A subscriber that stops announcing expires: its subscription, its peer entry and the group destination go.
+ */
 static void test_expiry(void **state)
 {
 	uint32_t n_subs, n_parts, before;
@@ -352,7 +354,7 @@ static void test_expiry(void **state)
 /* Unicast-mode subscribers (`08 10`) each become a destination; the table cap holds and is counted. */
 static void test_subscription_cap(void **state)
 {
-	uint8_t frame[] = { 0x01, 0x04, 0x10, 0x41, 0x08, 0x10, 0x62, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a };
+	uint8_t frame[] = {0x01, 0x04, 0x10, 0x41, 0x08, 0x10, 0x62, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a};
 	uint32_t n_subs, before;
 	struct fx f;
 	char ip[64];
@@ -374,15 +376,17 @@ static void test_subscription_cap(void **state)
 	/* Two unicast destinations, each at its source locator, from port + 20 (§9.2). */
 	assert_int_equal(fake_sent(), before + 2);
 	assert_sent(before, (const uint8_t *)"\x01\x03\x10\xa1\x42\x00\x07\x00\x07", 9, "fe80::101", 23254);
-	assert_sent(before + 1, (const uint8_t *)"\x01\x03\x10\xa1\x42\x00\x07\x00\x07", 9, "fe80::102", 23254);
+	assert_sent(before + 1, (const uint8_t *)"\x01\x03\x10\xa1\x42\x00\x07\x00\x07", 9, "fe80::102",
+		    23254);
 	fx_close(&f);
 }
 
 /* Unicast mode on our side: ADDRESS 08 10 in Participant and Subscription (§7 recipes). */
 static void test_unicast_mode_bytes(void **state)
 {
-	static const uint8_t part[] = { 0x01, 0x04, 0x10, 0x11, 0x08, 0x10, 0x22, 0xd3, 0x6b };
-	static const uint8_t sub[] = { 0x01, 0x04, 0x10, 0x41, 0x08, 0x10, 0x62, 0x00, 0x00, 0xd3, 0x6b, 0x00, 0x0a };
+	static const uint8_t part[] = {0x01, 0x04, 0x10, 0x11, 0x08, 0x10, 0x22, 0xd3, 0x6b};
+	static const uint8_t sub[] = {0x01, 0x04, 0x10, 0x41, 0x08, 0x10, 0x62,
+				      0x00, 0x00, 0xd3, 0x6b, 0x00, 0x0a};
 	struct fx f;
 
 	(void)state;
@@ -399,8 +403,8 @@ static void test_unicast_mode_bytes(void **state)
 /* Our node id from another address is a clash: counted, never a participant. Id 0 is ignored. */
 static void test_clash_and_zero(void **state)
 {
-	static const uint8_t zero[] = { 0x01, 0x04, 0x10, 0x11, 0x68, 0x11, 0x02, 0x00,
-					0x00, 0x00, 0x00, 0x30, 0x22, 0x00, 0x00 };
+	static const uint8_t zero[] = {0x01, 0x04, 0x10, 0x11, 0x68, 0x11, 0x02, 0x00,
+				       0x00, 0x00, 0x00, 0x30, 0x22, 0x00, 0x00};
 	uint32_t n_parts;
 	struct fx f;
 
@@ -449,7 +453,8 @@ static void test_builtin_id_refused(void **state)
 	fake_reset();
 	assert_int_equal(uv_loop_init(&loop), 0);
 	assert_int_equal(broker_new(NULL, &b), 0);
-	assert_int_equal(nodecfg_load_memory(builtin_id_xml, sizeof(builtin_id_xml) - 1, "bad.xml", &nc, &err), 0);
+	assert_int_equal(
+	    nodecfg_load_memory(builtin_id_xml, sizeof(builtin_id_xml) - 1, "bad.xml", &nc, &err), 0);
 	netif_options_init(&o);
 	o.backend = &fake_backend_ops;
 	o.node = nc;
@@ -468,16 +473,16 @@ static void test_builtin_id_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pub_startup_bytes),
-		cmocka_unit_test(test_pub_learns_subscriber),
-		cmocka_unit_test(test_sub_answers_publication),
-		cmocka_unit_test(test_periodic),
-		cmocka_unit_test(test_expiry),
-		cmocka_unit_test(test_subscription_cap),
-		cmocka_unit_test(test_unicast_mode_bytes),
-		cmocka_unit_test(test_clash_and_zero),
-		cmocka_unit_test(test_node_id),
-		cmocka_unit_test(test_builtin_id_refused),
+	    cmocka_unit_test(test_pub_startup_bytes),
+	    cmocka_unit_test(test_pub_learns_subscriber),
+	    cmocka_unit_test(test_sub_answers_publication),
+	    cmocka_unit_test(test_periodic),
+	    cmocka_unit_test(test_expiry),
+	    cmocka_unit_test(test_subscription_cap),
+	    cmocka_unit_test(test_unicast_mode_bytes),
+	    cmocka_unit_test(test_clash_and_zero),
+	    cmocka_unit_test(test_node_id),
+	    cmocka_unit_test(test_builtin_id_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

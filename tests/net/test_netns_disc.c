@@ -108,23 +108,24 @@ static int write_file(const char *name, const char *text)
 }
 
 static const char topics_xml[] =
-	"<domain id=\"1\">\n"
-	"  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-	"    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
-	"    <attribute name=\"value\" type=\"DDS_short\"/>\n"
-	"  </topic>\n"
-	"  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
-	"    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
-	"    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
-	"  </topic>\n"
-	"</domain>\n";
+    "<domain id=\"1\">\n"
+    "  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
+    "    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
+    "    <attribute name=\"value\" type=\"DDS_short\"/>\n"
+    "  </topic>\n"
+    "  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
+    "    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
+    "    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
+    "  </topic>\n"
+    "</domain>\n";
 
 static int write_node(const char *name, const char *me, const char *iface, bool publishes_temperature)
 {
 	char text[2048];
 
 	snprintf(text, sizeof(text),
-		 "<project name=\"%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" iface=\"%s\" "
+		 "<project name=\"%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" "
+		 "iface=\"%s\" "
 		 "port=\"23234\">\n"
 		 "  <include filename=\"topics.xml\"/>\n"
 		 "  <role topic=\"temperature\" type=\"%s\"/>\n"
@@ -206,10 +207,12 @@ static int group_setup(void **state)
 		const char *dev = i == 0 ? "vna" : "vnb";
 		const char *addr = i == 0 ? "fe80::a" : "fe80::b";
 
-		if (run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 "
+		if (run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 "
+			"net.ipv6.conf.default.accept_dad=0 "
 			"net.ipv6.conf.%s.accept_dad=0",
 			ns, dev) != 0 ||
-		    run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s link set %s up",
+		    run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s link "
+			"set %s up",
 			ns, ns, addr, dev, ns, dev) != 0)
 			return -1;
 	}
@@ -231,8 +234,8 @@ static int group_teardown(void **state)
 }
 
 /* A helper in a namespace; with want_ready, wait for its "ready" line. */
-static pid_t helper(const char *ns, bool want_ready, const char *a1, const char *a2, const char *a3, const char *a4,
-		    const char *a5, const char *a6)
+static pid_t helper(const char *ns, bool want_ready, const char *a1, const char *a2, const char *a3,
+		    const char *a4, const char *a5, const char *a6)
 {
 	int pfd[2];
 	pid_t pid;
@@ -301,7 +304,6 @@ static uint64_t json_u64(const char *json, const char *key)
 	p = strstr(json, k);
 	return p != NULL ? strtoull(p + strlen(k), NULL, 10) : 0;
 }
-
 
 static int64_t now_ms(void)
 {
@@ -393,8 +395,8 @@ static void test_expiry_and_late_subscriber(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_discovery_exchange),
-		cmocka_unit_test(test_expiry_and_late_subscriber),
+	    cmocka_unit_test(test_discovery_exchange),
+	    cmocka_unit_test(test_expiry_and_late_subscriber),
 	};
 	int rc;
 

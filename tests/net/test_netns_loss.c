@@ -103,24 +103,26 @@ static int write_file(const char *name, const char *text)
 }
 
 static const char topics_xml[] =
-	"<domain id=\"1\">\n"
-	"  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-	"    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
-	"    <attribute name=\"value\" type=\"DDS_short\"/>\n"
-	"    <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" kind=\"reliable\" confirmationtype=\"ack\" max_blocking_time=\"100\"/>\n"
-	"  </topic>\n"
-	"  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
-	"    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
-	"    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
-	"  </topic>\n"
-	"</domain>\n";
+    "<domain id=\"1\">\n"
+    "  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
+    "    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
+    "    <attribute name=\"value\" type=\"DDS_short\"/>\n"
+    "    <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" kind=\"reliable\" "
+    "confirmationtype=\"ack\" max_blocking_time=\"100\"/>\n"
+    "  </topic>\n"
+    "  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
+    "    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
+    "    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
+    "  </topic>\n"
+    "</domain>\n";
 
 static int write_node(const char *name, const char *me, const char *iface, bool publishes_temperature)
 {
 	char text[2048];
 
 	snprintf(text, sizeof(text),
-		 "<project name=\"%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" iface=\"%s\" "
+		 "<project name=\"%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" "
+		 "iface=\"%s\" "
 		 "port=\"23234\">\n"
 		 "  <include filename=\"topics.xml\"/>\n"
 		 "  <role topic=\"temperature\" type=\"%s\"/>\n"
@@ -129,7 +131,9 @@ static int write_node(const char *name, const char *me, const char *iface, bool 
 		 "</project>\n",
 		 name, me, iface, publishes_temperature ? "publisher" : "subscriber",
 		 publishes_temperature ? "subscriber" : "publisher",
-		 publishes_temperature ? "<subscription topic=\"temperature\"><subscriber ip=\"fe80::b\"/></subscription>" : "");
+		 publishes_temperature
+		     ? "<subscription topic=\"temperature\"><subscriber ip=\"fe80::b\"/></subscription>"
+		     : "");
 	{
 		char file[64];
 
@@ -139,8 +143,8 @@ static int write_node(const char *name, const char *me, const char *iface, bool 
 	}
 	/* B polls, A sleeps in epoll: the end-of-turn flush is exercised in both loop modes. */
 	snprintf(text, sizeof(text),
-		 "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\npoll = %s\n",
-		 dir, name, dir, name, strcmp(name, "b") == 0 ? "true" : "false");
+		 "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\npoll = %s\n", dir, name,
+		 dir, name, strcmp(name, "b") == 0 ? "true" : "false");
 	{
 		char file[64];
 
@@ -202,10 +206,12 @@ static int group_setup(void **state)
 		const char *dev = i == 0 ? "vna" : "vnb";
 		const char *addr = i == 0 ? "fe80::a" : "fe80::b";
 
-		if (run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 "
+		if (run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 "
+			"net.ipv6.conf.default.accept_dad=0 "
 			"net.ipv6.conf.%s.accept_dad=0",
 			ns, dev) != 0 ||
-		    run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s link set %s up",
+		    run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s link "
+			"set %s up",
 			ns, ns, addr, dev, ns, dev) != 0)
 			return -1;
 	}
@@ -227,8 +233,8 @@ static int group_teardown(void **state)
 }
 
 /* A helper in a namespace; with want_ready, wait for its "ready" line. */
-static pid_t helper(const char *ns, bool want_ready, const char *a1, const char *a2, const char *a3, const char *a4,
-		    const char *a5, const char *a6)
+static pid_t helper(const char *ns, bool want_ready, const char *a1, const char *a2, const char *a3,
+		    const char *a4, const char *a5, const char *a6)
 {
 	int pfd[2];
 	pid_t pid;
@@ -298,7 +304,6 @@ static uint64_t json_u64(const char *json, const char *key)
 	return p != NULL ? strtoull(p + strlen(k), NULL, 10) : 0;
 }
 
-
 /* 20% of the datagrams to port 23234 dropped on input in namespace ns; false when nft does not work. */
 static bool lossy(const char *ns)
 {
@@ -339,7 +344,8 @@ static void test_reliable_under_loss(void **state)
 	if (json_u64(buf, "acks_out") < 1000)
 		fail_msg("too few ACKs from B:\n%s", buf);
 	fprintf(stderr, "B: acks_out %llu, seq_dropped %llu, seq_resync %llu\n",
-		(unsigned long long)json_u64(buf, "acks_out"), (unsigned long long)json_u64(buf, "seq_dropped"),
+		(unsigned long long)json_u64(buf, "acks_out"),
+		(unsigned long long)json_u64(buf, "seq_dropped"),
 		(unsigned long long)json_u64(buf, "seq_resync"));
 	if (json_u64(buf, "seq_resync") != 0)
 		fail_msg("B resynchronised past a gap (a sample given up):\n%s", buf);
@@ -348,7 +354,7 @@ static void test_reliable_under_loss(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reliable_under_loss),
+	    cmocka_unit_test(test_reliable_under_loss),
 	};
 	int rc;
 

@@ -33,20 +33,21 @@
 
 #define PUB_IP "fe80::c0ef:62ff:fed4:d26a"
 
-static const char node_xml[] =
-	"<project name=\"sub\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
-	"<domain id=\"1\">\n"
-	"<topic name=\"qback\" domain=\"1\" id=\"A\">\n"
-	"  <attribute name=\"number\" type=\"DDS_short\"/>\n"
-	"  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" kind=\"reliable\" confirmationtype=\"ack\" max_blocking_time=\"100\"/>\n"
-	"</topic>\n"
-	"<topic name=\"qbe\" domain=\"1\" id=\"B\">\n"
-	"  <attribute name=\"number\" type=\"DDS_short\"/>\n"
-	"</topic>\n"
-	"</domain>\n"
-	"<role topic=\"qback\" type=\"subscriber\"/>\n"
-	"<role topic=\"qbe\" type=\"subscriber\"/>\n"
-	"</project>\n";
+static const char node_xml[] = "<project name=\"sub\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" "
+			       "ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
+			       "<domain id=\"1\">\n"
+			       "<topic name=\"qback\" domain=\"1\" id=\"A\">\n"
+			       "  <attribute name=\"number\" type=\"DDS_short\"/>\n"
+			       "  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" "
+			       "kind=\"reliable\" confirmationtype=\"ack\" max_blocking_time=\"100\"/>\n"
+			       "</topic>\n"
+			       "<topic name=\"qbe\" domain=\"1\" id=\"B\">\n"
+			       "  <attribute name=\"number\" type=\"DDS_short\"/>\n"
+			       "</topic>\n"
+			       "</domain>\n"
+			       "<role topic=\"qback\" type=\"subscriber\"/>\n"
+			       "<role topic=\"qbe\" type=\"subscriber\"/>\n"
+			       "</project>\n";
 
 struct fx {
 	uv_loop_t loop;
@@ -61,7 +62,7 @@ struct fx {
 
 static void fx_open(struct fx *f)
 {
-	struct broker_qos rq = { .reliability = BROKER_BEST_EFFORT, .history_depth = 64 };
+	struct broker_qos rq = {.reliability = BROKER_BEST_EFFORT, .history_depth = 64};
 	struct nodecfg_error err;
 	struct netif_options o;
 	char why[512];
@@ -130,8 +131,14 @@ static int take_all(struct fx *f, int i, int16_t *v, int cap)
 static void pub_frame(uint8_t topic_hdr, uint8_t seq, int16_t value)
 {
 	/* probe_qback frame: 01 04 10 31 s3 22 nn nn (TOPIC renumbered). */
-	uint8_t b[] = { 0x01, 0x04, 0x10, topic_hdr, (uint8_t)(seq << 4 | 0x3), 0x22, (uint8_t)((uint16_t)value >> 8),
-			(uint8_t)value };
+	uint8_t b[] = {0x01,
+		       0x04,
+		       0x10,
+		       topic_hdr,
+		       (uint8_t)(seq << 4 | 0x3),
+		       0x22,
+		       (uint8_t)((uint16_t)value >> 8),
+		       (uint8_t)value};
 
 	fake_inject(PUB_IP, 37670, false, b, sizeof(b));
 }
@@ -155,7 +162,7 @@ static void test_ack_as_captured(void **state)
 	assert_int_equal(fake_sent(), 5);
 	for (uint32_t i = 0; i < 5; i++) {
 		const struct fake_dgram *d = fake_sent_at(i);
-		uint8_t want[] = { 0x01, 0x03, 0x10, 0xa1, (uint8_t)(i << 4 | 0x5) };
+		uint8_t want[] = {0x01, 0x03, 0x10, 0xa1, (uint8_t)(i << 4 | 0x5)};
 
 		assert_int_equal(d->len, sizeof(want));
 		assert_memory_equal(d->buf, want, sizeof(want));
@@ -204,8 +211,8 @@ static void test_wrap_best_effort(void **state)
 /* probe_qbig: 16-bit numbers (9F hh ll) are decoded and filtered the same way. */
 static void test_big_seqnr(void **state)
 {
-	static const uint8_t f1[] = { 0x01, 0x04, 0x10, 0xb1, 0x9f, 0x00, 0x00, 0x22, 0x00, 0x64 };
-	static const uint8_t f2[] = { 0x01, 0x04, 0x10, 0xb1, 0x9f, 0x00, 0x01, 0x22, 0x00, 0x65 };
+	static const uint8_t f1[] = {0x01, 0x04, 0x10, 0xb1, 0x9f, 0x00, 0x00, 0x22, 0x00, 0x64};
+	static const uint8_t f2[] = {0x01, 0x04, 0x10, 0xb1, 0x9f, 0x00, 0x01, 0x22, 0x00, 0x65};
 	int16_t v[4];
 	struct fx f;
 
@@ -222,17 +229,18 @@ static void test_big_seqnr(void **state)
 	fx_close(&f);
 }
 
-static const char pub_xml[] =
-	"<project name=\"pub\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
-	"<domain id=\"1\">\n"
-	"<topic name=\"qback\" domain=\"1\" id=\"A\">\n"
-	"  <attribute name=\"number\" type=\"DDS_short\"/>\n"
-	"  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" kind=\"reliable\" confirmationtype=\"ack\" max_blocking_time=\"100\"/>\n"
-	"</topic>\n"
-	"</domain>\n"
-	"<role topic=\"qback\" type=\"publisher\"/>\n"
-	"<subscription topic=\"qback\"><subscriber ip=\"fe80::2\"/></subscription>\n"
-	"</project>\n";
+static const char pub_xml[] = "<project name=\"pub\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" "
+			      "ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
+			      "<domain id=\"1\">\n"
+			      "<topic name=\"qback\" domain=\"1\" id=\"A\">\n"
+			      "  <attribute name=\"number\" type=\"DDS_short\"/>\n"
+			      "  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" "
+			      "kind=\"reliable\" confirmationtype=\"ack\" max_blocking_time=\"100\"/>\n"
+			      "</topic>\n"
+			      "</domain>\n"
+			      "<role topic=\"qback\" type=\"publisher\"/>\n"
+			      "<subscription topic=\"qback\"><subscriber ip=\"fe80::2\"/></subscription>\n"
+			      "</project>\n";
 
 /* Seqnrs (s3) carried by the frames sent from index from on, in order, into seq; returns how many. */
 static int sent_seqs(uint32_t from, int *seq, int cap)
@@ -254,15 +262,16 @@ static int sent_seqs(uint32_t from, int *seq, int cap)
 
 static void ack(uint8_t s)
 {
-	uint8_t b[] = { 0x01, 0x03, 0x10, 0xa1, (uint8_t)(s << 4 | 0x5) };
+	uint8_t b[] = {0x01, 0x03, 0x10, 0xa1, (uint8_t)(s << 4 | 0x5)};
 
 	fake_inject("fe80::2", 23234, false, b, sizeof(b));
 }
 
-/* Our side as the reliable publisher: a window of 7 numbered samples, the rest waits for ACKs; resend after the timeout. */
+/* Our side as the reliable publisher: a window of 7 numbered samples, the rest waits for ACKs; resend after
+ * the timeout. */
 static void test_publisher_window(void **state)
 {
-	struct broker_qos wq = { .reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 100 };
+	struct broker_qos wq = {.reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 100};
 	struct nodecfg_error err;
 	struct netif_options o;
 	struct broker_topic *bt;
@@ -293,7 +302,7 @@ static void test_publisher_window(void **state)
 	assert_int_equal(broker_topic_get(b, &d, &bt), 0);
 	assert_int_equal(broker_writer_new(b, bt, &wq, 5, &w), 0);
 	for (int i = 0; i < 10; i++) {
-		uint8_t s[2] = { 0, (uint8_t)i };
+		uint8_t s[2] = {0, (uint8_t)i};
 
 		assert_int_equal(broker_write(w, s, 2, 0, NULL), 0);
 	}
@@ -339,7 +348,7 @@ static void test_publisher_window(void **state)
 	assert_int_equal(fake_sent(), mark); /* all acknowledged: nothing more */
 	/* A destination that never answers: each sample is given up after 200 resends, then the next go. */
 	for (int i = 0; i < 8; i++) {
-		uint8_t s[2] = { 1, (uint8_t)i };
+		uint8_t s[2] = {1, (uint8_t)i};
 
 		assert_int_equal(broker_write(w, s, 2, 0, NULL), 0);
 	}
@@ -394,11 +403,9 @@ static void test_receiver_gap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ack_as_captured),
-		cmocka_unit_test(test_wrap_best_effort),
-		cmocka_unit_test(test_big_seqnr),
-		cmocka_unit_test(test_publisher_window),
-		cmocka_unit_test(test_receiver_gap),
+	    cmocka_unit_test(test_ack_as_captured), cmocka_unit_test(test_wrap_best_effort),
+	    cmocka_unit_test(test_big_seqnr),	    cmocka_unit_test(test_publisher_window),
+	    cmocka_unit_test(test_receiver_gap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
