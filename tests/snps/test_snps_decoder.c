@@ -677,8 +677,8 @@ static void test_every_truncation(void **state)
 	    "01 04 10 31 0f af 00 00 01 00",
 	    "01 03 10 bf 01 23 22 12 34",
 	    "01 0a 54 aa bb 97 19 2a 3b 4c 5d 6e 3f 01 02 03 04 05 06 07 08 c1",
-	    "01 03 20 b1 52 a1 5a 01 ff fe 12 34 61 62 63 00 00 00 ff ff ff fd 89 ab cd ef"
-	    " 01 02 03 04 05 06 07 08 f1 f2 f3 f4 f5 f6 f7 f8",
+	    ("01 03 20 b1 52 a1 5a 01 ff fe 12 34 61 62 63 00 00 00 ff ff ff fd 89 ab cd ef"
+	     " 01 02 03 04 05 06 07 08 f1 f2 f3 f4 f5 f6 f7 f8"),
 	};
 
 	for (size_t f = 0; f < sizeof(frames) / sizeof(frames[0]); f++) {
