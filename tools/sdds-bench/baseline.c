@@ -43,8 +43,8 @@
 
 struct bl_ctl {
 	alignas(SDDS_CACHELINE) _Atomic uint32_t ready; /* pong side is up */
-	_Atomic uint32_t abort;                        /* a side failed */
-	uint64_t n_measured;                           /* written by ping before it exits */
+	_Atomic uint32_t abort;				/* a side failed */
+	uint64_t n_measured;				/* written by ping before it exits */
 	uint32_t truncated;
 	char why[2][BENCH_WHY_MAX];
 };
@@ -132,7 +132,7 @@ static void bl_put_counter(uint8_t *p, uint32_t size, uint64_t i)
 static int bl_fail(struct bl_args *a, int side, int code, const char *what, uint64_t i, int err)
 {
 	bench_why(a->shm->ctl.why[side], "%s %llu: %s", what, (unsigned long long)i,
-		  err == -ETIMEDOUT    ? "no answer within 5 s"
+		  err == -ETIMEDOUT   ? "no answer within 5 s"
 		  : err == -ECANCELED ? "peer failed"
 		  : err == -EPROTO    ? "wrong answer"
 				      : strerror(-err));
@@ -218,8 +218,8 @@ static int bl_pong(void *arg)
 	}
 }
 
-void baseline_run(enum baseline_kind kind, const struct bench_opts *o, int cpu_a, int cpu_b,
-		  const char *name, struct lat_result *ret)
+void baseline_run(enum baseline_kind kind, const struct bench_opts *o, int cpu_a, int cpu_b, const char *name,
+		  struct lat_result *ret)
 {
 	struct proc_shm shm;
 	struct bl_args a = {.kind = kind, .o = o};
@@ -256,8 +256,8 @@ void baseline_run(enum baseline_kind kind, const struct bench_opts *o, int cpu_a
 		proc_status_str(st[0], s0, sizeof(s0));
 		proc_status_str(st[1], s1, sizeof(s1));
 		bench_why(ret->why, "%s%s%s%s(ping: %s, pong: %s)", a.shm->ctl.why[0],
-			  a.shm->ctl.why[0][0] ? "; " : "", a.shm->ctl.why[1], a.shm->ctl.why[1][0] ? " " : "",
-			  s0, s1);
+			  a.shm->ctl.why[0][0] ? "; " : "", a.shm->ctl.why[1],
+			  a.shm->ctl.why[1][0] ? " " : "", s0, s1);
 		if (err == -ETIMEDOUT)
 			bench_why(ret->why, "run did not end in time (ping: killed, pong: killed)");
 		goto out_free_shm;

@@ -27,7 +27,7 @@ enum baseline_kind {
  * (BENCH_CPU_ANY: not pinned). name labels the raw dump. Fills *ret
  * (ok and figures, or why).
  */
-void baseline_run(enum baseline_kind kind, const struct bench_opts *o, int cpu_a, int cpu_b,
-		  const char *name, struct lat_result *ret);
+void baseline_run(enum baseline_kind kind, const struct bench_opts *o, int cpu_a, int cpu_b, const char *name,
+		  struct lat_result *ret);
 
 #endif /* SDDS_BENCH_BASELINE_H */

@@ -34,29 +34,29 @@ struct bench_placement {
 };
 
 struct bench_opts {
-	uint32_t size;          /* sample bytes */
-	uint64_t iterations;    /* measured round trips per latency run */
-	uint64_t warmup;        /* unmeasured round trips before them (cut at max_seconds / 4) */
-	double max_seconds;     /* cap on the measured part of one latency run */
-	double tput_seconds;    /* length of one throughput run */
-	uint32_t depth;         /* reader history depth in the throughput run */
-	bool reliable;          /* QoS of every writer and reader */
+	uint32_t size;	     /* sample bytes */
+	uint64_t iterations; /* measured round trips per latency run */
+	uint64_t warmup;     /* unmeasured round trips before them (cut at max_seconds / 4) */
+	double max_seconds;  /* cap on the measured part of one latency run */
+	double tput_seconds; /* length of one throughput run */
+	uint32_t depth;	     /* reader history depth in the throughput run */
+	bool reliable;	     /* QoS of every writer and reader */
 	bool json;
-	bool pin;               /* pin anything at all */
-	bool pin_sweep;         /* try every placement of pin_list */
+	bool pin;			 /* pin anything at all */
+	bool pin_sweep;			 /* try every placement of pin_list */
 	struct bench_placement pin_spec; /* the placement when pin && !pin_sweep */
-	int64_t poll_spin_ns;   /* client spin budget in polling mode */
-	const char *sddsd_path; /* the daemon binary */
-	const char *raw_prefix; /* NULL, or write per-iteration values to PREFIX-<run>.txt */
+	int64_t poll_spin_ns;		 /* client spin budget in polling mode */
+	const char *sddsd_path;		 /* the daemon binary */
+	const char *raw_prefix;		 /* NULL, or write per-iteration values to PREFIX-<run>.txt */
 };
 
 /* One latency run (a baseline or a path through sddsd). */
 struct lat_result {
-	bool ran;       /* attempted at all */
+	bool ran; /* attempted at all */
 	bool ok;
 	char why[BENCH_WHY_MAX];
 	uint64_t requested; /* iterations asked for */
-	bool truncated;     /* stopped by max_seconds before `requested` */
+	bool truncated;	    /* stopped by max_seconds before `requested` */
 	struct stats st;    /* one-way, ns */
 };
 
@@ -65,11 +65,11 @@ struct tput_result {
 	bool ran;
 	bool ok;
 	char why[BENCH_WHY_MAX];
-	uint64_t written;  /* samples the writer wrote */
-	uint64_t received; /* samples the reader took */
-	uint64_t lost;     /* samples the reader lost (best effort) */
-	double seconds;    /* reader: first to last counted sample */
-	double rate;       /* samples/s at the reader */
+	uint64_t written;   /* samples the writer wrote */
+	uint64_t received;  /* samples the reader took */
+	uint64_t lost;	    /* samples the reader lost (best effort) */
+	double seconds;	    /* reader: first to last counted sample */
+	double rate;	    /* samples/s at the reader */
 	double writer_rate; /* samples/s at the writer */
 };
 
@@ -84,9 +84,9 @@ struct mode_result {
 #define BENCH_MAX_PLACEMENTS 8
 
 struct bench_results {
-	int n_cpus; /* CPUs this process may run on */
-	const char *sddsd_path; /* resolved daemon binary, or NULL */
-	double load_start, load_end; /* 1-minute load average before and after; < 0 unknown */
+	int n_cpus;			/* CPUs this process may run on */
+	const char *sddsd_path;		/* resolved daemon binary, or NULL */
+	double load_start, load_end;	/* 1-minute load average before and after; < 0 unknown */
 	struct bench_placement base_pl; /* where the baselines ran (daemon_cpu unused) */
 	struct lat_result spin;
 	struct lat_result futex;
@@ -94,7 +94,7 @@ struct bench_results {
 	int n_placements;
 	struct mode_result polling[BENCH_MAX_PLACEMENTS];
 	struct mode_result blocking[BENCH_MAX_PLACEMENTS];
-	int best_polling;  /* index of the lowest median that ran, or -1 */
+	int best_polling; /* index of the lowest median that ran, or -1 */
 	int best_blocking;
 	struct tput_result mono_spin;  /* monolithic, clients spinning */
 	struct tput_result mono_sleep; /* monolithic, spin budget 0 */

@@ -64,7 +64,7 @@ struct lc_shm {
 	uint64_t written;
 	int64_t w_t0, w_t1;
 	alignas(SDDS_CACHELINE) _Atomic uint32_t reader_done;
-	uint64_t received;  /* every sample the reader took */
+	uint64_t received; /* every sample the reader took */
 	uint64_t lost;
 	uint64_t count_mark; /* samples taken at t_mark */
 	int64_t t_first, t_mark;
@@ -104,7 +104,9 @@ static void lc_close(struct lc_side *x)
 /* Record why `side` failed and tell the peer to give up; returns code. */
 static int lc_fail(struct lc_shm *s, int side, int code, const char *what, int err)
 {
-	const char *e = err == -ECANCELED ? "peer failed" : err == -EPROTO ? "wrong sample" : sdds_strerror(err);
+	const char *e = err == -ECANCELED ? "peer failed"
+			: err == -EPROTO  ? "wrong sample"
+					  : sdds_strerror(err);
 
 	bench_why(s->why[side], "%s: %s", what, e);
 	atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
@@ -272,7 +274,8 @@ static int lc_ping(void *arg)
 		if (err == 0 && (len != o->size || memcmp(in, out, o->size) != 0))
 			err = -EPROTO;
 		if (err < 0) {
-			snprintf(what, sizeof(what), "ping side: take pong %llu (waits up to 5 s)", (unsigned long long)i);
+			snprintf(what, sizeof(what), "ping side: take pong %llu (waits up to 5 s)",
+				 (unsigned long long)i);
 			return lc_fail(s, LC_SIDE_A, 3, what, err);
 		}
 		t = bench_now_ns();
@@ -324,7 +327,8 @@ static int lc_pong(void *arg)
 		if (err == 0)
 			err = sdds_writer_write(x.w, buf, len);
 		if (err < 0) {
-			snprintf(what, sizeof(what), "pong side: take ping or write pong %llu (waits up to 5 s)",
+			snprintf(what, sizeof(what),
+				 "pong side: take ping or write pong %llu (waits up to 5 s)",
 				 (unsigned long long)i);
 			return lc_fail(s, LC_SIDE_B, 3, what, err);
 		}
@@ -426,7 +430,8 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
 		if (err < 0) {
 			char what[96];
 
-			snprintf(what, sizeof(what), "writer: sample %llu (a reliable write waits 1 s for room)",
+			snprintf(what, sizeof(what),
+				 "writer: sample %llu (a reliable write waits 1 s for room)",
 				 (unsigned long long)i);
 			return lc_fail(s, LC_SIDE_A, 3, what, err);
 		}
@@ -465,8 +470,8 @@ static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_sh
 			if (check) {
 				lc_put_counter(want, o->size, count);
 				if (len != o->size || memcmp(buf, want, o->size < 2 ? o->size : 2) != 0)
-					return lc_fail(s, LC_SIDE_B, 4, "reader: reliable sample out of sequence",
-						       -EPROTO);
+					return lc_fail(s, LC_SIDE_B, 4,
+						       "reader: reliable sample out of sequence", -EPROTO);
 			}
 			count++;
 			if (count == 1) {
@@ -582,7 +587,8 @@ static void lc_tput_finish(const struct lc_shm *s, struct tput_result *ret)
 	ret->lost = s->lost;
 	ret->seconds = (double)(s->t_mark - s->t_first) / 1e9;
 	if (s->count_mark < 2 || ret->seconds <= 0) {
-		bench_why(ret->why, "too few samples arrived to time (%llu)", (unsigned long long)s->received);
+		bench_why(ret->why, "too few samples arrived to time (%llu)",
+			  (unsigned long long)s->received);
 		return;
 	}
 	ret->rate = (double)(s->count_mark - 1) / ret->seconds;

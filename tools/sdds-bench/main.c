@@ -161,33 +161,33 @@ enum {
 static int main_parse(int argc, char **argv, struct bench_opts *o)
 {
 	static const struct option longopts[] = {
-		{"iterations", required_argument, NULL, 'n'},
-		{"warmup", required_argument, NULL, OPT_WARMUP},
-		{"size", required_argument, NULL, 's'},
-		{"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
-		{"tput-seconds", required_argument, NULL, 't'},
-		{"depth", required_argument, NULL, OPT_DEPTH},
-		{"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
-		{"pin", optional_argument, NULL, OPT_PIN},
-		{"poll-spin-ns", required_argument, NULL, OPT_POLL_SPIN},
-		{"sddsd", required_argument, NULL, OPT_SDDSD},
-		{"raw", required_argument, NULL, OPT_RAW},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"iterations", required_argument, NULL, 'n'},
+	    {"warmup", required_argument, NULL, OPT_WARMUP},
+	    {"size", required_argument, NULL, 's'},
+	    {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
+	    {"tput-seconds", required_argument, NULL, 't'},
+	    {"depth", required_argument, NULL, OPT_DEPTH},
+	    {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
+	    {"pin", optional_argument, NULL, OPT_PIN},
+	    {"poll-spin-ns", required_argument, NULL, OPT_POLL_SPIN},
+	    {"sddsd", required_argument, NULL, OPT_SDDSD},
+	    {"raw", required_argument, NULL, OPT_RAW},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	uint64_t v;
 	int c;
 
 	*o = (struct bench_opts){
-		.size = MAIN_DEFAULT_SIZE,
-		.iterations = MAIN_DEFAULT_ITERATIONS,
-		.warmup = MAIN_DEFAULT_WARMUP,
-		.max_seconds = MAIN_DEFAULT_MAX_SECONDS,
-		.tput_seconds = MAIN_DEFAULT_TPUT_SECONDS,
-		.depth = MAIN_DEFAULT_DEPTH,
-		.reliable = true,
-		.poll_spin_ns = MAIN_DEFAULT_POLL_SPIN_NS,
+	    .size = MAIN_DEFAULT_SIZE,
+	    .iterations = MAIN_DEFAULT_ITERATIONS,
+	    .warmup = MAIN_DEFAULT_WARMUP,
+	    .max_seconds = MAIN_DEFAULT_MAX_SECONDS,
+	    .tput_seconds = MAIN_DEFAULT_TPUT_SECONDS,
+	    .depth = MAIN_DEFAULT_DEPTH,
+	    .reliable = true,
+	    .poll_spin_ns = MAIN_DEFAULT_POLL_SPIN_NS,
 	};
 	while ((c = getopt_long(argc, argv, "n:s:t:h", longopts, NULL)) != -1) {
 		int err = 0;
@@ -243,7 +243,8 @@ static int main_parse(int argc, char **argv, struct bench_opts *o)
 			return -EINVAL;
 		}
 		if (err < 0) {
-			fprintf(stderr, "sdds-bench: bad value for %s: %s\n", argv[optind - 1], optarg ? optarg : "");
+			fprintf(stderr, "sdds-bench: bad value for %s: %s\n", argv[optind - 1],
+				optarg ? optarg : "");
 			return -EINVAL;
 		}
 	}
@@ -314,7 +315,8 @@ __attribute__((format(printf, 1, 2))) static void main_progress(const char *fmt,
 }
 
 /* One daemon mode in one placement: start sddsd, latency, throughput, stop. */
-static void main_run_mode(const struct bench_opts *o, const char *sddsd_path, bool polling, struct mode_result *m)
+static void main_run_mode(const struct bench_opts *o, const char *sddsd_path, bool polling,
+			  struct mode_result *m)
 {
 	struct sddsd_proc d;
 	char name[64], pl[96], why[BENCH_WHY_MAX];
@@ -335,8 +337,8 @@ static void main_run_mode(const struct bench_opts *o, const char *sddsd_path, bo
 		memcpy(m->tput.why, why, sizeof(why));
 		return;
 	}
-	snprintf(name, sizeof(name), "sddsd-%s-%c%d-%c%d-%c%d", mode, 'd', m->pl.daemon_cpu, 'a', m->pl.a_cpu, 'b',
-		 m->pl.b_cpu);
+	snprintf(name, sizeof(name), "sddsd-%s-%c%d-%c%d-%c%d", mode, 'd', m->pl.daemon_cpu, 'a', m->pl.a_cpu,
+		 'b', m->pl.b_cpu);
 	main_progress("sdds-bench: sddsd %s latency, %s\n", mode, pl);
 	local_latency(o, d.sock, polling, &m->pl, name, &m->lat);
 	if (sddsd_alive(&d)) {
@@ -425,7 +427,8 @@ int main(int argc, char **argv)
 
 	rc = 0;
 	for (int i = 0; i < n; i++)
-		if (!r.polling[i].lat.ok || !r.polling[i].tput.ok || !r.blocking[i].lat.ok || !r.blocking[i].tput.ok)
+		if (!r.polling[i].lat.ok || !r.polling[i].tput.ok || !r.blocking[i].lat.ok ||
+		    !r.blocking[i].tput.ok)
 			rc = 1;
 	return rc;
 }

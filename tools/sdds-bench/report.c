@@ -64,10 +64,11 @@ static void report_ratios_compute(const struct bench_results *r, struct report_r
 
 	x->polling_over_spin = report_ratio(p_ok, p_ok ? p->lat.st.median : 0, r->spin.ok, r->spin.st.median);
 	x->polling_over_spin_p99 = report_ratio(p_ok, p_ok ? p->lat.st.p99 : 0, r->spin.ok, r->spin.st.p99);
-	x->blocking_over_hop = report_ratio(b_ok, b_ok ? b->lat.st.median : 0, r->futex.ok, r->futex.st.median);
+	x->blocking_over_hop =
+	    report_ratio(b_ok, b_ok ? b->lat.st.median : 0, r->futex.ok, r->futex.st.median);
 	x->blocking_over_hop_p99 = report_ratio(b_ok, b_ok ? b->lat.st.p99 : 0, r->futex.ok, r->futex.st.p99);
 	x->blocking_over_hop_same =
-		report_ratio(b_ok, b_ok ? b->lat.st.median : 0, r->futex_same.ok, r->futex_same.st.median);
+	    report_ratio(b_ok, b_ok ? b->lat.st.median : 0, r->futex_same.ok, r->futex_same.st.median);
 	x->tput_polling_over_mono = report_ratio(p && p->tput.ok, p && p->tput.ok ? p->tput.rate : 0,
 						 r->mono_spin.ok, r->mono_spin.rate);
 	x->tput_blocking_over_mono = report_ratio(b && b->tput.ok, b && b->tput.ok ? b->tput.rate : 0,
@@ -126,9 +127,11 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	char pl[96];
 
 	report_ratios_compute(r, &x);
-	fprintf(f, "sdds-bench local: %u-byte samples, %s, %llu iterations (+%llu warm-up, cap %.0f s), %d CPUs\n",
-		o->size, o->reliable ? "reliable" : "best effort", (unsigned long long)o->iterations,
-		(unsigned long long)o->warmup, o->max_seconds, r->n_cpus);
+	fprintf(
+	    f,
+	    "sdds-bench local: %u-byte samples, %s, %llu iterations (+%llu warm-up, cap %.0f s), %d CPUs\n",
+	    o->size, o->reliable ? "reliable" : "best effort", (unsigned long long)o->iterations,
+	    (unsigned long long)o->warmup, o->max_seconds, r->n_cpus);
 	fprintf(f, "sddsd: %s\n", r->sddsd_path ? r->sddsd_path : "(not found)");
 	report_placement_str(&r->base_pl, pl, sizeof(pl));
 	fprintf(f, "baselines: ping side %s\n", strstr(pl, "A:") ? strstr(pl, "A:") : pl);
@@ -143,7 +146,8 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 			(unsigned long long)o->iterations);
 	fputc('\n', f);
 
-	fprintf(f, "one-way latency, us (RTT/2)                 n    median       p99     p99.9        max\n");
+	fprintf(f,
+		"one-way latency, us (RTT/2)                 n    median       p99     p99.9        max\n");
 	report_lat_row(f, "baseline: spin on a shared line", &r->spin);
 	report_lat_row(f, "baseline: futex wait/wake (1 hop)", &r->futex);
 	report_lat_row(f, "baseline: futex, both on one CPU", &r->futex_same);
@@ -163,20 +167,23 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	report_ratio_row(f, "sddsd polling / spin (median)", x.polling_over_spin, 0);
 	report_ratio_row(f, "sddsd polling / spin (p99)", x.polling_over_spin_p99, 0);
 	if (p && p->lat.ok)
-		fprintf(f, "  %-44s %10.3f us goal <= %.1f us (iceoryx polling): %s\n", "sddsd polling median",
-			p->lat.st.median / 1e3, BENCH_GOAL_POLLING_US,
+		fprintf(f, "  %-44s %10.3f us goal <= %.1f us (iceoryx polling): %s\n",
+			"sddsd polling median", p->lat.st.median / 1e3, BENCH_GOAL_POLLING_US,
 			p->lat.st.median / 1e3 <= BENCH_GOAL_POLLING_US ? "met" : "NOT MET");
-	report_ratio_row(f, "sddsd blocking / one futex hop (median)", x.blocking_over_hop, BENCH_GOAL_BLOCKING_HOPS);
+	report_ratio_row(f, "sddsd blocking / one futex hop (median)", x.blocking_over_hop,
+			 BENCH_GOAL_BLOCKING_HOPS);
 	report_ratio_row(f, "sddsd blocking / one futex hop (p99)", x.blocking_over_hop_p99, 0);
 	if (r->futex_same.ran)
-		report_ratio_row(f, "sddsd blocking / same-CPU futex hop (median)", x.blocking_over_hop_same, 0);
+		report_ratio_row(f, "sddsd blocking / same-CPU futex hop (median)", x.blocking_over_hop_same,
+				 0);
 	fputc('\n', f);
 
-	fprintf(f, "throughput, samples/s taken by the reader (%.1f s each, reader depth %u)\n", o->tput_seconds,
-		o->depth);
-	report_tput_row(f, "sddsd --poll, clients spin", &report_shown(r->polling, r->best_polling)->tput, true);
-	report_tput_row(f, "sddsd blocking, clients sleep", &report_shown(r->blocking, r->best_blocking)->tput,
+	fprintf(f, "throughput, samples/s taken by the reader (%.1f s each, reader depth %u)\n",
+		o->tput_seconds, o->depth);
+	report_tput_row(f, "sddsd --poll, clients spin", &report_shown(r->polling, r->best_polling)->tput,
 			true);
+	report_tput_row(f, "sddsd blocking, clients sleep",
+			&report_shown(r->blocking, r->best_blocking)->tput, true);
 	report_tput_row(f, "monolithic, threads spin", &r->mono_spin, false);
 	report_tput_row(f, "monolithic, threads sleep", &r->mono_sleep, false);
 	report_ratio_row(f, "isolated / monolithic, polling (spinning)", x.tput_polling_over_mono, 0);
@@ -185,8 +192,8 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	if (r->n_placements > 1) {
 		fputc('\n', f);
 		fprintf(f, "placements (A = ping side / writer, B = pong side / reader)\n");
-		fprintf(f, "  %-8s %-30s %9s %9s %9s %10s %8s %9s\n", "mode", "placement", "median", "p99", "p99.9",
-			"max", "n", "tput M/s");
+		fprintf(f, "  %-8s %-30s %9s %9s %9s %10s %8s %9s\n", "mode", "placement", "median", "p99",
+			"p99.9", "max", "n", "tput M/s");
 		for (int mode = 0; mode < 2; mode++) {
 			const struct mode_result *m = mode == 0 ? r->polling : r->blocking;
 			int best = mode == 0 ? r->best_polling : r->best_blocking;
@@ -195,8 +202,9 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 				report_placement_str(&m[i].pl, pl, sizeof(pl));
 				fprintf(f, "  %-8s %-30s", mode == 0 ? "polling" : "blocking", pl);
 				if (m[i].lat.ok)
-					fprintf(f, " %9.3f %9.3f %9.3f %10.3f %8llu", m[i].lat.st.median / 1e3,
-						m[i].lat.st.p99 / 1e3, m[i].lat.st.p999 / 1e3, m[i].lat.st.max / 1e3,
+					fprintf(f, " %9.3f %9.3f %9.3f %10.3f %8llu",
+						m[i].lat.st.median / 1e3, m[i].lat.st.p99 / 1e3,
+						m[i].lat.st.p999 / 1e3, m[i].lat.st.max / 1e3,
 						(unsigned long long)m[i].lat.st.n);
 				else
 					fprintf(f, " %9s %9s %9s %10s %8s", "failed", "", "", "", "");
@@ -355,13 +363,14 @@ void report_json(FILE *f, const struct bench_opts *o, const struct bench_results
 
 	json_obj_begin(&j, "goals");
 	json_num(&j, "polling_median_us_max", BENCH_GOAL_POLLING_US);
-	report_json_met(&j, "polling_met", p && p->lat.ok ? p->lat.st.median / 1e3 : NAN, BENCH_GOAL_POLLING_US,
-			true);
+	report_json_met(&j, "polling_met", p && p->lat.ok ? p->lat.st.median / 1e3 : NAN,
+			BENCH_GOAL_POLLING_US, true);
 	json_num(&j, "blocking_over_futex_hop_max", BENCH_GOAL_BLOCKING_HOPS);
 	report_json_met(&j, "blocking_met", x.blocking_over_hop, BENCH_GOAL_BLOCKING_HOPS, true);
 	json_num(&j, "tput_samples_per_s_min", BENCH_GOAL_TPUT);
 	report_json_met(&j, "tput_polling_met", p && p->tput.ok ? p->tput.rate : NAN, BENCH_GOAL_TPUT, false);
-	report_json_met(&j, "tput_blocking_met", b && b->tput.ok ? b->tput.rate : NAN, BENCH_GOAL_TPUT, false);
+	report_json_met(&j, "tput_blocking_met", b && b->tput.ok ? b->tput.rate : NAN, BENCH_GOAL_TPUT,
+			false);
 	json_obj_end(&j);
 
 	json_arr_begin(&j, "placements");

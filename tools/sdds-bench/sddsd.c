@@ -187,8 +187,8 @@ int sddsd_start(const char *bin, bool poll_mode, int cpu, struct sddsd_proc *ret
 			char tail[160], scratch[BENCH_WHY_MAX];
 
 			sddsd_log_tail(&d, tail, sizeof(tail));
-			bench_why(why, "sddsd did not accept connections within 10 s (%s)%s%s", strerror(-err),
-				  tail[0] ? ": " : "", tail);
+			bench_why(why, "sddsd did not accept connections within 10 s (%s)%s%s",
+				  strerror(-err), tail[0] ? ": " : "", tail);
 			sddsd_stop(&d, scratch);
 			return -ETIMEDOUT;
 		}

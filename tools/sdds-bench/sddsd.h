@@ -23,7 +23,7 @@
 struct sddsd_proc {
 	pid_t pid;
 	char dir[PATH_MAX]; /* the private directory, removed by sddsd_stop */
-	char sock[108];     /* sun_path */
+	char sock[108];	    /* sun_path */
 	char log[PATH_MAX];
 };
 

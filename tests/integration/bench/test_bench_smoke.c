@@ -82,62 +82,85 @@ static int smoke_python(const char *script, const char *file, const char *arg)
 }
 
 static const char *const check_keys_py =
-	"import json, sys\n"
-	"d = json.load(open(sys.argv[1]))\n"
-	"lat = ['median_us', 'p99_us', 'p999_us', 'max_us', 'min_us', 'mean_us', 'iterations']\n"
-	"req = ['baseline.spin.' + k for k in lat] + ['baseline.futex.' + k for k in lat]\n"
-	"req += ['polling.latency.' + k for k in lat] + ['blocking.latency.' + k for k in lat]\n"
-	"for m in ('polling', 'blocking'):\n"
-	"    req += [m + '.throughput.' + k for k in ('samples_per_s', 'writer_samples_per_s',\n"
-	"            'written', 'received', 'seconds')]\n"
-	"for m in ('spin', 'sleep'):\n"
-	"    req += ['monolithic.' + m + '.' + k for k in ('samples_per_s', 'written', 'received')]\n"
-	"req += ['ratios.' + k for k in ('polling_over_spin', 'polling_over_spin_p99',\n"
-	"        'blocking_over_futex_hop', 'blocking_over_futex_hop_p99',\n"
-	"        'tput_polling_over_monolithic', 'tput_blocking_over_monolithic')]\n"
-	"req += ['size_bytes', 'iterations', 'cpus', 'goals.polling_median_us_max',\n"
-	"        'goals.blocking_over_futex_hop_max', 'goals.tput_samples_per_s_min']\n"
-	"bad = []\n"
-	"for path in req:\n"
-	"    v = d\n"
-	"    for k in path.split('.'):\n"
-	"        v = v.get(k) if isinstance(v, dict) else None\n"
-	"    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:\n"
-	"        bad.append('%s=%r' % (path, v))\n"
-	"for m in ('polling', 'blocking'):\n"
-	"    for k in ('latency', 'throughput'):\n"
-	"        if d[m][k].get('ok') is not True: bad.append(m + '.' + k + '.ok')\n"
-	"for k in ('polling_met', 'blocking_met', 'tput_polling_met', 'tput_blocking_met'):\n"
-	"    if not isinstance(d['goals'].get(k), bool): bad.append('goals.' + k)\n"
-	"if d['iterations'] != 2000 or d['size_bytes'] != 2: bad.append('options not echoed')\n"
-	"if bad:\n"
-	"    print('missing or not positive: ' + ', '.join(bad)); sys.exit(1)\n";
+    "import json, sys\n"
+    "d = json.load(open(sys.argv[1]))\n"
+    "lat = ['median_us', 'p99_us', 'p999_us', 'max_us', 'min_us', 'mean_us', 'iterations']\n"
+    "req = ['baseline.spin.' + k for k in lat] + ['baseline.futex.' + k for k in lat]\n"
+    "req += ['polling.latency.' + k for k in lat] + ['blocking.latency.' + k for k in lat]\n"
+    "for m in ('polling', 'blocking'):\n"
+    "    req += [m + '.throughput.' + k for k in ('samples_per_s', 'writer_samples_per_s',\n"
+    "            'written', 'received', 'seconds')]\n"
+    "for m in ('spin', 'sleep'):\n"
+    "    req += ['monolithic.' + m + '.' + k for k in ('samples_per_s', 'written', 'received')]\n"
+    "req += ['ratios.' + k for k in ('polling_over_spin', 'polling_over_spin_p99',\n"
+    "        'blocking_over_futex_hop', 'blocking_over_futex_hop_p99',\n"
+    "        'tput_polling_over_monolithic', 'tput_blocking_over_monolithic')]\n"
+    "req += ['size_bytes', 'iterations', 'cpus', 'goals.polling_median_us_max',\n"
+    "        'goals.blocking_over_futex_hop_max', 'goals.tput_samples_per_s_min']\n"
+    "bad = []\n"
+    "for path in req:\n"
+    "    v = d\n"
+    "    for k in path.split('.'):\n"
+    "        v = v.get(k) if isinstance(v, dict) else None\n"
+    "    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:\n"
+    "        bad.append('%s=%r' % (path, v))\n"
+    "for m in ('polling', 'blocking'):\n"
+    "    for k in ('latency', 'throughput'):\n"
+    "        if d[m][k].get('ok') is not True: bad.append(m + '.' + k + '.ok')\n"
+    "for k in ('polling_met', 'blocking_met', 'tput_polling_met', 'tput_blocking_met'):\n"
+    "    if not isinstance(d['goals'].get(k), bool): bad.append('goals.' + k)\n"
+    "if d['iterations'] != 2000 or d['size_bytes'] != 2: bad.append('options not echoed')\n"
+    "if bad:\n"
+    "    print('missing or not positive: ' + ', '.join(bad)); sys.exit(1)\n";
 
 static const char *const check_failed_py =
-	"import json, sys\n"
-	"d = json.load(open(sys.argv[1]))\n"
-	"bad = []\n"
-	"for m in ('polling', 'blocking'):\n"
-	"    for k in ('latency', 'throughput'):\n"
-	"        e = d[m][k]\n"
-	"        if e.get('ok') is not False or 'not found' not in e.get('error', ''):\n"
-	"            bad.append(m + '.' + k + ': ' + repr(e))\n"
-	"        if 'median_us' in e or 'samples_per_s' in e: bad.append(m + '.' + k + ' has figures')\n"
-	"for k in ('polling_over_spin', 'blocking_over_futex_hop', 'tput_polling_over_monolithic',\n"
-	"          'tput_blocking_over_monolithic'):\n"
-	"    if d['ratios'].get(k, 0) is not None: bad.append('ratio ' + k + ' not null')\n"
-	"if d['goals'].get('polling_met', 0) is not None: bad.append('goal judged without figure')\n"
-	"if not d['baseline']['spin']['median_us'] > 0: bad.append('baseline missing')\n"
-	"if bad:\n"
-	"    print('; '.join(bad)); sys.exit(1)\n";
+    "import json, sys\n"
+    "d = json.load(open(sys.argv[1]))\n"
+    "bad = []\n"
+    "for m in ('polling', 'blocking'):\n"
+    "    for k in ('latency', 'throughput'):\n"
+    "        e = d[m][k]\n"
+    "        if e.get('ok') is not False or 'not found' not in e.get('error', ''):\n"
+    "            bad.append(m + '.' + k + ': ' + repr(e))\n"
+    "        if 'median_us' in e or 'samples_per_s' in e: bad.append(m + '.' + k + ' has figures')\n"
+    "for k in ('polling_over_spin', 'blocking_over_futex_hop', 'tput_polling_over_monolithic',\n"
+    "          'tput_blocking_over_monolithic'):\n"
+    "    if d['ratios'].get(k, 0) is not None: bad.append('ratio ' + k + ' not null')\n"
+    "if d['goals'].get('polling_met', 0) is not None: bad.append('goal judged without figure')\n"
+    "if not d['baseline']['spin']['median_us'] > 0: bad.append('baseline missing')\n"
+    "if bad:\n"
+    "    print('; '.join(bad)); sys.exit(1)\n";
 
 static int smoke_setup(void **state)
 {
-	char *good_argv[] = {(char *)bench_bin, "local", "-n", "2000", "--warmup", "200", "-t", "0.3",
-			     "--max-seconds", "4", "--depth", "256", "--sddsd", (char *)sddsd_bin, "--json",
+	char *good_argv[] = {(char *)bench_bin,
+			     "local",
+			     "-n",
+			     "2000",
+			     "--warmup",
+			     "200",
+			     "-t",
+			     "0.3",
+			     "--max-seconds",
+			     "4",
+			     "--depth",
+			     "256",
+			     "--sddsd",
+			     (char *)sddsd_bin,
+			     "--json",
 			     NULL};
-	char *bad_argv[] = {(char *)bench_bin, "local", "-n", "300", "--warmup", "10", "-t", "0.1",
-			    "--sddsd", "/nonexistent/sdds-bench-test/sddsd", "--json", NULL};
+	char *bad_argv[] = {(char *)bench_bin,
+			    "local",
+			    "-n",
+			    "300",
+			    "--warmup",
+			    "10",
+			    "-t",
+			    "0.1",
+			    "--sddsd",
+			    "/nonexistent/sdds-bench-test/sddsd",
+			    "--json",
+			    NULL};
 
 	(void)state;
 	if (smoke_run(good_argv, &good) < 0 || smoke_run(bad_argv, &bad) < 0)
@@ -183,10 +206,10 @@ static void test_missing_daemon_fails_without_ratios(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exit_zero),
-		cmocka_unit_test(test_json_parses),
-		cmocka_unit_test(test_every_figure_positive),
-		cmocka_unit_test(test_missing_daemon_fails_without_ratios),
+	    cmocka_unit_test(test_exit_zero),
+	    cmocka_unit_test(test_json_parses),
+	    cmocka_unit_test(test_every_figure_positive),
+	    cmocka_unit_test(test_missing_daemon_fails_without_ratios),
 	};
 
 	if (argc != 3) {

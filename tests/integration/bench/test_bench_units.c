@@ -123,19 +123,20 @@ static void test_json_nesting_and_escapes(void **state)
 	json_obj_end(&j);
 	json_finish(&j);
 	fclose(f);
-	assert_string_equal(out, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"u\":18446744073709551615,\"i\":-3,"
-				 "\"x\":0.25,\"nan\":null,\"t\":true,\"z\":null,\"a\":[1,{},[]],\"n\":null}\n");
+	assert_string_equal(out,
+			    "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"u\":18446744073709551615,\"i\":-3,"
+			    "\"x\":0.25,\"nan\":null,\"t\":true,\"z\":null,\"a\":[1,{},[]],\"n\":null}\n");
 	free(out);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stats_nearest_rank),
-		cmocka_unit_test(test_stats_scale_and_small),
-		cmocka_unit_test(test_stats_empty),
-		cmocka_unit_test(test_stats_dump),
-		cmocka_unit_test(test_json_nesting_and_escapes),
+	    cmocka_unit_test(test_stats_nearest_rank),
+	    cmocka_unit_test(test_stats_scale_and_small),
+	    cmocka_unit_test(test_stats_empty),
+	    cmocka_unit_test(test_stats_dump),
+	    cmocka_unit_test(test_json_nesting_and_escapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
