@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 MESON_TEST_ARGS ?= --print-errorlogs
 
-.PHONY: all deps build asan run test test-plain test-asan fuzz fuzz-smoke bench install clean
+.PHONY: all deps build asan run test test-plain test-asan fuzz fuzz-smoke bench install clean format format-check
 
 all: build
 
@@ -39,8 +39,15 @@ test-asan: asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		meson test -C $(ASAN_BUILD) $(MESON_TEST_ARGS) --no-suite slow
 
-# The whole suite: normal build, sanitizer build, a short fuzz campaign.
-test: test-plain test-asan fuzz-smoke
+# The whole suite: the format check, normal build, sanitizer build, a short fuzz campaign.
+test: format-check test-plain test-asan fuzz-smoke
+
+# Every C source and header of the tree in the style of .clang-format.
+format: deps
+	git ls-files '*.c' '*.h' | xargs clang-format -i
+
+format-check: deps
+	git ls-files '*.c' '*.h' | xargs clang-format --dry-run -Werror
 
 fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)

@@ -270,7 +270,7 @@ static uint64_t client_inside(struct sdds_client *c, unsigned slot)
 void client_grace(struct sdds_client *c)
 {
 	unsigned slot = (unsigned)(atomic_fetch_add(&c->gp_gen, 1) & 1);
-	struct timespec ts = { 0, 200 * 1000 };
+	struct timespec ts = {0, 200 * 1000};
 	uint64_t n;
 
 	/*
@@ -340,8 +340,7 @@ static bool client_wait_abort(void *arg)
 	return client_gone(w->client);
 }
 
-int client_wait_db(struct sdds_client *c, struct sdds_doorbell *db, struct client_wait *w,
-		   int64_t timeout_ns)
+int client_wait_db(struct sdds_client *c, struct sdds_doorbell *db, struct client_wait *w, int64_t timeout_ns)
 {
 	int rc;
 
@@ -687,8 +686,8 @@ void sdds_reader_free(sdds_reader *r)
  * 0 / -ETIMEDOUT / -ENOTCONN / another error as sdds_reader_take returns
  * them (0 here means -EAGAIN).
  */
-static int client_take_once(struct sdds_reader *r, void *buf, size_t cap, size_t *ret_len,
-			    int64_t timeout_ns, int64_t deadline)
+static int client_take_once(struct sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int64_t timeout_ns,
+			    int64_t deadline)
 {
 	struct sdds_client *c = r->client;
 	struct client_wait w;

@@ -31,7 +31,7 @@ static pthread_mutex_t dcps_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(sdds_client *) dcps_client;
 static _Atomic uint8_t dcps_log_level = 1;
 
-static const char *const dcps_level_names[] = { "DEBUG", "INFO", "WARN", "ERROR", "PANIC", "PANIC" };
+static const char *const dcps_level_names[] = {"DEBUG", "INFO", "WARN", "ERROR", "PANIC", "PANIC"};
 
 void Log_setLvl(uint8_t lvl)
 {
@@ -176,7 +176,8 @@ static void dcps_listener_trampoline(sdds_reader *reader, void *arg)
 	fn(reader);
 }
 
-DDS_ReturnCode_t DDS_DataReader_set_listener(DDS_DataReader reader, const struct DDS_DataReaderListener *listener,
+DDS_ReturnCode_t DDS_DataReader_set_listener(DDS_DataReader reader,
+					     const struct DDS_DataReaderListener *listener,
 					     const DDS_StatusMask mask)
 {
 	DDS_DataReaderListener_DataAvailableListener fn;

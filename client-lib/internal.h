@@ -91,7 +91,7 @@ static inline bool cl_list_empty(const struct cl_link *head)
 	return head->next == head;
 }
 
-#define cl_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+#define cl_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 /*
  * Grace-period counters: threads that entered under generation g count
@@ -136,9 +136,9 @@ struct client_ops {
  * connection: see "Restart" above for who may touch it when.
  */
 struct remote_state {
-	uint64_t gen;  /* connection number: 1 for the first, +1 per reconnection */
-	int ctl_fd;    /* owned */
-	int kick_fd;   /* eventfd to wake the daemon, owned */
+	uint64_t gen; /* connection number: 1 for the first, +1 per reconnection */
+	int ctl_fd;   /* owned */
+	int kick_fd;  /* eventfd to wake the daemon, owned */
 	struct segment seg;
 	struct sdds_ring_ctl *req; /* request ring, inside seg */
 	bool daemon_polling;
@@ -155,11 +155,11 @@ struct remote_state {
 	bool reconnect;
 	bool reconnect_wait;
 	uint32_t reconnect_max_ms;
-	char *path; /* socket path, owned; NULL when the fd was handed in */
+	char *path;   /* socket path, owned; NULL when the fd was handed in */
 	int renew_fd; /* $SDDS_CTL_RENEW_FD: asks for a new socket, owned, or -1 */
-	char *name; /* application name for Hello, owned */
+	char *name;   /* application name for Hello, owned */
 
-	int stop_fd; /* eventfd: wakes the monitor (closing or stop), owned */
+	int stop_fd;	     /* eventfd: wakes the monitor (closing or stop), owned */
 	atomic_bool closing; /* no more reconnection attempts */
 	atomic_bool stop;    /* the monitor returns */
 	_Atomic uint64_t reconnects;
@@ -196,7 +196,7 @@ struct sdds_client {
 	pthread_mutex_t cb_lock;
 	pthread_cond_t cb_cond;
 	struct cl_link listening; /* readers with a listener, under cb_lock */
-	uint64_t cb_gen;          /* bumped when `listening` changes, under cb_lock */
+	uint64_t cb_gen;	  /* bumped when `listening` changes, under cb_lock */
 	pthread_t cb_thread;
 	bool cb_started; /* under cb_lock */
 	atomic_bool cb_stop;
@@ -210,23 +210,23 @@ struct sdds_client {
 struct sdds_topic {
 	struct sdds_client *client;
 	struct cl_link node; /* client->topics */
-	uint32_t refs;       /* under obj_lock */
-	bool user_ref;       /* the application has not called sdds_topic_free */
+	uint32_t refs;	     /* under obj_lock */
+	bool user_ref;	     /* the application has not called sdds_topic_free */
 	uint32_t sample_size;
 	/* A deep copy of the description, to register the topic again. */
-	sdds_topic_desc desc; /* name and fields point into the same allocation */
-	uint32_t handle;          /* remote */
-	uint64_t conn_gen;        /* remote: the connection `handle` belongs to */
-	struct broker_topic *bt;  /* mono */
+	sdds_topic_desc desc;	 /* name and fields point into the same allocation */
+	uint32_t handle;	 /* remote */
+	uint64_t conn_gen;	 /* remote: the connection `handle` belongs to */
+	struct broker_topic *bt; /* mono */
 };
 
 struct sdds_writer {
 	struct sdds_client *client;
 	struct sdds_topic *topic;
 	struct cl_link node; /* client->writers */
-	sdds_qos qos;        /* as created, to create it again */
-	uint32_t id;                /* remote */
-	uint64_t conn_gen;          /* remote: the connection `id` belongs to */
+	sdds_qos qos;	     /* as created, to create it again */
+	uint32_t id;	     /* remote */
+	uint64_t conn_gen;   /* remote: the connection `id` belongs to */
 	uint32_t max_blocking_ms;
 	bool reliable;
 	struct broker_writer *bw; /* mono */
@@ -236,8 +236,8 @@ struct sdds_reader {
 	struct sdds_client *client;
 	struct sdds_topic *topic;
 	struct cl_link node; /* client->readers */
-	sdds_qos qos;        /* as created, to create it again */
-	uint32_t id;         /* remote */
+	sdds_qos qos;	     /* as created, to create it again */
+	uint32_t id;	     /* remote */
 	uint64_t conn_gen;   /* remote: the connection `id` and `cons` belong to */
 	bool reliable;
 	struct client_gp gp; /* takes enter here */
@@ -249,8 +249,8 @@ struct sdds_reader {
 	/* Listener, under client->cb_lock. */
 	sdds_listener_fn fn;
 	void *fn_arg;
-	uint64_t cb_seen; /* producer position up to which fn was called */
-	uint64_t cb_conn_gen; /* the connection whose ring cb_seen counts in */
+	uint64_t cb_seen;	/* producer position up to which fn was called */
+	uint64_t cb_conn_gen;	/* the connection whose ring cb_seen counts in */
 	struct cl_link cb_node; /* client->listening while fn != NULL */
 
 	/* Mono mode, under the process-wide broker lock. */

@@ -42,15 +42,15 @@
 
 static struct {
 	pthread_mutex_t lock;
-	struct broker *broker; /* while refs > 0 */
-	unsigned refs;         /* monolithic clients alive */
+	struct broker *broker;	/* while refs > 0 */
+	unsigned refs;		/* monolithic clients alive */
 	struct cl_link readers; /* every monolithic reader, for the blocker lookup */
 	uint64_t next_serial;
 	struct sdds_doorbell space;
 	_Atomic uint32_t space_gen;
 } mono = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.readers = { &mono.readers, &mono.readers },
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .readers = {&mono.readers, &mono.readers},
 };
 
 int mono_open(struct sdds_client *c)
@@ -339,15 +339,15 @@ static void mono_reader_kick(struct sdds_reader *r)
 }
 
 const struct client_ops mono_ops = {
-	.topic_new = mono_topic_new,
-	.topic_free = mono_topic_free,
-	.writer_new = mono_writer_new,
-	.writer_free = mono_writer_free,
-	.writer_write = mono_writer_write,
-	.reader_new = mono_reader_new,
-	.reader_free = mono_reader_free,
-	.reader_kick = mono_reader_kick,
-	.closing = mono_closing,
-	.shutdown = mono_shutdown,
-	.destroy = mono_destroy,
+    .topic_new = mono_topic_new,
+    .topic_free = mono_topic_free,
+    .writer_new = mono_writer_new,
+    .writer_free = mono_writer_free,
+    .writer_write = mono_writer_write,
+    .reader_new = mono_reader_new,
+    .reader_free = mono_reader_free,
+    .reader_kick = mono_reader_kick,
+    .closing = mono_closing,
+    .shutdown = mono_shutdown,
+    .destroy = mono_destroy,
 };

@@ -124,7 +124,7 @@ static void remote_stop_signal(struct remote_state *rs)
 static int remote_poll_closing(struct sdds_client *c, int fd, short events, int timeout_ms)
 {
 	struct remote_state *rs = &c->remote;
-	struct pollfd p[2] = { { .fd = fd, .events = events }, { .fd = rs->stop_fd, .events = POLLIN } };
+	struct pollfd p[2] = {{.fd = fd, .events = events}, {.fd = rs->stop_fd, .events = POLLIN}};
 	int64_t end = doorbell_now_ns() + (int64_t)timeout_ms * 1000000;
 	int64_t left;
 	int n;
@@ -261,7 +261,7 @@ static void remote_kick(struct sdds_client *c)
  */
 static int remote_connect_path(const char *path, bool nonblock, int *ret_fd)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd, rc, fl;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -397,8 +397,8 @@ static int remote_renew(struct sdds_client *c, int *ret_fd)
 		char buf[CMSG_SPACE(sizeof(int) * CTL_MAX_FDS)];
 	} ctrl;
 	char data[64];
-	struct iovec iov = { .iov_base = data, .iov_len = sizeof(data) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {.iov_base = data, .iov_len = sizeof(data)};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
 	struct cmsghdr *cm;
 	int fds[CTL_MAX_FDS];
 	size_t n_fds = 0, i;
@@ -463,7 +463,7 @@ static int remote_reader_create(struct sdds_client *c, bool setup, struct sdds_r
 static int remote_attempt(struct sdds_client *c)
 {
 	struct remote_state *rs = &c->remote;
-	struct timeval tv = { .tv_sec = REMOTE_RPC_TIMEOUT_S };
+	struct timeval tv = {.tv_sec = REMOTE_RPC_TIMEOUT_S};
 	struct cl_link *l;
 	int fd, rc;
 
@@ -553,7 +553,7 @@ static int remote_reconnect(struct sdds_client *c, unsigned *seed, uint32_t *del
 static bool remote_watch(struct sdds_client *c)
 {
 	struct remote_state *rs = &c->remote;
-	struct pollfd p[2] = { { .fd = rs->ctl_fd, .events = POLLRDHUP }, { .fd = rs->stop_fd, .events = POLLIN } };
+	struct pollfd p[2] = {{.fd = rs->ctl_fd, .events = POLLRDHUP}, {.fd = rs->stop_fd, .events = POLLIN}};
 	int n;
 
 	for (;;) {
@@ -562,7 +562,7 @@ static bool remote_watch(struct sdds_client *c)
 		p[0].revents = p[1].revents = 0;
 		n = poll(p, 2, -1);
 		if (n < 0) {
-			struct timespec ts = { 0, 10 * 1000 * 1000 };
+			struct timespec ts = {0, 10 * 1000 * 1000};
 
 			if (errno != EINTR)
 				nanosleep(&ts, NULL); /* ENOMEM: try again shortly */
@@ -698,7 +698,7 @@ static void remote_state_free(struct remote_state *rs)
 int remote_open(struct sdds_client *c, const sdds_client_options *opts)
 {
 	struct remote_state *rs = &c->remote;
-	struct timeval tv = { .tv_sec = REMOTE_RPC_TIMEOUT_S };
+	struct timeval tv = {.tv_sec = REMOTE_RPC_TIMEOUT_S};
 	const char *name = opts->name ? opts->name : program_invocation_short_name;
 	bool handed_in = opts->ctl_fd >= 0, claimed = false;
 	int fd = -1, rc;
@@ -735,8 +735,8 @@ int remote_open(struct sdds_client *c, const sdds_client_options *opts)
 	 * by path has one in mind; asked to, a client with a handed-in socket
 	 * reconnects through socket_path or the default path.
 	 */
-	rs->reconnect = opts->reconnect > 0 ||
-			(opts->reconnect < 0 && ((!handed_in && !claimed) || rs->renew_fd >= 0));
+	rs->reconnect =
+	    opts->reconnect > 0 || (opts->reconnect < 0 && ((!handed_in && !claimed) || rs->renew_fd >= 0));
 	if ((rs->reconnect && rs->renew_fd < 0) || (!handed_in && !claimed)) {
 		rc = remote_path(opts, &rs->path);
 		if (rc < 0)
@@ -1194,15 +1194,15 @@ static void remote_destroy(struct sdds_client *c)
 }
 
 const struct client_ops remote_ops = {
-	.topic_new = remote_topic_new,
-	.topic_free = remote_topic_free,
-	.writer_new = remote_writer_new,
-	.writer_free = remote_writer_free,
-	.writer_write = remote_writer_write,
-	.reader_new = remote_reader_new,
-	.reader_free = remote_reader_free,
-	.reader_kick = remote_reader_kick,
-	.closing = remote_closing,
-	.shutdown = remote_shutdown,
-	.destroy = remote_destroy,
+    .topic_new = remote_topic_new,
+    .topic_free = remote_topic_free,
+    .writer_new = remote_writer_new,
+    .writer_free = remote_writer_free,
+    .writer_write = remote_writer_write,
+    .reader_new = remote_reader_new,
+    .reader_free = remote_reader_free,
+    .reader_kick = remote_reader_kick,
+    .closing = remote_closing,
+    .shutdown = remote_shutdown,
+    .destroy = remote_destroy,
 };

@@ -41,9 +41,9 @@ struct broker_writer;
 struct broker_reader;
 
 struct broker_limits {
-	uint32_t max_topics;         /* whole broker */
-	uint32_t max_endpoints;      /* readers + writers, whole broker */
-	uint32_t max_sample;         /* largest sample_size accepted */
+	uint32_t max_topics;	/* whole broker */
+	uint32_t max_endpoints; /* readers + writers, whole broker */
+	uint32_t max_sample;	/* largest sample_size accepted */
 };
 void broker_limits_init(struct broker_limits *l); /* sensible defaults */
 
@@ -127,8 +127,8 @@ void broker_writer_free(struct broker_writer *w); /* accepts NULL */
  * reader is then never put on the flush list).
  */
 int broker_reader_new(struct broker *b, struct broker_topic *t, const struct broker_qos *qos,
-		      uint32_t owner_id, const struct rring_prod *ring, broker_notify_fn notify,
-		      void *owner, struct broker_reader **ret);
+		      uint32_t owner_id, const struct rring_prod *ring, broker_notify_fn notify, void *owner,
+		      struct broker_reader **ret);
 void broker_reader_free(struct broker_reader *r); /* accepts NULL */
 
 /*

@@ -28,18 +28,18 @@
 #define CONFIG_QUOTE_MAX 48
 
 enum config_type {
-	CT_PATH,  /* char[CONFIG_SOCKET_MAX] */
-	CT_BOOL,  /* bool */
-	CT_I64,   /* int64_t, plain number */
-	CT_U32,   /* uint32_t, plain number */
+	CT_PATH,   /* char[CONFIG_SOCKET_MAX] */
+	CT_BOOL,   /* bool */
+	CT_I64,	   /* int64_t, plain number */
+	CT_U32,	   /* uint32_t, plain number */
 	CT_SIZE32, /* uint32_t, bytes with K/M/G */
 	CT_SIZE64, /* uint64_t, bytes with K/M/G */
-	CT_LEVEL, /* int, log level number or name */
-	CT_UIDS,  /* uint32_t attest_uids[], repeatable: each line adds one */
-	CT_AUTO,  /* int: -1 auto, 0 off, 1 on (a boolean or "auto") */
-	CT_NAME,  /* char[CONFIG_IFNAME_MAX]: letters, digits, '-', '_', '.' */
+	CT_LEVEL,  /* int, log level number or name */
+	CT_UIDS,   /* uint32_t attest_uids[], repeatable: each line adds one */
+	CT_AUTO,   /* int: -1 auto, 0 off, 1 on (a boolean or "auto") */
+	CT_NAME,   /* char[CONFIG_IFNAME_MAX]: letters, digits, '-', '_', '.' */
 	CT_IFACES, /* interfaces[], repeatable: each line adds one name */
-	CT_IP6S,  /* peer_endian_swap[], repeatable: each line adds one address */
+	CT_IP6S,   /* peer_endian_swap[], repeatable: each line adds one address */
 };
 
 #define CF_POW2 0x1u /* value must be a power of two */
@@ -53,39 +53,42 @@ struct config_key {
 	unsigned flags;
 };
 
-#define KEY(n, t, mn, mx, fl) { #n, t, offsetof(struct sddsd_config, n), mn, mx, fl }
+#define KEY(n, t, mn, mx, fl)                                                                                \
+	{                                                                                                    \
+#n, t, offsetof(struct sddsd_config, n), mn, mx, fl                                          \
+	}
 
 static const struct config_key config_keys[] = {
-	KEY(socket, CT_PATH, 0, 0, 0),
-	KEY(poll, CT_BOOL, 0, 1, 0),
-	KEY(spin_ns, CT_I64, 0, 10ull * 1000 * 1000 * 1000, 0),
-	KEY(max_clients, CT_U32, 1, 65536, 0),
-	KEY(max_readers_per_client, CT_U32, 0, 4096, 0),
-	KEY(max_writers_per_client, CT_U32, 0, 4096, 0),
-	KEY(max_topics_per_client, CT_U32, 0, 4096, 0),
-	KEY(request_ring_bytes, CT_SIZE32, 4096, 1ull << 30, CF_POW2),
-	KEY(arena_bytes, CT_SIZE64, 0, 4ull << 30, CF_PAGE),
-	KEY(max_sample, CT_SIZE32, 1, 1u << 20, 0),
-	KEY(max_requests_per_turn, CT_U32, 1, 1u << 20, 0),
-	KEY(log_level, CT_LEVEL, 0, 7, 0),
-	KEY(policy, CT_PATH, 0, 0, 0),
-	/* Repeatable: each line adds one uid to attest_uids. */
-	{ "attest_uid", CT_UIDS, offsetof(struct sddsd_config, attest_uids), 0, UINT32_MAX - 1, 0 },
-	/* The network side (daemon/net). */
-	KEY(node_config, CT_PATH, 0, 0, 0),
-	KEY(net, CT_AUTO, 0, 0, 0),
-	KEY(backend, CT_NAME, 0, 0, 0),
-	{ "interface", CT_IFACES, offsetof(struct sddsd_config, interfaces), 0, 0, 0 },
-	KEY(max_frame, CT_U32, 16, 65507, 0),
-	KEY(max_peers, CT_U32, 1, 4096, 0),
-	KEY(peer_endian_swap, CT_IP6S, 0, 0, 0),
-	KEY(discovery, CT_BOOL, 0, 1, 0),
-	KEY(node_id, CT_U32, 0, 65535, 0),
-	KEY(discovery_participant_ms, CT_U32, 0, 3600000, 0),
-	KEY(discovery_publication_ms, CT_U32, 0, 3600000, 0),
-	KEY(discovery_expire_ms, CT_U32, 0, 86400000, 0),
-	KEY(discovery_unicast, CT_BOOL, 0, 1, 0),
-	KEY(discovery_max_subscriptions, CT_U32, 1, 4096, 0),
+    KEY(socket, CT_PATH, 0, 0, 0),
+    KEY(poll, CT_BOOL, 0, 1, 0),
+    KEY(spin_ns, CT_I64, 0, 10ull * 1000 * 1000 * 1000, 0),
+    KEY(max_clients, CT_U32, 1, 65536, 0),
+    KEY(max_readers_per_client, CT_U32, 0, 4096, 0),
+    KEY(max_writers_per_client, CT_U32, 0, 4096, 0),
+    KEY(max_topics_per_client, CT_U32, 0, 4096, 0),
+    KEY(request_ring_bytes, CT_SIZE32, 4096, 1ull << 30, CF_POW2),
+    KEY(arena_bytes, CT_SIZE64, 0, 4ull << 30, CF_PAGE),
+    KEY(max_sample, CT_SIZE32, 1, 1u << 20, 0),
+    KEY(max_requests_per_turn, CT_U32, 1, 1u << 20, 0),
+    KEY(log_level, CT_LEVEL, 0, 7, 0),
+    KEY(policy, CT_PATH, 0, 0, 0),
+    /* Repeatable: each line adds one uid to attest_uids. */
+    {"attest_uid", CT_UIDS, offsetof(struct sddsd_config, attest_uids), 0, UINT32_MAX - 1, 0},
+    /* The network side (daemon/net). */
+    KEY(node_config, CT_PATH, 0, 0, 0),
+    KEY(net, CT_AUTO, 0, 0, 0),
+    KEY(backend, CT_NAME, 0, 0, 0),
+    {"interface", CT_IFACES, offsetof(struct sddsd_config, interfaces), 0, 0, 0},
+    KEY(max_frame, CT_U32, 16, 65507, 0),
+    KEY(max_peers, CT_U32, 1, 4096, 0),
+    KEY(peer_endian_swap, CT_IP6S, 0, 0, 0),
+    KEY(discovery, CT_BOOL, 0, 1, 0),
+    KEY(node_id, CT_U32, 0, 65535, 0),
+    KEY(discovery_participant_ms, CT_U32, 0, 3600000, 0),
+    KEY(discovery_publication_ms, CT_U32, 0, 3600000, 0),
+    KEY(discovery_expire_ms, CT_U32, 0, 86400000, 0),
+    KEY(discovery_unicast, CT_BOOL, 0, 1, 0),
+    KEY(discovery_max_subscriptions, CT_U32, 1, 4096, 0),
 };
 #define CONFIG_N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 
@@ -121,7 +124,8 @@ uint32_t config_max_record(const struct sddsd_config *cfg)
 	return (uint32_t)((r + SDDS_REC_ALIGN - 1) & ~(uint64_t)(SDDS_REC_ALIGN - 1));
 }
 
-static void config_errorf(struct config_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void config_errorf(struct config_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void config_errorf(struct config_error *err, const char *fmt, ...)
 {
@@ -185,10 +189,23 @@ static int config_number(const char *v, size_t len, bool sized, uint64_t *ret)
 		return -EINVAL;
 	if (sized) {
 		switch (v[len - 1]) {
-		case 'k': case 'K': shift = 10; len--; break;
-		case 'm': case 'M': shift = 20; len--; break;
-		case 'g': case 'G': shift = 30; len--; break;
-		default: break;
+		case 'k':
+		case 'K':
+			shift = 10;
+			len--;
+			break;
+		case 'm':
+		case 'M':
+			shift = 20;
+			len--;
+			break;
+		case 'g':
+		case 'G':
+			shift = 30;
+			len--;
+			break;
+		default:
+			break;
 		}
 		if (len == 0)
 			return -EINVAL;
@@ -239,7 +256,8 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 			}
 			/* It could not be written back: a file would read it as a comment. */
 			if (value[i] == '#' && (i == 0 || value[i - 1] == ' ')) {
-				config_errorf(err, "%s: %s: '#' at the start or after a blank reads as a comment",
+				config_errorf(err,
+					      "%s: %s: '#' at the start or after a blank reads as a comment",
 					      where, k->name);
 				return -EINVAL;
 			}
@@ -263,8 +281,8 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 			*(bool *)field = false;
 			return 0;
 		}
-		config_errorf(err, "%s: %s: '%s' is not a boolean (true/false, yes/no, on/off, 1/0)",
-			      where, k->name, config_quote(value, vlen, q));
+		config_errorf(err, "%s: %s: '%s' is not a boolean (true/false, yes/no, on/off, 1/0)", where,
+			      k->name, config_quote(value, vlen, q));
 		return -EINVAL;
 	case CT_LEVEL: {
 		char buf[16];
@@ -278,7 +296,8 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 				return 0;
 			}
 		}
-		config_errorf(err, "%s: %s: '%s' is not a log level (0..7 or err, warning, notice, info, debug)",
+		config_errorf(err,
+			      "%s: %s: '%s' is not a log level (0..7 or err, warning, notice, info, debug)",
 			      where, k->name, config_quote(value, vlen, q));
 		return -EINVAL;
 	}
@@ -297,7 +316,8 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 			*(int *)field = 0;
 			return 0;
 		}
-		config_errorf(err, "%s: %s: '%s' is not on, off or auto", where, k->name, config_quote(value, vlen, q));
+		config_errorf(err, "%s: %s: '%s' is not on, off or auto", where, k->name,
+			      config_quote(value, vlen, q));
 		return -EINVAL;
 	case CT_NAME:
 	case CT_IFACES: {
@@ -306,9 +326,11 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 		for (size_t i = 0; i < vlen; i++) {
 			char ch = value[i];
 
-			if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-			      ch == '-' || ch == '_' || ch == '.' || (ch == '@' && k->type == CT_IFACES))) {
-				config_errorf(err, "%s: %s: '%s' is not a name (letters, digits, '-', '_', '.')",
+			if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			      (ch >= '0' && ch <= '9') || ch == '-' || ch == '_' || ch == '.' ||
+			      (ch == '@' && k->type == CT_IFACES))) {
+				config_errorf(err,
+					      "%s: %s: '%s' is not a name (letters, digits, '-', '_', '.')",
 					      where, k->name, config_quote(value, vlen, q));
 				return -EINVAL;
 			}
@@ -320,7 +342,8 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 		}
 		if (k->type == CT_IFACES) {
 			for (uint32_t i = 0; i < cfg->n_interfaces; i++) {
-				if (strlen(cfg->interfaces[i]) == vlen && memcmp(cfg->interfaces[i], value, vlen) == 0)
+				if (strlen(cfg->interfaces[i]) == vlen &&
+				    memcmp(cfg->interfaces[i], value, vlen) == 0)
 					return 0;
 			}
 			if (cfg->n_interfaces >= CONFIG_NET_IFACES_MAX) {
@@ -355,7 +378,8 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 				return 0;
 		}
 		if (cfg->n_peer_endian_swap >= CONFIG_NET_SWAP_MAX) {
-			config_errorf(err, "%s: %s: more than %d addresses", where, k->name, CONFIG_NET_SWAP_MAX);
+			config_errorf(err, "%s: %s: more than %d addresses", where, k->name,
+				      CONFIG_NET_SWAP_MAX);
 			return -EINVAL;
 		}
 		memcpy(cfg->peer_endian_swap[cfg->n_peer_endian_swap++], &a, 16);
@@ -373,7 +397,8 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 				return 0;
 		}
 		if (cfg->n_attest_uids >= CONFIG_ATTEST_UIDS_MAX) {
-			config_errorf(err, "%s: %s: more than %d uids", where, k->name, CONFIG_ATTEST_UIDS_MAX);
+			config_errorf(err, "%s: %s: more than %d uids", where, k->name,
+				      CONFIG_ATTEST_UIDS_MAX);
 			return -EINVAL;
 		}
 		cfg->attest_uids[cfg->n_attest_uids++] = (uint32_t)x;
@@ -384,15 +409,16 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 	case CT_SIZE64:
 		rc = config_number(value, vlen, k->type == CT_SIZE32 || k->type == CT_SIZE64, &x);
 		if (rc == -EINVAL) {
-			config_errorf(err, "%s: %s: '%s' is not a %s", where, k->name, config_quote(value, vlen, q),
+			config_errorf(err, "%s: %s: '%s' is not a %s", where, k->name,
+				      config_quote(value, vlen, q),
 				      (k->type == CT_SIZE32 || k->type == CT_SIZE64)
-					      ? "size (a number with an optional K, M or G)"
-					      : "non-negative decimal number");
+					  ? "size (a number with an optional K, M or G)"
+					  : "non-negative decimal number");
 			return -EINVAL;
 		}
 		if (rc < 0 || x < k->min || x > k->max) {
-			config_errorf(err, "%s: %s: '%s' is out of range %" PRIu64 "..%" PRIu64, where, k->name,
-				      config_quote(value, vlen, q), k->min, k->max);
+			config_errorf(err, "%s: %s: '%s' is out of range %" PRIu64 "..%" PRIu64, where,
+				      k->name, config_quote(value, vlen, q), k->min, k->max);
 			return -EINVAL;
 		}
 		if ((k->flags & CF_POW2) && (x & (x - 1)) != 0) {
@@ -400,7 +426,8 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 			return -EINVAL;
 		}
 		if ((k->flags & CF_PAGE) && (x % 4096) != 0) {
-			config_errorf(err, "%s: %s: %" PRIu64 " is not a multiple of 4096", where, k->name, x);
+			config_errorf(err, "%s: %s: %" PRIu64 " is not a multiple of 4096", where, k->name,
+				      x);
 			return -EINVAL;
 		}
 		if (k->type == CT_I64)
@@ -427,7 +454,8 @@ int config_validate(const struct sddsd_config *cfg, const char *origin, struct c
 		return -EINVAL;
 	}
 	if (cfg->net == 1 && cfg->node_config[0] == '\0') {
-		config_errorf(err, "%s: net = on needs node_config (the sdds.xml with the network topics)", origin);
+		config_errorf(err, "%s: net = on needs node_config (the sdds.xml with the network topics)",
+			      origin);
 		return -EINVAL;
 	}
 	return 0;
@@ -442,7 +470,7 @@ int config_parse_text(struct sddsd_config *cfg, const char *name, const char *te
 		      struct config_error *err)
 {
 	struct sddsd_config tmp = *cfg;
-	unsigned seen_line[CONFIG_N_KEYS] = { 0 };
+	unsigned seen_line[CONFIG_N_KEYS] = {0};
 	char where[CONFIG_ERROR_MAX / 2];
 	char q[CONFIG_QUOTE_MAX + 4];
 	size_t pos = 0;
@@ -504,7 +532,8 @@ int config_parse_text(struct sddsd_config *cfg, const char *name, const char *te
 		}
 		k = config_key_find(ln + keyb, keye - keyb);
 		if (k == NULL) {
-			config_errorf(err, "%s: unknown key '%s'", where, config_quote(ln + keyb, keye - keyb, q));
+			config_errorf(err, "%s: unknown key '%s'", where,
+				      config_quote(ln + keyb, keye - keyb, q));
 			return -EINVAL;
 		}
 		if (seen_line[k - config_keys] != 0 && k->type != CT_UIDS && k->type != CT_IFACES &&

@@ -31,21 +31,21 @@
 #define CONFIG_FILE_MAX (1024 * 1024)
 #define CONFIG_ERROR_MAX 512
 #define CONFIG_ATTEST_UIDS_MAX 16
-#define CONFIG_NET_IFACES_MAX 8  /* interface = NAME, repeatable (daemon/net) */
-#define CONFIG_IFNAME_MAX 16     /* IF_NAMESIZE */
-#define CONFIG_NET_SWAP_MAX 16   /* peer_endian_swap = ADDR, repeatable */
+#define CONFIG_NET_IFACES_MAX 8 /* interface = NAME, repeatable (daemon/net) */
+#define CONFIG_IFNAME_MAX 16	/* IF_NAMESIZE */
+#define CONFIG_NET_SWAP_MAX 16	/* peer_endian_swap = ADDR, repeatable */
 
 struct sddsd_config {
 	char socket[CONFIG_SOCKET_MAX]; /* "" = ctl_default_path() */
-	bool poll;                      /* polling mode: the loop never sleeps */
-	int64_t spin_ns;                /* blocking mode: keep pumping this long after activity */
+	bool poll;			/* polling mode: the loop never sleeps */
+	int64_t spin_ns;		/* blocking mode: keep pumping this long after activity */
 	uint32_t max_clients;
 	uint32_t max_readers_per_client;
 	uint32_t max_writers_per_client;
 	uint32_t max_topics_per_client;
 	uint32_t request_ring_bytes; /* power of two, >= 4 * max record */
-	uint64_t arena_bytes;        /* multiple of 4096 */
-	uint32_t max_sample;         /* largest sample payload */
+	uint64_t arena_bytes;	     /* multiple of 4096 */
+	uint32_t max_sample;	     /* largest sample payload */
 	uint32_t max_requests_per_turn;
 	int log_level; /* 0..7, journald priorities */
 	/* Access policy file (docs/policy.md); "" = none: every topic is open. */

@@ -24,7 +24,7 @@ static atomic_int log_level = LOG_PRIO_INFO;
 static FILE *_Atomic log_stream;
 
 static const char *const log_names[] = {
-	"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
+    "emerg", "alert", "crit", "err", "warning", "notice", "info", "debug",
 };
 
 void log_set_level(int level)

@@ -72,7 +72,7 @@ void log_emit(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * when the line was written, 0 when it was suppressed or filtered.
  */
 int log_emit_rl(struct log_ratelimit *rl, int64_t now_ns, int prio, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* Monotonic clock, nanoseconds. */
 int64_t log_now_ns(void);
@@ -84,11 +84,11 @@ int64_t log_now_ns(void);
 #define log_debug(...) log_emit(LOG_PRIO_DEBUG, __VA_ARGS__)
 
 /* Rate-limited line; the window is a static of this call site. */
-#define log_rl(prio, ...)                                                        \
-	do {                                                                     \
-		static struct log_ratelimit log_rl_site_;                        \
-		if ((prio) <= log_get_level())                                   \
-			log_emit_rl(&log_rl_site_, log_now_ns(), (prio), __VA_ARGS__); \
+#define log_rl(prio, ...)                                                                                    \
+	do {                                                                                                 \
+		static struct log_ratelimit log_rl_site_;                                                    \
+		if ((prio) <= log_get_level())                                                               \
+			log_emit_rl(&log_rl_site_, log_now_ns(), (prio), __VA_ARGS__);                       \
 	} while (0)
 
 #endif /* SDDS_DAEMON_LOG_H */

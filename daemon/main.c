@@ -56,15 +56,15 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "socket", required_argument, NULL, OPT_SOCKET },
-		{ "poll", no_argument, NULL, OPT_POLL },
-		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
-		{ "check-config", no_argument, NULL, OPT_CHECK_CONFIG },
-		{ "policy", required_argument, NULL, OPT_POLICY },
-		{ "node-config", required_argument, NULL, OPT_NODE_CONFIG },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"config", required_argument, NULL, 'c'},
+	    {"socket", required_argument, NULL, OPT_SOCKET},
+	    {"poll", no_argument, NULL, OPT_POLL},
+	    {"log-level", required_argument, NULL, OPT_LOG_LEVEL},
+	    {"check-config", no_argument, NULL, OPT_CHECK_CONFIG},
+	    {"policy", required_argument, NULL, OPT_POLICY},
+	    {"node-config", required_argument, NULL, OPT_NODE_CONFIG},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *file = NULL, *socket = NULL, *level = NULL, *policy = NULL;
 	const char *node_config = NULL;

@@ -55,7 +55,7 @@
 /* Is somebody accepting on path? Only a refused connect proves it stale. */
 static bool manager_socket_alive(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd, rc;
 	bool alive = true;
 
@@ -94,7 +94,7 @@ static int manager_make_dir(const char *path)
 
 static int manager_bind_at(int fd, const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
 	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path) >= (int)sizeof(sa.sun_path))
 		return -ENAMETOOLONG;
@@ -319,7 +319,8 @@ static void manager_stall_timer_update(struct manager *m)
 	struct session *s;
 	int64_t due = 0, now, ms;
 
-	TAILQ_FOREACH(s, &m->stalled, stall_link) {
+	TAILQ_FOREACH(s, &m->stalled, stall_link)
+	{
 		if (due == 0 || s->stall_deadline_ns < due)
 			due = s->stall_deadline_ns;
 	}
@@ -360,7 +361,8 @@ void manager_reader_gone(struct manager *m, struct broker_reader *r)
 {
 	struct session *s;
 
-	TAILQ_FOREACH(s, &m->stalled, stall_link) {
+	TAILQ_FOREACH(s, &m->stalled, stall_link)
+	{
 		if (s->stall_blocker != r)
 			continue;
 		rring_prod_stop_wait_space(broker_reader_ring(r));
@@ -378,7 +380,8 @@ struct session *manager_find_session(struct manager *m, uint32_t id)
 
 	if (id == 0)
 		return NULL;
-	TAILQ_FOREACH(s, &m->sessions, link) {
+	TAILQ_FOREACH(s, &m->sessions, link)
+	{
 		if (s->id == id && s->state == SESSION_READY && !s->dead)
 			return s;
 	}
@@ -392,7 +395,8 @@ void manager_retry_stalled(struct manager *m)
 
 	m->retry_pending = false;
 	/* Pumping can move a session to the tail again: walk a snapshot. */
-	TAILQ_FOREACH(s, &m->stalled, stall_link) {
+	TAILQ_FOREACH(s, &m->stalled, stall_link)
+	{
 		if (n < m->cfg.max_clients)
 			m->scratch[n++] = s;
 	}
@@ -405,7 +409,8 @@ void manager_retry_stalled(struct manager *m)
 	 * A resolved stall withdrew its wait on the blocker's ring, which
 	 * another stalled session may share: announce again for all.
 	 */
-	TAILQ_FOREACH(s, &m->stalled, stall_link) {
+	TAILQ_FOREACH(s, &m->stalled, stall_link)
+	{
 		if (!s->dead)
 			session_stall_rearm(s);
 	}
@@ -432,7 +437,8 @@ static void manager_on_idle(uv_idle_t *h)
 	if (m->retry_pending || (m->cfg.poll && !TAILQ_EMPTY(&m->stalled)))
 		manager_retry_stalled(m);
 	if (m->cfg.poll) {
-		TAILQ_FOREACH(s, &m->sessions, link) {
+		TAILQ_FOREACH(s, &m->sessions, link)
+		{
 			if (!s->dead && !s->stalled)
 				session_pump(s, false);
 		}
@@ -487,7 +493,8 @@ static void manager_on_heartbeat(uv_timer_t *t)
 	struct session *s;
 	int64_t now = log_now_ns();
 
-	TAILQ_FOREACH(s, &m->sessions, link) {
+	TAILQ_FOREACH(s, &m->sessions, link)
+	{
 		if (s->dead)
 			continue;
 		if (s->state == SESSION_READY)
@@ -514,7 +521,7 @@ static void manager_shutdown(struct manager *m)
 		return;
 	m->stopping = true;
 	TAILQ_FOREACH(s, &m->sessions, link)
-		session_kill(s, false, "daemon shutting down");
+	session_kill(s, false, "daemon shutting down");
 	manager_reap(m);
 	manager_close_handle((uv_handle_t *)&m->listen_poll);
 	if (m->listen_fd >= 0) {
@@ -553,9 +560,11 @@ static void manager_notify_status(struct manager *m, const char *state)
 {
 	if (m->policy != NULL)
 		notify_sendf(&m->notify, "%sSTATUS=serving %s; policy %s (%zu identities, %zu rules)", state,
-			     m->sock_path, m->cfg.policy, policy_n_identities(m->policy), policy_n_rules(m->policy));
+			     m->sock_path, m->cfg.policy, policy_n_identities(m->policy),
+			     policy_n_rules(m->policy));
 	else
-		notify_sendf(&m->notify, "%sSTATUS=serving %s; no policy: every topic is open", state, m->sock_path);
+		notify_sendf(&m->notify, "%sSTATUS=serving %s; no policy: every topic is open", state,
+			     m->sock_path);
 }
 
 /* Load the configured policy at start; a file that does not parse stops the start. */
@@ -590,7 +599,8 @@ static unsigned manager_policy_audit(struct manager *m)
 	struct session *s;
 	unsigned n = 0;
 
-	TAILQ_FOREACH(s, &m->sessions, link) {
+	TAILQ_FOREACH(s, &m->sessions, link)
+	{
 		if (s->dead || s->state != SESSION_READY)
 			continue;
 		for (uint32_t k = 0; k < (1u << s->writer_bits); k++) {
@@ -599,7 +609,8 @@ static unsigned manager_policy_audit(struct manager *m)
 			if (s->writers[k].id == 0)
 				continue;
 			d = broker_topic_desc(broker_writer_topic(s->writers[k].w));
-			if (policy_check(m->policy, &s->peer, POLICY_WRITE, d->domain, d->topic_id, &v) == 0 &&
+			if (policy_check(m->policy, &s->peer, POLICY_WRITE, d->domain, d->topic_id, &v) ==
+				0 &&
 			    !v.allowed)
 				n++;
 		}
@@ -641,8 +652,10 @@ static void manager_on_hup(uv_signal_t *h, int signum)
 			   policy_n_identities(p), policy_n_rules(p));
 		stale = manager_policy_audit(m);
 		if (stale > 0)
-			log_warning("%u endpoints created earlier are not allowed by the new policy; they stay "
-				    "until deleted or their client reconnects", stale);
+			log_warning(
+			    "%u endpoints created earlier are not allowed by the new policy; they stay "
+			    "until deleted or their client reconnects",
+			    stale);
 	}
 	manager_notify_status(m, "READY=1\n");
 	manager_reap(m);
@@ -715,7 +728,8 @@ static void manager_net_dropped(void *ctx, unsigned reason, const struct net_add
 
 	(void)ctx;
 	log_rl(LOG_PRIO_NOTICE, "network: dropped a datagram from [%s]:%u: %s (sddsctl net counts them all)",
-	       inet_ntop(AF_INET6, &src->ip, a, sizeof(a)) != NULL ? a : "?", src->port, netif_drop_name(reason));
+	       inet_ntop(AF_INET6, &src->ip, a, sizeof(a)) != NULL ? a : "?", src->port,
+	       netif_drop_name(reason));
 }
 
 /*
@@ -724,7 +738,7 @@ static void manager_net_dropped(void *ctx, unsigned reason, const struct net_add
  */
 static int manager_net_start(struct manager *m)
 {
-	struct netif_hooks hooks = { manager_net_kill_owner, manager_net_after, manager_net_dropped, m };
+	struct netif_hooks hooks = {manager_net_kill_owner, manager_net_after, manager_net_dropped, m};
 	struct in6_addr swap[CONFIG_NET_SWAP_MAX];
 	struct netif_options o;
 	struct nodecfg_error nerr;
@@ -752,8 +766,9 @@ static int manager_net_start(struct manager *m)
 	if (o.n_links == 0 && nc->iface[0] != '\0')
 		o.links[o.n_links++] = nc->iface;
 	if (o.n_links == 0) {
-		log_err("%s: no interface: set interface = NAME in the daemon config or iface in the node config",
-			nc->loc);
+		log_err(
+		    "%s: no interface: set interface = NAME in the daemon config or iface in the node config",
+		    nc->loc);
 		free(nc);
 		return -EINVAL;
 	}
@@ -775,10 +790,11 @@ static int manager_net_start(struct manager *m)
 		log_err("network: %s", why[0] != '\0' ? why : strerror(-rc));
 	else
 		log_info("network: %u topics from %s, %s backend on %s%s, port %u, %u static subscribers",
-			 nc->n_topics, m->cfg.node_config, m->cfg.backend, o.links[0], o.n_links > 1 ? ",..." : "",
-			 nc->port, nc->n_dests);
+			 nc->n_topics, m->cfg.node_config, m->cfg.backend, o.links[0],
+			 o.n_links > 1 ? ",..." : "", nc->port, nc->n_dests);
 	if (rc == 0 && netif_discovery(m->net) != NULL)
-		log_info("network: discovery on, node id 0x%04x, %s mode", disc_node_id(netif_discovery(m->net)),
+		log_info("network: discovery on, node id 0x%04x, %s mode",
+			 disc_node_id(netif_discovery(m->net)),
 			 m->cfg.discovery_unicast ? "unicast" : "multicast");
 	free(nc);
 	return rc;
@@ -877,19 +893,18 @@ int manager_new(const struct sddsd_config *cfg, struct manager **ret)
 	*ret = m;
 	return 0;
 
-fail_loop:
-	{
-		uv_handle_t *hs[] = {
-			(uv_handle_t *)&m->listen_retry, (uv_handle_t *)&m->sig_int, (uv_handle_t *)&m->sig_term,
-			(uv_handle_t *)&m->heartbeat,    (uv_handle_t *)&m->stall_timer, (uv_handle_t *)&m->idle,
-			(uv_handle_t *)&m->stop_async, (uv_handle_t *)&m->sig_hup,     (uv_handle_t *)&m->watchdog,
-		};
-		for (size_t i = 0; i < sizeof(hs) / sizeof(hs[0]); i++)
-			manager_close_handle(hs[i]);
-		/* calloc left the type UV_UNKNOWN_HANDLE if uv_poll_init never ran. */
-		if (m->listen_poll.type == UV_POLL)
-			manager_close_handle((uv_handle_t *)&m->listen_poll);
-	}
+fail_loop : {
+	uv_handle_t *hs[] = {
+	    (uv_handle_t *)&m->listen_retry, (uv_handle_t *)&m->sig_int,     (uv_handle_t *)&m->sig_term,
+	    (uv_handle_t *)&m->heartbeat,    (uv_handle_t *)&m->stall_timer, (uv_handle_t *)&m->idle,
+	    (uv_handle_t *)&m->stop_async,   (uv_handle_t *)&m->sig_hup,     (uv_handle_t *)&m->watchdog,
+	};
+	for (size_t i = 0; i < sizeof(hs) / sizeof(hs[0]); i++)
+		manager_close_handle(hs[i]);
+	/* calloc left the type UV_UNKNOWN_HANDLE if uv_poll_init never ran. */
+	if (m->listen_poll.type == UV_POLL)
+		manager_close_handle((uv_handle_t *)&m->listen_poll);
+}
 	netif_close(m->net);
 	uv_run(&m->loop, UV_RUN_DEFAULT);
 	netif_free(m->net);
@@ -994,7 +1009,7 @@ static void manager_counters_set(Sdds__Ctl__Counters *c, const struct broker_cou
 
 int manager_stats_build(struct manager *m, struct manager_stats *ret)
 {
-	struct manager_topic_walk walk = { 0 };
+	struct manager_topic_walk walk = {0};
 	size_t n_clients = 0, n_eps = 0, n_topics, ci = 0, ei = 0, bytes;
 	Sdds__Ctl__ClientInfo *clients, **client_ptrs;
 	Sdds__Ctl__TopicInfo *topics, **topic_ptrs;
@@ -1004,7 +1019,8 @@ int manager_stats_build(struct manager *m, struct manager_stats *ret)
 	struct session *s;
 	char *mem;
 
-	TAILQ_FOREACH(s, &m->sessions, link) {
+	TAILQ_FOREACH(s, &m->sessions, link)
+	{
 		if (s->dead || s->state != SESSION_READY)
 			continue;
 		n_clients++;
@@ -1050,7 +1066,8 @@ int manager_stats_build(struct manager *m, struct manager_stats *ret)
 		topic_ptrs[i] = ti;
 	}
 
-	TAILQ_FOREACH(s, &m->sessions, link) {
+	TAILQ_FOREACH(s, &m->sessions, link)
+	{
 		Sdds__Ctl__ClientInfo *c;
 		uint32_t k;
 
@@ -1091,8 +1108,8 @@ int manager_stats_build(struct manager *m, struct manager_stats *ret)
 			e->topic_id = d->topic_id;
 			e->reader = false;
 			e->reliability = broker_writer_qos(sw->w)->reliability == BROKER_RELIABLE
-						 ? SDDS__CTL__RELIABILITY__RELIABLE
-						 : SDDS__CTL__RELIABILITY__BEST_EFFORT;
+					     ? SDDS__CTL__RELIABILITY__RELIABLE
+					     : SDDS__CTL__RELIABILITY__BEST_EFFORT;
 			e->depth = broker_writer_qos(sw->w)->history_depth;
 			e->counters = &counters[n_clients + n_topics + ei];
 			manager_counters_set(e->counters, broker_writer_counters(sw->w));
@@ -1117,8 +1134,8 @@ int manager_stats_build(struct manager *m, struct manager_stats *ret)
 			e->topic_id = d->topic_id;
 			e->reader = true;
 			e->reliability = broker_reader_qos(sr->r)->reliability == BROKER_RELIABLE
-						 ? SDDS__CTL__RELIABILITY__RELIABLE
-						 : SDDS__CTL__RELIABILITY__BEST_EFFORT;
+					     ? SDDS__CTL__RELIABILITY__RELIABLE
+					     : SDDS__CTL__RELIABILITY__BEST_EFFORT;
 			e->depth = sr->cap;
 			e->counters = &counters[n_clients + n_topics + ei];
 			manager_counters_set(e->counters, broker_reader_counters(sr->r));

@@ -74,8 +74,8 @@ struct manager {
 	uv_loop_t loop;
 	struct sddsd_config cfg;
 	struct broker *broker;
-	uint64_t epoch;      /* random, non-zero, chosen at start */
-	uid_t uid;           /* the daemon's uid (may read stats) */
+	uint64_t epoch; /* random, non-zero, chosen at start */
+	uid_t uid;	/* the daemon's uid (may read stats) */
 	int64_t start_ns;
 	uint32_t next_session_id;
 
@@ -96,7 +96,7 @@ struct manager {
 	uv_async_t stop_async;
 	bool idle_active;
 	bool stopping;
-	bool retry_pending; /* stalled sessions should be retried next turn */
+	bool retry_pending;	    /* stalled sessions should be retried next turn */
 	int64_t stall_timer_due_ns; /* 0: not armed */
 
 	/*
@@ -109,8 +109,8 @@ struct manager {
 	struct session_list stalled;  /* waiting for room in a reliable reader */
 	struct session_list doomed;   /* dead, torn down by manager_reap */
 	struct session **scratch;     /* max_clients entries, for the stall snapshot */
-	uint32_t n_handshake;         /* connected, no Hello yet */
-	uint32_t n_ready;             /* Hello done */
+	uint32_t n_handshake;	      /* connected, no Hello yet */
+	uint32_t n_ready;	      /* Hello done */
 
 	uint64_t sessions_total;
 	uint64_t sessions_protocol_errors;
@@ -175,7 +175,7 @@ void manager_policy_denied(struct manager *m, const struct policy_denial *d);
  */
 struct manager_stats {
 	Sdds__Ctl__Stats stats;
-	void *mem; /* every array of the message, one allocation */
+	void *mem;     /* every array of the message, one allocation */
 	void *net_mem; /* the network part (daemon/net/netstats.h), or NULL */
 	Sdds__Ctl__Denial denials[POLICY_DENIALS_MAX];
 	Sdds__Ctl__Denial *denial_ptrs[POLICY_DENIALS_MAX];

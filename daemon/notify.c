@@ -59,7 +59,7 @@ static int notify_watchdog(uint64_t *ret)
 int notify_open(struct notify *ret)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
-	struct notify n = { .fd = -1 };
+	struct notify n = {.fd = -1};
 	size_t len;
 	int rc;
 
@@ -101,7 +101,8 @@ int notify_send(const struct notify *n, const char *text)
 	if (n->fd < 0)
 		return 0;
 	do {
-		r = sendto(n->fd, text, strlen(text), MSG_NOSIGNAL, (const struct sockaddr *)&n->addr, n->addr_len);
+		r = sendto(n->fd, text, strlen(text), MSG_NOSIGNAL, (const struct sockaddr *)&n->addr,
+			   n->addr_len);
 	} while (r < 0 && errno == EINTR);
 	return r < 0 ? -errno : 0;
 }

@@ -69,7 +69,8 @@ struct policy {
 
 /* ---------------- small helpers ------------------------------------------ */
 
-static void policy_errorf(struct policy_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void policy_errorf(struct policy_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void policy_errorf(struct policy_error *err, const char *fmt, ...)
 {
@@ -219,8 +220,8 @@ static int policy_add_rule(struct policy *p, const struct policy_rule *r, const 
 		struct policy_rule *n;
 
 		if (p->n_rules >= POLICY_MAX_RULES) {
-			policy_errorf(err, "%s: more than %d rules (one per topic of each allow/deny line)", where,
-				      POLICY_MAX_RULES);
+			policy_errorf(err, "%s: more than %d rules (one per topic of each allow/deny line)",
+				      where, POLICY_MAX_RULES);
 			return -ENOSPC;
 		}
 		if (cap > POLICY_MAX_RULES)
@@ -241,7 +242,7 @@ static int policy_add_rule(struct policy *p, const struct policy_rule *r, const 
 static int policy_line_identity(struct policy *p, const struct policy_tok *t, size_t n, const char *where,
 				unsigned line, struct policy_error *err)
 {
-	struct policy_identity id = { .line = line };
+	struct policy_identity id = {.line = line};
 	char q[POLICY_QUOTE_MAX + 4];
 	const char *eq, *v;
 	size_t klen, vlen;
@@ -293,13 +294,14 @@ static int policy_line_identity(struct policy *p, const struct policy_tok *t, si
 			return -ENOMEM;
 		}
 		if (bare)
-			snprintf(id.str, full + 1, "%s%.*s%s", POLICY_APP_PREFIX, (int)vlen, v, POLICY_APP_SUFFIX);
+			snprintf(id.str, full + 1, "%s%.*s%s", POLICY_APP_PREFIX, (int)vlen, v,
+				 POLICY_APP_SUFFIX);
 		else
 			snprintf(id.str, full + 1, "%.*s", (int)vlen, v);
 	} else if (policy_word_is(t[2].s, klen, "exe")) {
 		if (vlen == 0 || v[0] != '/' || vlen >= POLICY_EXE_MAX) {
-			policy_errorf(err, "%s: exe= needs an absolute path of at most %d bytes, got '%s'", where,
-				      POLICY_EXE_MAX - 1, policy_quote(v, vlen, q));
+			policy_errorf(err, "%s: exe= needs an absolute path of at most %d bytes, got '%s'",
+				      where, POLICY_EXE_MAX - 1, policy_quote(v, vlen, q));
 			return -EINVAL;
 		}
 		id.kind = POLICY_KIND_EXE;
@@ -325,7 +327,7 @@ static int policy_line_identity(struct policy *p, const struct policy_tok *t, si
 static int policy_line_rule(struct policy *p, const struct policy_tok *t, size_t n, bool allow,
 			    const char *where, unsigned line, struct policy_error *err)
 {
-	struct policy_rule r = { .allow = allow, .line = line };
+	struct policy_rule r = {.allow = allow, .line = line};
 	char q[POLICY_QUOTE_MAX + 4];
 	int rc;
 
@@ -345,7 +347,8 @@ static int policy_line_rule(struct policy *p, const struct policy_tok *t, size_t
 		r.ops = POLICY_READ;
 	else if (policy_word_is(t[2].s, t[2].len, "write"))
 		r.ops = POLICY_WRITE;
-	else if (policy_word_is(t[2].s, t[2].len, "read,write") || policy_word_is(t[2].s, t[2].len, "write,read"))
+	else if (policy_word_is(t[2].s, t[2].len, "read,write") ||
+		 policy_word_is(t[2].s, t[2].len, "write,read"))
 		r.ops = POLICY_READ | POLICY_WRITE;
 	else {
 		policy_errorf(err, "%s: '%s' is not read, write or read,write", where,
@@ -364,7 +367,8 @@ static int policy_line_rule(struct policy *p, const struct policy_tok *t, size_t
 		dlen = (size_t)(colon - t[i].s);
 		if (policy_range_parse(t[i].s, dlen, &r.domain) < 0 ||
 		    policy_range_parse(colon + 1, t[i].len - dlen - 1, &r.topic) < 0) {
-			policy_errorf(err, "%s: '%s' is not DOMAIN:TOPIC (each a number, N-M with N <= M, or *)",
+			policy_errorf(err,
+				      "%s: '%s' is not DOMAIN:TOPIC (each a number, N-M with N <= M, or *)",
 				      where, policy_quote(t[i].s, t[i].len, q));
 			return -EINVAL;
 		}
@@ -430,7 +434,8 @@ int policy_parse_text(const char *name, const char *text, size_t len, struct pol
 			while (i < end && !policy_blank(text[i]))
 				i++;
 			if (n == POLICY_MAX_TOKENS) {
-				policy_errorf(err, "%s: more than %d words in one line", where, POLICY_MAX_TOKENS);
+				policy_errorf(err, "%s: more than %d words in one line", where,
+					      POLICY_MAX_TOKENS);
 				rc = -EINVAL;
 				goto fail;
 			}
@@ -573,8 +578,8 @@ const char *policy_identity(const struct policy *p, const struct policy_peer *pe
 	return NULL;
 }
 
-int policy_check(const struct policy *p, const struct policy_peer *peer, enum policy_op op,
-		 uint32_t domain, uint32_t topic_id, struct policy_verdict *ret)
+int policy_check(const struct policy *p, const struct policy_peer *peer, enum policy_op op, uint32_t domain,
+		 uint32_t topic_id, struct policy_verdict *ret)
 {
 	const struct policy_rule *allow = NULL;
 	const char *ident;
@@ -594,7 +599,8 @@ int policy_check(const struct policy *p, const struct policy_peer *peer, enum po
 		if (!(r->ops & (unsigned)op) || domain < r->domain.lo || domain > r->domain.hi ||
 		    topic_id < r->topic.lo || topic_id > r->topic.hi)
 			continue;
-		if (!(r->name[0] == '*' && r->name[1] == '\0') && (ident == NULL || strcmp(r->name, ident) != 0))
+		if (!(r->name[0] == '*' && r->name[1] == '\0') &&
+		    (ident == NULL || strcmp(r->name, ident) != 0))
 			continue;
 		if (!r->allow) {
 			/* Deny wins over any allow, wherever it stands in the file. */

@@ -40,9 +40,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define POLICY_NAME_MAX 64    /* identity names, NUL included */
-#define POLICY_UNIT_MAX 256   /* systemd unit names, NUL included */
-#define POLICY_EXE_MAX 512    /* executable paths, NUL included */
+#define POLICY_NAME_MAX 64  /* identity names, NUL included */
+#define POLICY_UNIT_MAX 256 /* systemd unit names, NUL included */
+#define POLICY_EXE_MAX 512  /* executable paths, NUL included */
 #define POLICY_FILE_MAX (1024 * 1024)
 #define POLICY_MAX_IDENTITIES 1024
 #define POLICY_MAX_RULES 8192
@@ -69,14 +69,14 @@ struct policy_peer {
 	uid_t uid;
 	gid_t gid;
 	char exe[POLICY_EXE_MAX];
-	char unit[POLICY_UNIT_MAX];     /* e.g. "sdds-app@camera.service" */
+	char unit[POLICY_UNIT_MAX];	/* e.g. "sdds-app@camera.service" */
 	char attested[POLICY_NAME_MAX]; /* set by a trusted Attest */
 };
 
 struct policy_verdict {
 	bool allowed;
 	const char *identity; /* the client's identity, or NULL: none */
-	unsigned line;        /* the rule that decided; 0: no rule (default) */
+	unsigned line;	      /* the rule that decided; 0: no rule (default) */
 };
 
 /*
@@ -108,8 +108,8 @@ const char *policy_identity(const struct policy *p, const struct policy_peer *pe
  * May peer do op on topic (domain, topic_id)? Fills *ret, always returns 0
  * (-EINVAL for an op that is neither READ nor WRITE). p NULL: allowed.
  */
-int policy_check(const struct policy *p, const struct policy_peer *peer, enum policy_op op,
-		 uint32_t domain, uint32_t topic_id, struct policy_verdict *ret);
+int policy_check(const struct policy *p, const struct policy_peer *peer, enum policy_op op, uint32_t domain,
+		 uint32_t topic_id, struct policy_verdict *ret);
 
 /* Is name a valid identity name (1..63 of [A-Za-z0-9_.:@-])? */
 bool policy_name_valid(const char *name, size_t len);

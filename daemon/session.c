@@ -37,7 +37,7 @@
 #include "log.h"
 #include "manager.h"
 
-#define SESSION_CTL_BATCH 16        /* control messages per readable event */
+#define SESSION_CTL_BATCH 16 /* control messages per readable event */
 #define SESSION_DEFAULT_DEPTH 64u
 #define SESSION_MAX_DEPTH 65536u
 #define SESSION_STALL_REARM_TRIES 4
@@ -377,7 +377,8 @@ static void session_handle_hello(struct session *s, const Sdds__Ctl__Request *re
 	s->hdr = hdr;
 	s->arena_off = hdr->arena_off;
 	s->arena_size = hdr->arena_size;
-	rc = ring_cons_init(&s->req, segment_at(&s->seg, hdr->req_off, sizeof(struct sdds_ring_ctl) + params.req_cap),
+	rc = ring_cons_init(&s->req,
+			    segment_at(&s->seg, hdr->req_off, sizeof(struct sdds_ring_ctl) + params.req_cap),
 			    params.req_cap, s->max_record);
 	if (rc < 0)
 		goto fail;
@@ -385,8 +386,8 @@ static void session_handle_hello(struct session *s, const Sdds__Ctl__Request *re
 	arena_start = (s->arena_off + SDDS_RRING_ALIGN - 1) & ~(uint64_t)(SDDS_RRING_ALIGN - 1);
 	if (arena_start - s->arena_off < s->arena_size) {
 		s->free_ranges[0].off = arena_start - s->arena_off;
-		s->free_ranges[0].len = (s->arena_size - (arena_start - s->arena_off)) &
-					~(uint64_t)(SDDS_RRING_ALIGN - 1);
+		s->free_ranges[0].len =
+		    (s->arena_size - (arena_start - s->arena_off)) & ~(uint64_t)(SDDS_RRING_ALIGN - 1);
 		s->n_free = s->free_ranges[0].len > 0 ? 1 : 0;
 	}
 
@@ -493,9 +494,10 @@ static void session_handle_register_topic(struct session *s, const Sdds__Ctl__Re
 	if (rc < 0) {
 		switch (rc) {
 		case -EINVAL:
-			snprintf(reason, sizeof(reason),
-				 "topic %u/%u: bad layout, or it exists with a different sample size or fields",
-				 rt->domain, rt->topic_id);
+			snprintf(
+			    reason, sizeof(reason),
+			    "topic %u/%u: bad layout, or it exists with a different sample size or fields",
+			    rt->domain, rt->topic_id);
 			break;
 		case -ENOSPC:
 			snprintf(reason, sizeof(reason), "the daemon's topic table is full");
@@ -521,7 +523,8 @@ static void session_handle_register_topic(struct session *s, const Sdds__Ctl__Re
 	if (i == s->n_topics) {
 		if (s->n_topics >= s->max_topics) {
 			broker_topic_put(t);
-			snprintf(reason, sizeof(reason), "too many topics for one client (max_topics_per_client = %u)",
+			snprintf(reason, sizeof(reason),
+				 "too many topics for one client (max_topics_per_client = %u)",
 				 s->max_topics);
 			session_refuse(s, req->id, -ENOSPC, reason);
 			return;
@@ -538,7 +541,7 @@ static void session_handle_register_topic(struct session *s, const Sdds__Ctl__Re
 /* Parse a Qos; NULL means defaults. Returns 0 or -EINVAL. */
 static int session_qos(const Sdds__Ctl__Qos *q, struct broker_qos *ret)
 {
-	struct broker_qos qos = { BROKER_BEST_EFFORT, 0, 0 };
+	struct broker_qos qos = {BROKER_BEST_EFFORT, 0, 0};
 
 	if (q != NULL) {
 		if (q->reliability == SDDS__CTL__RELIABILITY__RELIABLE)
@@ -572,7 +575,7 @@ static bool session_policy_allows(struct session *s, uint32_t req_id, struct bro
 				  enum policy_op op)
 {
 	const struct broker_topic_desc *d = broker_topic_desc(t);
-	struct policy_denial den = { 0 };
+	struct policy_denial den = {0};
 	struct policy_verdict v;
 	char reason[256], why[48];
 
@@ -626,8 +629,8 @@ static void session_handle_create_writer(struct session *s, const Sdds__Ctl__Req
 	if (!session_policy_allows(s, req->id, t, POLICY_WRITE))
 		return;
 	if (s->n_writers >= s->max_writers) {
-		snprintf(reason, sizeof(reason), "too many writers for one client (max_writers_per_client = %u)",
-			 s->max_writers);
+		snprintf(reason, sizeof(reason),
+			 "too many writers for one client (max_writers_per_client = %u)", s->max_writers);
 		session_refuse(s, req->id, -ENOSPC, reason);
 		return;
 	}
@@ -742,8 +745,8 @@ static void session_handle_create_reader(struct session *s, const Sdds__Ctl__Req
 	if (!session_policy_allows(s, req->id, t, POLICY_READ))
 		return;
 	if (s->n_readers >= s->max_readers) {
-		snprintf(reason, sizeof(reason), "too many readers for one client (max_readers_per_client = %u)",
-			 s->max_readers);
+		snprintf(reason, sizeof(reason),
+			 "too many readers for one client (max_readers_per_client = %u)", s->max_readers);
 		session_refuse(s, req->id, -ENOSPC, reason);
 		return;
 	}
@@ -758,9 +761,11 @@ static void session_handle_create_reader(struct session *s, const Sdds__Ctl__Req
 	/* A multiple of SDDS_RRING_ALIGN, so ranges carved back to back stay aligned. */
 	bytes = rring_size(cap, sample_size);
 	if (slot_size == 0 || bytes == 0 || session_arena_alloc(s, bytes, &off) < 0) {
-		snprintf(reason, sizeof(reason),
-			 "no room for a ring of %u slots of %u bytes in the client's arena (arena_bytes = %" PRIu64 ")",
-			 cap, slot_size, s->arena_size);
+		snprintf(
+		    reason, sizeof(reason),
+		    "no room for a ring of %u slots of %u bytes in the client's arena (arena_bytes = %" PRIu64
+		    ")",
+		    cap, slot_size, s->arena_size);
 		session_refuse(s, req->id, -ENOSPC, reason);
 		return;
 	}
@@ -908,13 +913,14 @@ static void session_handle_attest(struct session *s, const Sdds__Ctl__Request *r
 	char reason[160];
 
 	if (!first || s->state != SESSION_HANDSHAKE) {
-		session_refuse(s, req->id, -EPERM, "Attest is accepted only as the first message of a connection");
+		session_refuse(s, req->id, -EPERM,
+			       "Attest is accepted only as the first message of a connection");
 		return;
 	}
 	if (!manager_may_attest(s->m, s->uid)) {
 		snprintf(reason, sizeof(reason),
-			 "uid %u may not attest identities (root, uid %u and attest_uid only)", (unsigned)s->uid,
-			 (unsigned)s->m->uid);
+			 "uid %u may not attest identities (root, uid %u and attest_uid only)",
+			 (unsigned)s->uid, (unsigned)s->m->uid);
 		log_rl(LOG_PRIO_WARNING, "pid %d uid %u: Attest refused: not a trusted uid", (int)s->pid,
 		       (unsigned)s->uid);
 		session_refuse(s, req->id, -EPERM, reason);
@@ -1061,7 +1067,8 @@ static void session_ctl_pause(struct session *s, bool pause)
 	if (s->ctl_paused == pause || s->dead)
 		return;
 	s->ctl_paused = pause;
-	if (uv_poll_start(&s->ctl_poll, pause ? UV_DISCONNECT : UV_READABLE | UV_DISCONNECT, session_on_ctl) < 0)
+	if (uv_poll_start(&s->ctl_poll, pause ? UV_DISCONNECT : UV_READABLE | UV_DISCONNECT, session_on_ctl) <
+	    0)
 		session_kill(s, false, "cannot poll the control socket");
 }
 

@@ -78,19 +78,19 @@ struct session_range {
 };
 
 struct session {
-	TAILQ_ENTRY(session) link;       /* manager.sessions, until reaped */
-	TAILQ_ENTRY(session) doom_link;  /* manager.doomed when dead */
-	TAILQ_ENTRY(session) hot_link;   /* manager.hot when on_hot */
+	TAILQ_ENTRY(session) link;	 /* manager.sessions, until reaped */
+	TAILQ_ENTRY(session) doom_link;	 /* manager.doomed when dead */
+	TAILQ_ENTRY(session) hot_link;	 /* manager.hot when on_hot */
 	TAILQ_ENTRY(session) stall_link; /* manager.stalled when on_stall */
 	struct manager *m;
 	enum session_state state;
 	bool dead;
 	bool on_hot, on_stall;
-	bool armed;      /* request ring data.waiters announced */
+	bool armed;	 /* request ring data.waiters announced */
 	bool ctl_paused; /* not reading control messages while stalled */
 
 	uint32_t id; /* 0 until Hello */
-	int fd;      /* control socket, owned */
+	int fd;	     /* control socket, owned */
 	int efd;     /* eventfd, owned, -1 before Hello */
 	uv_poll_t ctl_poll;
 	uv_poll_t evt_poll;
@@ -102,7 +102,7 @@ struct session {
 	gid_t gid;
 	char name[SESSION_NAME_MAX];
 	struct policy_peer peer; /* identity facts, from accept (and Attest) */
-	bool spoke;              /* a first message was received */
+	bool spoke;		 /* a first message was received */
 	int64_t created_ns;
 	int64_t last_active_ns;
 
@@ -138,9 +138,9 @@ struct session {
 	 */
 	Sdds__Ctl__Request *pending_req;
 
-	uint64_t rejected; /* refused requests and records */
-	uint64_t dropped;  /* samples this session's writers lost entirely */
-	uint64_t denied;   /* requests the access policy refused */
+	uint64_t rejected;		/* refused requests and records */
+	uint64_t dropped;		/* samples this session's writers lost entirely */
+	uint64_t denied;		/* requests the access policy refused */
 	struct broker_counters retired; /* of endpoints deleted since: stats stay monotonic */
 };
 

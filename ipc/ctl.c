@@ -121,8 +121,8 @@ static void ctl_close_fds(const int *fds, size_t n)
  * Receive one packet and unpack it with desc. On success *ret owns the
  * message and the first min(n, max_fds) descriptors go to the caller.
  */
-static int ctl_recv(int sock, const ProtobufCMessageDescriptor *desc, ProtobufCMessage **ret,
-		    int *fds, size_t max_fds, size_t *ret_n_fds)
+static int ctl_recv(int sock, const ProtobufCMessageDescriptor *desc, ProtobufCMessage **ret, int *fds,
+		    size_t max_fds, size_t *ret_n_fds)
 {
 	union {
 		struct cmsghdr align;

@@ -31,7 +31,7 @@
 /* How many spin iterations run between two clock reads. */
 #define DOORBELL_SPIN_CLOCK_EVERY 16u
 
-static void doorbell_futex_wait(SDDS_ATOMIC(uint32_t) *word, uint32_t seen, int64_t rel_ns)
+static void doorbell_futex_wait(SDDS_ATOMIC(uint32_t) * word, uint32_t seen, int64_t rel_ns)
 {
 	struct timespec ts;
 	struct timespec *tsp = NULL;
@@ -49,7 +49,7 @@ static void doorbell_futex_wait(SDDS_ATOMIC(uint32_t) *word, uint32_t seen, int6
 	(void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, seen, tsp, NULL, 0);
 }
 
-static void doorbell_futex_wake(SDDS_ATOMIC(uint32_t) *word)
+static void doorbell_futex_wake(SDDS_ATOMIC(uint32_t) * word)
 {
 	(void)syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
@@ -98,9 +98,8 @@ static int64_t doorbell_add_sat(int64_t a, int64_t b)
 	return r;
 }
 
-int doorbell_wait(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg,
-		  int64_t timeout_ns, int64_t spin_ns, int64_t slice_ns,
-		  doorbell_cond_fn abort_fn)
+int doorbell_wait(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg, int64_t timeout_ns,
+		  int64_t spin_ns, int64_t slice_ns, doorbell_cond_fn abort_fn)
 {
 	int64_t start, deadline;
 	int rc;

@@ -58,9 +58,8 @@ bool doorbell_has_waiters(struct sdds_doorbell *db);
  * Returns 0 when cond became true, -ETIMEDOUT, or -ECANCELED when abort_fn
  * said so.
  */
-int doorbell_wait(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg,
-		  int64_t timeout_ns, int64_t spin_ns, int64_t slice_ns,
-		  doorbell_cond_fn abort_fn);
+int doorbell_wait(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg, int64_t timeout_ns,
+		  int64_t spin_ns, int64_t slice_ns, doorbell_cond_fn abort_fn);
 
 /* Monotonic clock in nanoseconds. */
 int64_t doorbell_now_ns(void);

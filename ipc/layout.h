@@ -60,17 +60,17 @@ _Static_assert(sizeof(struct sdds_doorbell) == 64, "doorbell is one cache line")
  * segment over; afterwards it writes only `heartbeat` and the doorbells.
  */
 struct sdds_seg_hdr {
-	uint32_t magic;          /* SDDS_SEG_MAGIC */
+	uint32_t magic;		 /* SDDS_SEG_MAGIC */
 	uint32_t layout_version; /* SDDS_LAYOUT_VERSION */
-	uint64_t epoch;          /* daemon instance; changes on every daemon start */
-	uint64_t seg_size;       /* bytes in the whole segment */
-	uint64_t req_off;        /* offset of the request ring's struct sdds_ring_ctl */
-	uint32_t req_cap;        /* request ring data bytes, a power of two */
-	uint32_t max_record;     /* largest request record (header + payload) */
-	uint64_t arena_off;      /* offset of the reader-ring arena */
-	uint64_t arena_size;     /* bytes in the arena */
-	uint32_t session_id;     /* the daemon's id for this client */
-	uint32_t flags;          /* SDDS_SEG_F_* */
+	uint64_t epoch;		 /* daemon instance; changes on every daemon start */
+	uint64_t seg_size;	 /* bytes in the whole segment */
+	uint64_t req_off;	 /* offset of the request ring's struct sdds_ring_ctl */
+	uint32_t req_cap;	 /* request ring data bytes, a power of two */
+	uint32_t max_record;	 /* largest request record (header + payload) */
+	uint64_t arena_off;	 /* offset of the reader-ring arena */
+	uint64_t arena_size;	 /* bytes in the arena */
+	uint32_t session_id;	 /* the daemon's id for this client */
+	uint32_t flags;		 /* SDDS_SEG_F_* */
 	/* flags ends at byte 64: heartbeat starts the next cache line. */
 	alignas(SDDS_CACHELINE) SDDS_ATOMIC(uint64_t) heartbeat; /* daemon loop tick counter */
 	/*
@@ -115,15 +115,15 @@ _Static_assert(offsetof(struct sdds_ring_ctl, cons) == 128, "layout pinned");
 
 /* A request record header; payload follows; records are 16-byte aligned. */
 struct sdds_rec {
-	uint32_t len;    /* payload bytes (not counting this header) */
-	uint16_t type;   /* SDDS_REC_* */
-	uint16_t flags;  /* must be 0 */
+	uint32_t len;	 /* payload bytes (not counting this header) */
+	uint16_t type;	 /* SDDS_REC_* */
+	uint16_t flags;	 /* must be 0 */
 	uint32_t handle; /* writer id for SDDS_REC_WRITE */
-	uint32_t seq;    /* client's running count, for diagnostics */
+	uint32_t seq;	 /* client's running count, for diagnostics */
 };
 _Static_assert(sizeof(struct sdds_rec) == 16, "layout pinned");
 #define SDDS_REC_ALIGN 16u
-#define SDDS_REC_PAD 1u   /* skip to the start of the ring; len = bytes to skip after header */
+#define SDDS_REC_PAD 1u	  /* skip to the start of the ring; len = bytes to skip after header */
 #define SDDS_REC_WRITE 2u /* a sample for writer `handle`, payload = marshalled sample */
 
 /*
@@ -148,7 +148,7 @@ _Static_assert(sizeof(struct sdds_rec) == 16, "layout pinned");
  */
 struct sdds_rring_ctl {
 	alignas(SDDS_CACHELINE) SDDS_ATOMIC(uint64_t) prod;
-	uint32_t cap;       /* slots, a power of two */
+	uint32_t cap;	    /* slots, a power of two */
 	uint32_t slot_size; /* bytes per slot including struct sdds_rslot */
 	alignas(SDDS_CACHELINE) SDDS_ATOMIC(uint64_t) cons;
 	struct sdds_doorbell space;
@@ -159,9 +159,9 @@ _Static_assert(offsetof(struct sdds_rring_ctl, cons) == 64, "layout pinned");
 
 struct sdds_rslot {
 	SDDS_ATOMIC(uint64_t) seq; /* position + 1 when valid, 0 while written */
-	uint32_t len;              /* payload bytes */
-	uint32_t origin;           /* session id of the writer's client, 0 = network */
-	/* payload follows */
+	uint32_t len;		   /* payload bytes */
+	uint32_t origin;	   /* session id of the writer's client, 0 = network */
+				   /* payload follows */
 };
 _Static_assert(sizeof(struct sdds_rslot) == 16, "layout pinned");
 

@@ -75,8 +75,7 @@ void ring_format(struct sdds_ring_ctl *ctl, uint32_t cap)
 
 static int ring_check_geometry(const struct sdds_ring_ctl *ctl, uint32_t cap, uint32_t max_record)
 {
-	if (ctl == NULL || !ring_is_pow2(cap) || max_record < REC_HDR ||
-	    (uint64_t)max_record * 4 > cap)
+	if (ctl == NULL || !ring_is_pow2(cap) || max_record < REC_HDR || (uint64_t)max_record * 4 > cap)
 		return -EINVAL;
 	return 0;
 }
@@ -275,8 +274,8 @@ int ring_cons_next(struct ring_cons *c, struct sdds_rec *rec, void *buf, size_t 
 		if (__builtin_expect(h.type == SDDS_REC_WRITE, 1)) {
 			bytes = ring_rec_bytes(h.len);
 			/* Branch-light: every check in one expression. */
-			bad = (h.flags != 0) | ((uint64_t)REC_HDR + h.len > c->max_record) |
-			      (bytes > avail) | (bytes > room);
+			bad = (h.flags != 0) | ((uint64_t)REC_HDR + h.len > c->max_record) | (bytes > avail) |
+			      (bytes > room);
 			if (__builtin_expect(bad, 0))
 				return ring_cons_fail(c);
 			if (h.len > buf_cap)
@@ -505,8 +504,8 @@ bool rring_cons_need_kick(struct rring_cons *c)
 	return atomic_load_explicit(&c->ctl->space.waiters, memory_order_relaxed) != 0;
 }
 
-int rring_cons_take(struct rring_cons *c, void *buf, size_t buf_cap, uint32_t *ret_len,
-		    uint32_t *ret_origin, bool *ret_kick)
+int rring_cons_take(struct rring_cons *c, void *buf, size_t buf_cap, uint32_t *ret_len, uint32_t *ret_origin,
+		    bool *ret_kick)
 {
 	const uint32_t payload_max = c->slot_size - SLOT_HDR;
 

@@ -27,9 +27,9 @@
 struct ring_prod {
 	struct sdds_ring_ctl *ctl;
 	uint8_t *data;
-	uint32_t cap;        /* power of two */
+	uint32_t cap;	     /* power of two */
 	uint32_t max_record; /* header + payload, aligned */
-	uint64_t prod;       /* private */
+	uint64_t prod;	     /* private */
 	uint64_t cons_cache; /* last cons seen */
 	uint32_t seq;
 };
@@ -39,10 +39,10 @@ struct ring_cons {
 	uint8_t *data;
 	uint32_t cap;
 	uint32_t max_record;
-	uint64_t cons;      /* private */
+	uint64_t cons;	    /* private */
 	uint64_t prod_seen; /* last validated prod */
 	uint64_t cons_pub;  /* cons as last published by ring_cons_release */
-	int err;            /* 0, or -EPROTO once the producer broke the protocol */
+	int err;	    /* 0, or -EPROTO once the producer broke the protocol */
 };
 
 /* Lay out an empty ring at ctl (cap data bytes follow); both indices 0. */
@@ -125,10 +125,10 @@ void ring_cons_stop_wait_data(struct ring_cons *c);
 struct rring_prod {
 	struct sdds_rring_ctl *ctl;
 	uint8_t *slots;
-	uint32_t cap;       /* slots, power of two */
-	uint32_t slot_size; /* bytes per slot including struct sdds_rslot */
-	uint64_t prod;      /* private */
-	uint64_t cons_seen; /* last validated cons */
+	uint32_t cap;	      /* slots, power of two */
+	uint32_t slot_size;   /* bytes per slot including struct sdds_rslot */
+	uint64_t prod;	      /* private */
+	uint64_t cons_seen;   /* last validated cons */
 	uint64_t overwritten; /* best-effort drops (client lagged by cap) */
 };
 
@@ -203,8 +203,8 @@ void rring_prod_stop_wait_space(struct rring_prod *p);
  * sample was consumed all the same). buf is the caller's; its contents are
  * unspecified unless 1 is returned.
  */
-int rring_cons_take(struct rring_cons *c, void *buf, size_t buf_cap, uint32_t *ret_len,
-		    uint32_t *ret_origin, bool *ret_kick);
+int rring_cons_take(struct rring_cons *c, void *buf, size_t buf_cap, uint32_t *ret_len, uint32_t *ret_origin,
+		    bool *ret_kick);
 
 /*
  * Consumer: full fence, then true when the daemon waits for space in this

@@ -141,7 +141,8 @@ static int seg_check_hdr(const struct sdds_seg_hdr *h, uint64_t size)
 	/* Written as "length fits in what is left" so that no sum can overflow. */
 	if (h->req_off > size || req_bytes > size - h->req_off)
 		return -EPROTO;
-	if (h->arena_off % SDDS_RRING_ALIGN != 0 || h->arena_off > size || h->arena_size > size - h->arena_off)
+	if (h->arena_off % SDDS_RRING_ALIGN != 0 || h->arena_off > size ||
+	    h->arena_size > size - h->arena_off)
 		return -EPROTO;
 	if (seg_overlap(0, sizeof(*h), h->req_off, req_bytes) ||
 	    seg_overlap(0, sizeof(*h), h->arena_off, h->arena_size) ||

@@ -19,16 +19,16 @@
 #include "layout.h"
 
 struct segment_params {
-	uint32_t req_cap;     /* request ring bytes, power of two */
-	uint32_t max_record;  /* largest request record, header included */
-	uint64_t arena_size;  /* reader-ring arena bytes, multiple of 4096 */
+	uint32_t req_cap;    /* request ring bytes, power of two */
+	uint32_t max_record; /* largest request record, header included */
+	uint64_t arena_size; /* reader-ring arena bytes, multiple of 4096 */
 	uint64_t epoch;
 	uint32_t session_id;
-	uint32_t flags;       /* SDDS_SEG_F_* */
+	uint32_t flags; /* SDDS_SEG_F_* */
 };
 
 struct segment {
-	int fd;     /* owned */
+	int fd;	    /* owned */
 	void *base; /* mapping, owned */
 	size_t size;
 };

@@ -7,10 +7,16 @@ set -eu
 # nftables: packet loss in a namespace (tests/net netns-loss; no tc netem in the test kernel)
 # systemd: systemd-analyze (tests/systemd) and systemd.pc (the unit directory);
 # debootstrap, systemd-container: the units booted under a real systemd (test_boot.sh)
-PKGS="gcc clang make meson ninja-build pkg-config python3
+# clang-format: `make format-check`, part of `make test`
+# libbpf-dev, bpftool, systemtap-sdt-dev: USDT probes and sdds-trace (BPF CO-RE)
+# gnuplot-nox, valgrind, cyclonedds-tools, iceoryx, libiceoryx-binding-c-dev:
+# sdds-bench report (plots, instructions per sample, ddsperf and iceoryx baselines)
+PKGS="gcc clang clang-format make meson ninja-build pkg-config python3
 libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev
 libseccomp-dev iproute2 procps nftables
-systemd debootstrap systemd-container"
+systemd debootstrap systemd-container
+libbpf-dev bpftool systemtap-sdt-dev
+gnuplot-nox valgrind cyclonedds-tools iceoryx libiceoryx-binding-c-dev"
 
 missing=""
 for p in $PKGS; do

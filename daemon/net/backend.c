@@ -12,7 +12,7 @@
 #include "socket.h"
 
 static const struct net_backend_ops *const net_backends[] = {
-	&net_socket_ops,
+    &net_socket_ops,
 };
 
 const struct net_backend_ops *net_backend_find(const char *name)

@@ -56,8 +56,8 @@ struct net_dgram {
 	uint32_t len;	   /* out: bytes stored (at most cap) */
 	uint32_t wire_len; /* out: datagram size on the wire (> cap: truncated) */
 	struct net_addr src;
-	uint32_t link;	   /* out: index into the backend's links (ingress) */
-	bool mcast;	   /* out: came in on the multicast port */
+	uint32_t link; /* out: index into the backend's links (ingress) */
+	bool mcast;    /* out: came in on the multicast port */
 };
 
 /* One datagram to send; buf is the caller's, borrowed for the call. */
@@ -83,10 +83,10 @@ struct net_backend_config {
 	 * that has it; other links bind their first link-local address. */
 	struct in6_addr prefer;
 	bool has_prefer;
-	uint16_t port;	      /* unicast base port; multicast is port + 20 */
-	uint32_t max_dgram;   /* receive buffer size the layer lends (for sizing) */
-	uint32_t rcvbuf;      /* receive queue bytes wished per socket, 0: kernel default */
-	uint32_t sndbuf;      /* send queue bytes wished per socket, 0: kernel default */
+	uint16_t port;	    /* unicast base port; multicast is port + 20 */
+	uint32_t max_dgram; /* receive buffer size the layer lends (for sizing) */
+	uint32_t rcvbuf;    /* receive queue bytes wished per socket, 0: kernel default */
+	uint32_t sndbuf;    /* send queue bytes wished per socket, 0: kernel default */
 };
 
 struct net_backend;
@@ -101,8 +101,8 @@ struct net_backend_ops {
 	 * close). Returns 0 or -errno (-ENODEV: no such interface,
 	 * -EADDRNOTAVAIL: no usable link-local address on it yet).
 	 */
-	int (*open)(uv_loop_t *loop, const struct net_backend_config *cfg, net_readable_fn readable, void *ctx,
-		    struct net_backend **ret);
+	int (*open)(uv_loop_t *loop, const struct net_backend_config *cfg, net_readable_fn readable,
+		    void *ctx, struct net_backend **ret);
 	/* Receive up to n datagrams into d[0..n); returns how many (0: none now) or -errno. */
 	int (*rx)(struct net_backend *b, struct net_dgram *d, unsigned n);
 	/*

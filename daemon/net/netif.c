@@ -107,7 +107,7 @@ struct netif {
 	/* rx */
 	uint8_t *rx_mem;
 	struct net_dgram rx[NETIF_RX_BATCH];
-	uint8_t *sample_buf; /* max_sample bytes: swap target, ring take */
+	uint8_t *sample_buf;			  /* max_sample bytes: swap target, ring take */
 	uint8_t builtin_buf[SNPS_STATELESS_SIZE]; /* swap target of builtin samples */
 
 	/* network -> local, waiting for full reliable readers */
@@ -128,27 +128,27 @@ struct netif {
 };
 
 static const char *const netif_drop_names[NETIF_DROP_MAX_] = {
-	[SNPS_R_NONE] = "none",
-	[SNPS_R_SHORT_HEADER] = "short_header",
-	[SNPS_R_BAD_VERSION] = "bad_version",
-	[SNPS_R_COUNT_HIGH] = "count_high",
-	[SNPS_R_COUNT_LOW] = "count_low",
-	[SNPS_R_TRUNCATED] = "truncated",
-	[SNPS_R_UNKNOWN_EXT] = "unknown_ext",
-	[SNPS_R_NO_TOPIC] = "no_topic",
-	[SNPS_R_UNKNOWN_TOPIC] = "unknown_topic",
-	[SNPS_R_DATA_NIBBLE] = "data_nibble",
-	[SNPS_R_BAD_ADDRESS] = "bad_address",
-	[SNPS_R_ACK_NO_SEQNR] = "ack_no_seqnr",
-	[SNPS_R_BAD_SECURE] = "bad_secure",
-	[NETIF_DROP_OVERSIZED] = "oversized",
-	[NETIF_DROP_BAD_SOURCE] = "bad_source",
-	[NETIF_DROP_BAD_PORT] = "bad_port",
-	[NETIF_DROP_OWN] = "own_address",
-	[NETIF_DROP_DOMAIN] = "domain_mismatch",
-	[NETIF_DROP_BAD_SAMPLE] = "bad_sample",
-	[NETIF_DROP_SECURE] = "secure_unsupported",
-	[NETIF_DROP_RX_ERROR] = "rx_error",
+    [SNPS_R_NONE] = "none",
+    [SNPS_R_SHORT_HEADER] = "short_header",
+    [SNPS_R_BAD_VERSION] = "bad_version",
+    [SNPS_R_COUNT_HIGH] = "count_high",
+    [SNPS_R_COUNT_LOW] = "count_low",
+    [SNPS_R_TRUNCATED] = "truncated",
+    [SNPS_R_UNKNOWN_EXT] = "unknown_ext",
+    [SNPS_R_NO_TOPIC] = "no_topic",
+    [SNPS_R_UNKNOWN_TOPIC] = "unknown_topic",
+    [SNPS_R_DATA_NIBBLE] = "data_nibble",
+    [SNPS_R_BAD_ADDRESS] = "bad_address",
+    [SNPS_R_ACK_NO_SEQNR] = "ack_no_seqnr",
+    [SNPS_R_BAD_SECURE] = "bad_secure",
+    [NETIF_DROP_OVERSIZED] = "oversized",
+    [NETIF_DROP_BAD_SOURCE] = "bad_source",
+    [NETIF_DROP_BAD_PORT] = "bad_port",
+    [NETIF_DROP_OWN] = "own_address",
+    [NETIF_DROP_DOMAIN] = "domain_mismatch",
+    [NETIF_DROP_BAD_SAMPLE] = "bad_sample",
+    [NETIF_DROP_SECURE] = "secure_unsupported",
+    [NETIF_DROP_RX_ERROR] = "rx_error",
 };
 
 _Static_assert((int)SNPS_R_MAX_ <= (int)NETIF_DROP_OVERSIZED, "codec reasons overlap the layer's own");
@@ -237,8 +237,8 @@ static int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topi
 			   bool swap, const struct snps_seqnr *seq)
 {
 	struct net_peer *p = &n->peers.v[pi];
-	struct snps_sample_meta m = { .domain = (uint8_t)t->cfg.desc.domain, .topic = t->cfg.desc.topic_id,
-				      .seqnr = seq };
+	struct snps_sample_meta m = {
+	    .domain = (uint8_t)t->cfg.desc.domain, .topic = t->cfg.desc.topic_id, .seqnr = seq};
 	uint32_t size = t->cfg.desc.sample_size;
 	uint8_t *dst;
 	int rc;
@@ -281,11 +281,12 @@ static void netif_on_rel_timer(uv_timer_t *h);
 static void netif_rel_send(struct netif *n, struct netif_topic *t, uint32_t k, uint64_t mask)
 {
 	uint32_t e = (t->win_head + k) % NETIF_REL_WINDOW;
-	struct snps_seqnr s = { .bits = 4, .value = t->win[e].seq };
+	struct snps_seqnr s = {.bits = 4, .value = t->win[e].seq};
 
 	for (uint32_t i = 0; i < t->n_dests; i++) {
 		if (mask & (1ull << i))
-			netif_tx_append(n, t->dests[i], t, t->win[e].data, n->peers.v[t->dests[i]].swapped, &s);
+			netif_tx_append(n, t->dests[i], t, t->win[e].data, n->peers.v[t->dests[i]].swapped,
+					&s);
 	}
 }
 
@@ -334,7 +335,8 @@ static void netif_topic_drain(struct netif *n, struct netif_topic *t)
 			continue;
 		}
 		for (uint32_t i = 0; i < t->n_dests; i++)
-			netif_tx_append(n, t->dests[i], t, n->sample_buf, n->peers.v[t->dests[i]].swapped, NULL);
+			netif_tx_append(n, t->dests[i], t, n->sample_buf, n->peers.v[t->dests[i]].swapped,
+					NULL);
 	}
 	n->c.local_overwritten += t->cons.lost;
 	t->cons.lost = 0;
@@ -548,8 +550,8 @@ static enum netif_seq_verdict netif_seq_check(struct netif *n, struct net_peer *
 }
 
 /* ACK a reliable sample to the frame's source locator, from the socket it came in on (§9.5, probe_qback). */
-static void netif_send_ack(struct netif *n, const struct net_addr *src, bool mcast, uint8_t domain, uint16_t topic,
-			   const struct snps_seqnr *s)
+static void netif_send_ack(struct netif *n, const struct net_addr *src, bool mcast, uint8_t domain,
+			   uint16_t topic, const struct snps_seqnr *s)
 {
 	uint32_t i;
 
@@ -625,7 +627,8 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 			return 0;
 		}
 		if (rx->swapped) {
-			if (snps_sample_swap(snps_builtin_layout(ev->topic), n->builtin_buf, ev->data, ev->len) < 0) {
+			if (snps_sample_swap(snps_builtin_layout(ev->topic), n->builtin_buf, ev->data,
+					     ev->len) < 0) {
 				n->c.drops[NETIF_DROP_BAD_SAMPLE]++;
 				return 0;
 			}
@@ -706,7 +709,7 @@ static void netif_handle(struct netif *n, const struct net_dgram *d)
 {
 	struct snps_decoder_options o;
 	struct snps_decode_error err;
-	struct netif_rx_ctx rx = { .n = n, .src = &d->src, .link = d->link, .mcast = d->mcast };
+	struct netif_rx_ctx rx = {.n = n, .src = &d->src, .link = d->link, .mcast = d->mcast};
 	struct net_peer *p;
 	int rc;
 
@@ -771,7 +774,8 @@ void netif_receive(struct netif *n)
 	uint32_t done = 0;
 
 	while (!n->closing && done < n->opt.rx_budget) {
-		unsigned want = n->opt.rx_budget - done < NETIF_RX_BATCH ? n->opt.rx_budget - done : NETIF_RX_BATCH;
+		unsigned want =
+		    n->opt.rx_budget - done < NETIF_RX_BATCH ? n->opt.rx_budget - done : NETIF_RX_BATCH;
 		int r;
 
 		for (unsigned i = 0; i < want; i++)
@@ -852,11 +856,11 @@ static void netif_topic_fini(struct netif_topic *t)
 	t->ring_mem = NULL;
 }
 
-static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct nodecfg_topic *cfg, char *why,
-			    size_t why_len)
+static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct nodecfg_topic *cfg,
+			    char *why, size_t why_len)
 {
-	struct broker_qos wq = { .reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 0 };
-	struct broker_qos rq = { .reliability = BROKER_BEST_EFFORT, .history_depth = n->opt.reader_depth };
+	struct broker_qos wq = {.reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 0};
+	struct broker_qos rq = {.reliability = BROKER_BEST_EFFORT, .history_depth = n->opt.reader_depth};
 	struct rring_prod prod;
 	uint32_t size = cfg->desc.sample_size, slot_size;
 	size_t bytes;
@@ -873,7 +877,8 @@ static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct
 	t->layout.n_fields = cfg->desc.n_fields;
 	/* Header, DOMAIN, TOPIC, DATA header: the frame's smallest overhead. */
 	if (size + 5 >= n->opt.max_frame) {
-		snprintf(why, why_len, "%s: topic '%s': a %u-byte sample does not fit in a frame below max_frame %u",
+		snprintf(why, why_len,
+			 "%s: topic '%s': a %u-byte sample does not fit in a frame below max_frame %u",
 			 cfg->loc, cfg->desc.name, size, n->opt.max_frame);
 		return -EMSGSIZE;
 	}
@@ -903,7 +908,8 @@ static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct
 	if (rc == 0)
 		rc = rring_cons_init(&t->cons, t->ring_mem, n->opt.reader_depth, slot_size);
 	if (rc == 0)
-		rc = broker_reader_new(n->broker, t->bt, &rq, NETIF_OWNER, &prod, netif_reader_notify, t, &t->r);
+		rc = broker_reader_new(n->broker, t->bt, &rq, NETIF_OWNER, &prod, netif_reader_notify, t,
+				       &t->r);
 	if (rc < 0)
 		goto fail;
 	return 0;
@@ -930,15 +936,16 @@ static int netif_add_dests(struct netif *n, char *why, size_t why_len)
 	for (uint32_t i = 0; i < n->node.n_dests; i++) {
 		const struct nodecfg_dest *d = &n->node.dests[i];
 		struct netif_topic *t = &n->topics[d->topic];
-		struct net_addr a = { .ip = d->ip, .port = d->port != 0 ? d->port : n->node.port };
+		struct net_addr a = {.ip = d->ip, .port = d->port != 0 ? d->port : n->node.port};
 		struct net_peer *p;
 		uint32_t link = 0, pi;
 		int rc;
 
 		if (d->iface[0] != '\0') {
 			if (netif_link_of(n, d->iface, &link) < 0) {
-				snprintf(why, why_len, "%s: subscriber on interface '%s', which is not configured",
-					 d->loc, d->iface);
+				snprintf(why, why_len,
+					 "%s: subscriber on interface '%s', which is not configured", d->loc,
+					 d->iface);
 				return -ENODEV;
 			}
 		} else if (n->ops->n_links(n->be) != 1) {
@@ -964,7 +971,7 @@ static int netif_add_dests(struct netif *n, char *why, size_t why_len)
 				goto next; /* listed twice: one copy is enough */
 		}
 		t->dests[t->n_dests++] = pi;
-next:;
+	next:;
 	}
 	return 0;
 }
@@ -978,12 +985,13 @@ static void netif_add_disc_dests(struct netif *n)
 	subs = disc_subs(n->disc, &n_subs);
 	for (uint32_t i = 0; i < n_subs; i++) {
 		const struct disc_sub *sd = &subs[i];
-		struct net_addr a = { .ip = sd->loc.ip, .port = sd->loc.port };
+		struct net_addr a = {.ip = sd->loc.ip, .port = sd->loc.port};
 		struct netif_topic *t;
 		struct net_peer *p;
 		uint32_t pi;
 
-		if (sd->topic >= 16 || n->topic_of_id[sd->topic] < 0 || sd->loc.link >= n->ops->n_links(n->be))
+		if (sd->topic >= 16 || n->topic_of_id[sd->topic] < 0 ||
+		    sd->loc.link >= n->ops->n_links(n->be))
 			continue;
 		t = &n->topics[n->topic_of_id[sd->topic]];
 		a.ifindex = n->ops->link(n->be, sd->loc.link)->ifindex;
@@ -1009,7 +1017,7 @@ static void netif_add_disc_dests(struct netif *n)
 		}
 		t->dests[t->n_dests++] = pi;
 		p->topics_out |= (uint16_t)(1u << sd->topic);
-next:;
+	next:;
 	}
 }
 
@@ -1080,8 +1088,8 @@ void netif_tick(struct netif *n)
 	netif_tx_send(n);
 	for (uint32_t i = 0; i < n->peers.n;) {
 		struct net_peer *p = &n->peers.v[i];
-		bool silent = p->last_seen_ns != 0 &&
-			      now - p->last_seen_ns > (int64_t)n->opt.disc.expire_ms * 1000000;
+		bool silent =
+		    p->last_seen_ns != 0 && now - p->last_seen_ns > (int64_t)n->opt.disc.expire_ms * 1000000;
 
 		if (!p->is_static && p->topics_out == 0 && (p->group || silent)) {
 			if (!p->group)
@@ -1107,7 +1115,7 @@ static void netif_on_disc_timer(uv_timer_t *h)
 
 static int netif_disc_init(struct netif *n, char *why, size_t why_len)
 {
-	struct disc_callbacks cb = { .send = netif_disc_send, .changed = netif_disc_changed, .ctx = n };
+	struct disc_callbacks cb = {.send = netif_disc_send, .changed = netif_disc_changed, .ctx = n};
 	struct disc_options o;
 	int rc;
 
@@ -1131,7 +1139,8 @@ static int netif_disc_init(struct netif *n, char *why, size_t why_len)
 
 		if (snps_builtin_is(t->desc.topic_id)) {
 			snprintf(why, why_len,
-				 "%s: topic '%s': id %u is a builtin topic id (1..7), which discovery needs (§4.4)",
+				 "%s: topic '%s': id %u is a builtin topic id (1..7), which discovery needs "
+				 "(§4.4)",
 				 t->loc, t->desc.name, t->desc.topic_id);
 			return -EINVAL;
 		}
@@ -1165,9 +1174,9 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	}
 	why[0] = '\0';
 	if (o->backend == NULL || o->node == NULL || o->n_links == 0 || o->n_links > NET_MAX_LINKS ||
-	    o->max_frame < 8 || o->max_frame > SNPS_DATAGRAM_MAX || o->max_peers == 0 || o->backlog_cap == 0 ||
-	    o->reader_depth < 2 || (o->reader_depth & (o->reader_depth - 1)) != 0 || o->rx_budget == 0 ||
-	    o->n_swap_peers > 64) {
+	    o->max_frame < 8 || o->max_frame > SNPS_DATAGRAM_MAX || o->max_peers == 0 ||
+	    o->backlog_cap == 0 || o->reader_depth < 2 || (o->reader_depth & (o->reader_depth - 1)) != 0 ||
+	    o->rx_budget == 0 || o->n_swap_peers > 64) {
 		snprintf(why, why_len, "invalid network options");
 		return -EINVAL;
 	}
@@ -1199,7 +1208,8 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	n->sample_buf = calloc(1, n->max_sample);
 	n->bl = calloc(o->backlog_cap, sizeof(*n->bl));
 	n->bl_data = calloc(o->backlog_cap, n->max_sample);
-	if (n->tx_mem == NULL || n->rx_mem == NULL || n->sample_buf == NULL || n->bl == NULL || n->bl_data == NULL) {
+	if (n->tx_mem == NULL || n->rx_mem == NULL || n->sample_buf == NULL || n->bl == NULL ||
+	    n->bl_data == NULL) {
 		rc = -ENOMEM;
 		goto fail_free;
 	}
@@ -1229,17 +1239,18 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	bc.sndbuf = o->sndbuf;
 	rc = n->ops->open(loop, &bc, netif_on_readable, n, &n->be);
 	if (rc < 0) {
-		snprintf(why, why_len, "cannot open the %s backend on %s%s (port %u): %s", n->ops->name, o->links[0],
-			 o->n_links > 1 ? ",..." : "", n->node.port, strerror(-rc));
+		snprintf(why, why_len, "cannot open the %s backend on %s%s (port %u): %s", n->ops->name,
+			 o->links[0], o->n_links > 1 ? ",..." : "", n->node.port, strerror(-rc));
 		goto fail_free;
 	}
 	/* §1: every group, on every link; the data path uses ff02::10 only for now. */
 	for (uint32_t l = 0; l < n->ops->n_links(n->be); l++) {
-		static const uint8_t groups[] = { SNPS_GROUP_DATA,     SNPS_GROUP_PARTICIPANT, SNPS_GROUP_ENDPOINT,
-						  SNPS_GROUP_TOPIC,    SNPS_GROUP_SECURITY,    SNPS_GROUP_LOCATION };
+		static const uint8_t groups[] = {SNPS_GROUP_DATA,     SNPS_GROUP_PARTICIPANT,
+						 SNPS_GROUP_ENDPOINT, SNPS_GROUP_TOPIC,
+						 SNPS_GROUP_SECURITY, SNPS_GROUP_LOCATION};
 
 		for (size_t g = 0; g < sizeof(groups); g++) {
-			struct in6_addr ga = { .s6_addr = { 0xff, 0x02 } };
+			struct in6_addr ga = {.s6_addr = {0xff, 0x02}};
 
 			ga.s6_addr[15] = groups[g];
 			rc = n->ops->join(n->be, l, &ga);

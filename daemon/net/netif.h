@@ -71,8 +71,8 @@ const char *netif_drop_name(unsigned reason);
 struct netif_counters {
 	uint64_t frames_in, samples_in, bytes_in;
 	uint64_t frames_out, samples_out, bytes_out;
-	uint64_t tx_errors;	    /* datagrams the backend did not send */
-	uint64_t malformed;	    /* datagrams dropped, any reason */
+	uint64_t tx_errors; /* datagrams the backend did not send */
+	uint64_t malformed; /* datagrams dropped, any reason */
 	uint64_t drops[NETIF_DROP_MAX_];
 	uint64_t backlog_forced;    /* samples delivered past a full reliable reader */
 	uint64_t peer_table_full;   /* sources not kept as peers (table full) */
@@ -103,22 +103,22 @@ struct netif_options {
 	const struct nodecfg *node; /* copied */
 	const char *links[NET_MAX_LINKS];
 	uint32_t n_links;
-	uint32_t max_frame;	   /* frames toward peers stay below this (§6.6) */
+	uint32_t max_frame;		   /* frames toward peers stay below this (§6.6) */
 	const struct in6_addr *swap_peers; /* peer_endian_swap addresses (copied) */
 	uint32_t n_swap_peers;
 	uint32_t max_peers;
-	uint32_t backlog_cap;	   /* samples waiting for full reliable readers */
-	uint32_t reader_depth;	   /* slots of each local -> network ring (power of two) */
-	uint32_t rx_budget;	   /* datagrams per readable callback */
-	uint32_t rcvbuf, sndbuf;   /* socket queue bytes (backend.h) */
+	uint32_t backlog_cap;	 /* samples waiting for full reliable readers */
+	uint32_t reader_depth;	 /* slots of each local -> network ring (power of two) */
+	uint32_t rx_budget;	 /* datagrams per readable callback */
+	uint32_t rcvbuf, sndbuf; /* socket queue bytes (backend.h) */
 	/* Multicast discovery (discovery.h, snps-wire.md §10); off: static mode only. */
 	struct {
 		bool on;
-		uint16_t node_id;	/* 0: from the first link's address (§9.4) */
+		uint16_t node_id; /* 0: from the first link's address (§9.4) */
 		uint32_t participant_ms, publication_ms;
-		uint32_t expire_ms;	/* 0: peers and subscriptions never expire */
-		bool unicast;		/* advertise `08 10` (data unicast to us) instead of ff02::10 */
-		uint32_t max_subs;	/* learnt (participant, topic) subscriptions */
+		uint32_t expire_ms; /* 0: peers and subscriptions never expire */
+		bool unicast;	    /* advertise `08 10` (data unicast to us) instead of ff02::10 */
+		uint32_t max_subs;  /* learnt (participant, topic) subscriptions */
 	} disc;
 };
 

@@ -57,9 +57,11 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	n_links = 0;
 	if (netif_backend(n) != NULL)
 		n_links = netif_backend_ops(n)->n_links(netif_backend(n));
-	bytes = sizeof(*st) + pt->n * (sizeof(*peers) + sizeof(*peer_ptrs) + NETSTATS_ADDR_MAX + IF_NAMESIZE +
-				       32 * sizeof(uint32_t)) +
-		n_drops * (sizeof(*drops) + sizeof(*drop_ptrs)) + n_links * (sizeof(char *) + IF_NAMESIZE) + 64;
+	bytes = sizeof(*st) +
+		pt->n * (sizeof(*peers) + sizeof(*peer_ptrs) + NETSTATS_ADDR_MAX + IF_NAMESIZE +
+			 32 * sizeof(uint32_t)) +
+		n_drops * (sizeof(*drops) + sizeof(*drop_ptrs)) + n_links * (sizeof(char *) + IF_NAMESIZE) +
+		64;
 	/* The discovery part sits at the end of the block, aligned. */
 	bytes = (bytes + 15) & ~(size_t)15;
 	bytes += (sizeof(Sdds__Ctl__DiscoveryStats) + 15) & ~(size_t)15;
@@ -135,7 +137,8 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 		char *ln = names + pt->n * IF_NAMESIZE;
 
 		for (uint32_t i = 0; i < n_links; i++) {
-			snprintf(ln + i * IF_NAMESIZE, IF_NAMESIZE, "%s", ops->link(netif_backend(n), i)->name);
+			snprintf(ln + i * IF_NAMESIZE, IF_NAMESIZE, "%s",
+				 ops->link(netif_backend(n), i)->name);
 			link_names[i] = ln + i * IF_NAMESIZE;
 			st->rx_overflow += ops->link(netif_backend(n), i)->rx_overflow;
 		}

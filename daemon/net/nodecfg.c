@@ -23,7 +23,8 @@
 #include "snps.h"
 #include "sddsxml.h"
 
-static int nodecfg_errorf(struct nodecfg_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int nodecfg_errorf(struct nodecfg_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static int nodecfg_errorf(struct nodecfg_error *err, const char *fmt, ...)
 {
@@ -45,18 +46,30 @@ static void nodecfg_loc(char *dst, const gen_loc *l)
 static uint8_t nodecfg_field_type(gen_kind k)
 {
 	switch (k) {
-	case GEN_OCTET: return SNPS_FIELD_OCTET;
-	case GEN_CHAR: return SNPS_FIELD_CHAR;
-	case GEN_BOOLEAN: return SNPS_FIELD_BOOLEAN;
-	case GEN_SHORT: return SNPS_FIELD_SHORT;
-	case GEN_USHORT: return SNPS_FIELD_USHORT;
-	case GEN_LONG: return SNPS_FIELD_LONG;
-	case GEN_ULONG: return SNPS_FIELD_ULONG;
-	case GEN_LONGLONG: return SNPS_FIELD_LONGLONG;
-	case GEN_ULONGLONG: return SNPS_FIELD_ULONGLONG;
-	case GEN_STRING: return SNPS_FIELD_STRING;
-	case GEN_ENUM: return SNPS_FIELD_ENUM;
-	default: return 0;
+	case GEN_OCTET:
+		return SNPS_FIELD_OCTET;
+	case GEN_CHAR:
+		return SNPS_FIELD_CHAR;
+	case GEN_BOOLEAN:
+		return SNPS_FIELD_BOOLEAN;
+	case GEN_SHORT:
+		return SNPS_FIELD_SHORT;
+	case GEN_USHORT:
+		return SNPS_FIELD_USHORT;
+	case GEN_LONG:
+		return SNPS_FIELD_LONG;
+	case GEN_ULONG:
+		return SNPS_FIELD_ULONG;
+	case GEN_LONGLONG:
+		return SNPS_FIELD_LONGLONG;
+	case GEN_ULONGLONG:
+		return SNPS_FIELD_ULONGLONG;
+	case GEN_STRING:
+		return SNPS_FIELD_STRING;
+	case GEN_ENUM:
+		return SNPS_FIELD_ENUM;
+	default:
+		return 0;
 	}
 }
 
@@ -103,16 +116,18 @@ static int nodecfg_topic(const gen_project *p, const gen_topic *t, struct nodecf
 
 	nodecfg_loc(nt->loc, &t->loc);
 	if (t->domain > 15)
-		return nodecfg_errorf(err, "%s: topic '%s': domain %u does not fit the 4-bit DOMAIN submessage",
+		return nodecfg_errorf(err,
+				      "%s: topic '%s': domain %u does not fit the 4-bit DOMAIN submessage",
 				      nt->loc, t->name, t->domain);
 	if (t->id > 15)
-		return nodecfg_errorf(err,
-				      "%s: topic '%s': id %u (hex %X) is over 15; real nodes truncate it to %u "
-				      "(snps-wire.md §4.4)",
-				      nt->loc, t->name, t->id, t->id, t->id & 15u);
+		return nodecfg_errorf(
+		    err,
+		    "%s: topic '%s': id %u (hex %X) is over 15; real nodes truncate it to %u "
+		    "(snps-wire.md §4.4)",
+		    nt->loc, t->name, t->id, t->id, t->id & 15u);
 	if (t->domain == 1 && t->id >= 1 && t->id <= 7)
-		return nodecfg_errorf(err, "%s: topic '%s': domain 1, id %u is a builtin topic id (1..7)", nt->loc,
-				      t->name, t->id);
+		return nodecfg_errorf(err, "%s: topic '%s': domain 1, id %u is a builtin topic id (1..7)",
+				      nt->loc, t->name, t->id);
 	nt->desc.domain = t->domain;
 	nt->desc.topic_id = t->id;
 	snprintf(nt->desc.name, sizeof(nt->desc.name), "%s", t->name);
@@ -127,8 +142,8 @@ static int nodecfg_topic(const gen_project *p, const gen_topic *t, struct nodecf
 	l.fields = sf;
 	l.n_fields = nt->desc.n_fields;
 	if (snps_layout_check(&l, &size) < 0 || size != t->wire_size || size == 0)
-		return nodecfg_errorf(err, "%s: topic '%s': layout of %u bytes is not a valid sample", nt->loc,
-				      t->name, t->wire_size);
+		return nodecfg_errorf(err, "%s: topic '%s': layout of %u bytes is not a valid sample",
+				      nt->loc, t->name, t->wire_size);
 	nt->publisher = t->publisher;
 	nt->subscriber = t->subscriber;
 	nt->reliable = t->has_reliability && t->reliability == GEN_REL_RELIABLE;
@@ -167,7 +182,8 @@ static int nodecfg_from_project(const gen_project *p, struct nodecfg *nc, struct
 		return nodecfg_errorf(err, "%s: protocol '%s': sddsd speaks SNPS over UDPv6 only (AF_INET6)",
 				      nc->loc, p->protocol);
 	if (p->iface != NULL && strlen(p->iface) >= IF_NAMESIZE)
-		return nodecfg_errorf(err, "%s: iface '%s' is too long for an interface name", nc->loc, p->iface);
+		return nodecfg_errorf(err, "%s: iface '%s' is too long for an interface name", nc->loc,
+				      p->iface);
 	snprintf(nc->iface, sizeof(nc->iface), "%s", p->iface != NULL ? p->iface : "");
 	if (p->ip != NULL && nodecfg_parse_ip(p->ip, &nc->ip, iface) < 0)
 		return nodecfg_errorf(err, "%s: ip '%s' is not an IPv6 address", nc->loc, p->ip);
@@ -186,12 +202,12 @@ static int nodecfg_from_project(const gen_project *p, struct nodecfg *nc, struct
 			return rc;
 		for (size_t k = 0; k < i; k++) {
 			if (nc->topics[k].desc.topic_id == nc->topics[i].desc.topic_id)
-				return nodecfg_errorf(err,
-						      "%s: topic '%s' has the id %u of topic '%s' (%s); receivers "
-						      "look topics up by id only (snps-wire.md §4.4)",
-						      nc->topics[i].loc, nc->topics[i].desc.name,
-						      nc->topics[i].desc.topic_id, nc->topics[k].desc.name,
-						      nc->topics[k].loc);
+				return nodecfg_errorf(
+				    err,
+				    "%s: topic '%s' has the id %u of topic '%s' (%s); receivers "
+				    "look topics up by id only (snps-wire.md §4.4)",
+				    nc->topics[i].loc, nc->topics[i].desc.name, nc->topics[i].desc.topic_id,
+				    nc->topics[k].desc.name, nc->topics[k].loc);
 		}
 		nc->n_topics++;
 	}
@@ -207,8 +223,9 @@ static int nodecfg_from_project(const gen_project *p, struct nodecfg *nc, struct
 			char loc[NODECFG_LOC_MAX];
 
 			nodecfg_loc(loc, &s->loc);
-			return nodecfg_errorf(err, "%s: subscription for topic '%s', which the node has no role for",
-					      loc, s->topic);
+			return nodecfg_errorf(
+			    err, "%s: subscription for topic '%s', which the node has no role for", loc,
+			    s->topic);
 		}
 		for (size_t k = 0; k < s->n_subscribers; k++) {
 			const gen_subscriber *sub = &s->subscribers[k];
@@ -224,8 +241,9 @@ static int nodecfg_from_project(const gen_project *p, struct nodecfg *nc, struct
 			d = &nc->dests[nc->n_dests];
 			nodecfg_loc(d->loc, &sub->loc);
 			if (sub->ip == NULL || nodecfg_parse_ip(sub->ip, &d->ip, d->iface) < 0)
-				return nodecfg_errorf(err, "%s: subscriber ip '%s' is not an IPv6 address[%%iface]",
-						      d->loc, sub->ip != NULL ? sub->ip : "");
+				return nodecfg_errorf(
+				    err, "%s: subscriber ip '%s' is not an IPv6 address[%%iface]", d->loc,
+				    sub->ip != NULL ? sub->ip : "");
 			if (IN6_IS_ADDR_MULTICAST(&d->ip) || IN6_IS_ADDR_UNSPECIFIED(&d->ip))
 				return nodecfg_errorf(err, "%s: subscriber ip '%s' is not a unicast address",
 						      d->loc, sub->ip);
@@ -237,7 +255,8 @@ static int nodecfg_from_project(const gen_project *p, struct nodecfg *nc, struct
 	return 0;
 }
 
-static int nodecfg_finish(int rc, gen_project *p, gen_diag *d, struct nodecfg **ret, struct nodecfg_error *err)
+static int nodecfg_finish(int rc, gen_project *p, gen_diag *d, struct nodecfg **ret,
+			  struct nodecfg_error *err)
 {
 	struct nodecfg *nc;
 
@@ -245,7 +264,8 @@ static int nodecfg_finish(int rc, gen_project *p, gen_diag *d, struct nodecfg **
 		if (rc == -ENOMEM)
 			nodecfg_errorf(err, "out of memory reading the node config");
 		else
-			nodecfg_errorf(err, "%s", d->error[0] != '\0' ? d->error : "cannot read the node config");
+			nodecfg_errorf(err, "%s",
+				       d->error[0] != '\0' ? d->error : "cannot read the node config");
 		gen_diag_free(d);
 		return rc;
 	}

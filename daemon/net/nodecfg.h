@@ -34,7 +34,7 @@
 
 #define NODECFG_MAX_TOPICS 16u /* ids are 0..15 */
 #define NODECFG_MAX_DESTS 64u
-#define NODECFG_LOC_MAX 160u   /* "FILE:LINE" of a declaration, for messages */
+#define NODECFG_LOC_MAX 160u /* "FILE:LINE" of a declaration, for messages */
 #define NODECFG_ERROR_MAX 1024u
 
 struct nodecfg_topic {
@@ -46,10 +46,10 @@ struct nodecfg_topic {
 };
 
 struct nodecfg_dest {
-	uint32_t topic;			/* index into topics */
+	uint32_t topic; /* index into topics */
 	struct in6_addr ip;
-	char iface[IF_NAMESIZE];	/* the zone given with the address, or "" */
-	uint16_t port;			/* 0: the project's base port */
+	char iface[IF_NAMESIZE]; /* the zone given with the address, or "" */
+	uint16_t port;		 /* 0: the project's base port */
 	char loc[NODECFG_LOC_MAX];
 };
 

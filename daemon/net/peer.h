@@ -31,16 +31,16 @@ struct net_peer_counters {
 };
 
 struct net_peer {
-	struct net_addr addr;  /* ip, link (ifindex) and, for static peers, the port data goes to */
-	uint32_t link;	       /* backend link index */
+	struct net_addr addr; /* ip, link (ifindex) and, for static peers, the port data goes to */
+	uint32_t link;	      /* backend link index */
 	bool is_static;
-	bool group;	       /* a multicast group learnt by discovery (ff02::10), not a node */
-	bool tx_mcast;	       /* data to it leaves from port + 20 (discovered destinations, §9.2) */
-	bool swapped;	       /* §2 peer: integers little-endian on the wire */
-	int64_t last_seen_ns;  /* 0: never heard from */
-	uint16_t last_port;    /* source port of its last datagram */
-	uint16_t topics_in;    /* bit per topic id it sent us */
-	uint16_t topics_out;   /* bit per topic id we send it */
+	bool group;	      /* a multicast group learnt by discovery (ff02::10), not a node */
+	bool tx_mcast;	      /* data to it leaves from port + 20 (discovered destinations, §9.2) */
+	bool swapped;	      /* §2 peer: integers little-endian on the wire */
+	int64_t last_seen_ns; /* 0: never heard from */
+	uint16_t last_port;   /* source port of its last datagram */
+	uint16_t topics_in;   /* bit per topic id it sent us */
+	uint16_t topics_out;  /* bit per topic id we send it */
 	/* Highest sequence number taken per topic id (§11.3: per source locator). */
 	uint32_t rx_seq[16];
 	uint16_t rx_seq_valid; /* bit per topic id */

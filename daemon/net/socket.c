@@ -38,7 +38,7 @@
 struct sock_link {
 	struct net_link_info info;
 	uint32_t ovfl[2]; /* SO_RXQ_OVFL: the kernel's cumulative drop count per socket */
-	int fd[2]; /* [0] unicast, [1] multicast */
+	int fd[2];	  /* [0] unicast, [1] multicast */
 	uv_poll_t poll[2];
 	bool poll_open[2];
 };
@@ -116,10 +116,10 @@ static int sock_setbuf(int fd, int force, int plain, uint32_t bytes)
 	return sock_setopt(fd, SOL_SOCKET, plain, (int)bytes);
 }
 
-static int sock_open_fd(const struct sock_link *l, bool mcast, uint16_t port, const struct net_backend_config *cfg,
-			int *ret_fd)
+static int sock_open_fd(const struct sock_link *l, bool mcast, uint16_t port,
+			const struct net_backend_config *cfg, int *ret_fd)
 {
-	struct sockaddr_in6 sa = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
+	struct sockaddr_in6 sa = {.sin6_family = AF_INET6, .sin6_port = htons(port)};
 	int fd, rc = 0;
 
 	fd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -218,8 +218,8 @@ static void sock_close(struct net_backend *b, void (*done)(void *ctx), void *ctx
 	}
 }
 
-static int sock_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_readable_fn readable, void *ctx,
-		     struct net_backend **ret)
+static int sock_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_readable_fn readable,
+		     void *ctx, struct net_backend **ret)
 {
 	struct net_backend *b;
 	int rc = 0;
@@ -458,13 +458,13 @@ static int64_t sock_clock_ns(struct net_backend *b)
 }
 
 const struct net_backend_ops net_socket_ops = {
-	.name = "socket",
-	.open = sock_open,
-	.rx = sock_rx,
-	.tx = sock_tx,
-	.join = sock_join,
-	.n_links = sock_n_links,
-	.link = sock_link,
-	.clock_ns = sock_clock_ns,
-	.close = sock_close,
+    .name = "socket",
+    .open = sock_open,
+    .rx = sock_rx,
+    .tx = sock_tx,
+    .join = sock_join,
+    .n_links = sock_n_links,
+    .link = sock_link,
+    .clock_ns = sock_clock_ns,
+    .close = sock_close,
 };

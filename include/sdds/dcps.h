@@ -94,7 +94,7 @@ typedef uint8_t rc_t;
 /* Log levels of sDDS: 0 debug ... 5 panic; messages below the level are dropped. */
 SDDS_API void Log_setLvl(uint8_t lvl);
 SDDS_API void sdds_dcps_log(uint8_t lvl, const char *func, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 #define Log_debug(...) sdds_dcps_log(0, __func__, __VA_ARGS__)
 #define Log_info(...) sdds_dcps_log(1, __func__, __VA_ARGS__)
 #define Log_warn(...) sdds_dcps_log(2, __func__, __VA_ARGS__)
@@ -129,17 +129,27 @@ SDDS_API DDS_ReturnCode_t sdds_dcps_take(DDS_DataReader reader, void *wire, size
 SDDS_API DDS_ReturnCode_t sdds_dcps_retcode(int err);
 
 /* Big-endian (SNPS network order) marshalling helpers for generated code. */
-static inline void sdds_put_u16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static inline void sdds_put_u16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
 static inline void sdds_put_u32(uint8_t *p, uint32_t v)
 {
-	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
 }
 static inline void sdds_put_u64(uint8_t *p, uint64_t v)
 {
 	sdds_put_u32(p, (uint32_t)(v >> 32));
 	sdds_put_u32(p + 4, (uint32_t)v);
 }
-static inline uint16_t sdds_get_u16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+static inline uint16_t sdds_get_u16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
 static inline uint32_t sdds_get_u32(const uint8_t *p)
 {
 	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];

@@ -68,31 +68,31 @@ typedef struct sdds_writer sdds_writer;
 typedef struct sdds_reader sdds_reader;
 
 typedef struct sdds_client_options {
-	const char *socket_path; /* NULL: $SDDS_SOCKET or the default path */
-	const char *name;        /* shown by sddsctl; NULL: program name */
-	int ctl_fd;              /* >= 0: an already connected control socket
-				  * (handed in by a sandbox); -1: connect.
-				  * The client owns it once sdds_client_new
-				  * succeeded (sdds_client_free closes it); on
-				  * failure the caller keeps it. */
-	int64_t spin_ns;         /* spin budget before sleeping; <0: $SDDS_SPIN_NS or 20000 */
-	bool monolithic;         /* run the broker core in-process, no daemon */
-	int reconnect;           /* reconnect after the daemon went away (see
-				  * "Restart" above): 1 yes, 0 no, -1 default:
-				  * yes when connecting by path, no with a
-				  * handed-in ctl_fd. With ctl_fd and 1, the
-				  * client reconnects through socket_path (or the
-				  * default path). A socket claimed from
-				  * $SDDS_CTL_FD (a sandbox) reconnects by
-				  * default when $SDDS_CTL_RENEW_FD names a
-				  * channel to ask the sandbox for a new one
-				  * (docs/DESIGN.md, "Restart"); without it the
-				  * application, which cannot connect(), stays
-				  * disconnected for good and should exit so that
-				  * its supervisor restarts it. Ignored in
-				  * monolithic mode. */
-	bool reconnect_wait;     /* during the gap, writes and takes wait for the
-				  * new connection within their time budget */
+	const char *socket_path;   /* NULL: $SDDS_SOCKET or the default path */
+	const char *name;	   /* shown by sddsctl; NULL: program name */
+	int ctl_fd;		   /* >= 0: an already connected control socket
+				    * (handed in by a sandbox); -1: connect.
+				    * The client owns it once sdds_client_new
+				    * succeeded (sdds_client_free closes it); on
+				    * failure the caller keeps it. */
+	int64_t spin_ns;	   /* spin budget before sleeping; <0: $SDDS_SPIN_NS or 20000 */
+	bool monolithic;	   /* run the broker core in-process, no daemon */
+	int reconnect;		   /* reconnect after the daemon went away (see
+				    * "Restart" above): 1 yes, 0 no, -1 default:
+				    * yes when connecting by path, no with a
+				    * handed-in ctl_fd. With ctl_fd and 1, the
+				    * client reconnects through socket_path (or the
+				    * default path). A socket claimed from
+				    * $SDDS_CTL_FD (a sandbox) reconnects by
+				    * default when $SDDS_CTL_RENEW_FD names a
+				    * channel to ask the sandbox for a new one
+				    * (docs/DESIGN.md, "Restart"); without it the
+				    * application, which cannot connect(), stays
+				    * disconnected for good and should exit so that
+				    * its supervisor restarts it. Ignored in
+				    * monolithic mode. */
+	bool reconnect_wait;	   /* during the gap, writes and takes wait for the
+				    * new connection within their time budget */
 	uint32_t reconnect_max_ms; /* longest backoff delay; 0: 1000 */
 } sdds_client_options;
 
@@ -134,7 +134,7 @@ typedef enum sdds_field_type {
 	SDDS_FIELD_LONGLONG = 8,
 	SDDS_FIELD_ULONGLONG = 9,
 	SDDS_FIELD_STRING = 10, /* size = K + 1 */
-	SDDS_FIELD_ENUM = 11,   /* size = 1, 2, 4 or 8 */
+	SDDS_FIELD_ENUM = 11,	/* size = 1, 2, 4 or 8 */
 } sdds_field_type;
 
 typedef struct sdds_field {
@@ -161,7 +161,7 @@ typedef enum sdds_reliability { SDDS_BEST_EFFORT = 0, SDDS_RELIABLE = 1 } sdds_r
 
 typedef struct sdds_qos {
 	sdds_reliability reliability;
-	uint32_t history_depth;   /* reader: samples kept for it (default 64) */
+	uint32_t history_depth;	  /* reader: samples kept for it (default 64) */
 	uint32_t max_blocking_ms; /* writer: how long a write may wait for room (default 100) */
 } sdds_qos;
 
@@ -192,7 +192,8 @@ SDDS_API void sdds_reader_free(sdds_reader *reader);
  * A local dequeue from the shared segment: no round trip to the daemon.
  * Once the daemon went away it returns -ENOTCONN, also when samples remain.
  */
-SDDS_API int sdds_reader_take(sdds_reader *reader, void *buf, size_t cap, size_t *ret_len, int64_t timeout_ns);
+SDDS_API int sdds_reader_take(sdds_reader *reader, void *buf, size_t cap, size_t *ret_len,
+			      int64_t timeout_ns);
 
 typedef void (*sdds_listener_fn)(sdds_reader *reader, void *arg);
 /*

@@ -45,7 +45,7 @@ struct daemon {
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
 
 	nanosleep(&ts, NULL);
 }
@@ -60,7 +60,7 @@ static int64_t now_ns(void)
 
 static int try_connect(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
@@ -176,8 +176,9 @@ static sdds_client *client(struct daemon *d, const char *name)
 
 static sdds_topic *topic(sdds_client *c, uint16_t id)
 {
-	static const sdds_field f[] = { { "seq", SDDS_FIELD_ULONG, 4 }, { "pad", SDDS_FIELD_STRING, 12 } };
-	sdds_topic_desc desc = { .name = "ct", .domain = 0, .id = id, .sample_size = SAMPLE, .fields = f, .n_fields = 2 };
+	static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
+	sdds_topic_desc desc = {
+	    .name = "ct", .domain = 0, .id = id, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
 	sdds_topic *t = NULL;
 
 	assert_int_equal(sdds_topic_new(c, &desc, &t), 0);
@@ -334,7 +335,7 @@ static void test_topic_conflict(void **state)
 	struct daemon *d = *state;
 	sdds_client *a = client(d, "a");
 	sdds_topic *t = topic(a, 2), *t2 = NULL;
-	sdds_topic_desc other = { .name = "ct", .domain = 0, .id = 2, .sample_size = SAMPLE + 8 };
+	sdds_topic_desc other = {.name = "ct", .domain = 0, .id = 2, .sample_size = SAMPLE + 8};
 
 	assert_int_equal(sdds_topic_new(a, &other, &t2), -EINVAL);
 	assert_null(t2);
@@ -361,8 +362,9 @@ static void test_write_take_two_processes(void **state)
 		sdds_topic *ta;
 		sdds_writer *w;
 		sdds_qos q;
-		static const sdds_field f[] = { { "seq", SDDS_FIELD_ULONG, 4 }, { "pad", SDDS_FIELD_STRING, 12 } };
-		sdds_topic_desc desc = { .name = "ct", .domain = 0, .id = 3, .sample_size = SAMPLE, .fields = f, .n_fields = 2 };
+		static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
+		sdds_topic_desc desc = {
+		    .name = "ct", .domain = 0, .id = 3, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
 
 		sdds_client_options_init(&o);
 		o.socket_path = d->sock;
@@ -422,8 +424,9 @@ static void test_free_delivers_held_samples(void **state)
 		sdds_topic *ta;
 		sdds_writer *w;
 		sdds_qos q;
-		static const sdds_field f[] = { { "seq", SDDS_FIELD_ULONG, 4 }, { "pad", SDDS_FIELD_STRING, 12 } };
-		sdds_topic_desc desc = { .name = "ct", .domain = 0, .id = 12, .sample_size = SAMPLE, .fields = f, .n_fields = 2 };
+		static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
+		sdds_topic_desc desc = {
+		    .name = "ct", .domain = 0, .id = 12, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
 
 		sdds_client_options_init(&o);
 		o.socket_path = d->sock;
@@ -487,7 +490,7 @@ static void reliable_stream(struct daemon *d, bool one_client, uint32_t n)
 	sdds_client *a = client(d, "pub"), *b = one_client ? a : client(d, "sub");
 	sdds_topic *ta = topic(a, 8), *tb = one_client ? ta : topic(b, 8);
 	sdds_reader *r = reader(tb, SDDS_RELIABLE, 4);
-	struct stream st = { .w = writer(ta, SDDS_RELIABLE, 5000), .n = n };
+	struct stream st = {.w = writer(ta, SDDS_RELIABLE, 5000), .n = n};
 	uint8_t s[SAMPLE];
 	pthread_t th;
 
@@ -590,7 +593,7 @@ static void test_listener_through_daemon(void **state)
 	sdds_topic *ta = topic(a, 4), *tb = topic(b, 4);
 	sdds_reader *r = reader(tb, SDDS_RELIABLE, 16);
 	sdds_writer *w = writer(ta, SDDS_RELIABLE, 3000);
-	struct counter cnt = { .main = pthread_self() };
+	struct counter cnt = {.main = pthread_self()};
 	uint8_t s[SAMPLE];
 	const int n = 500;
 
@@ -632,9 +635,9 @@ static void test_daemon_killed(void **state)
 	sdds_topic *t = topic(c, 5), *t2 = NULL;
 	sdds_reader *r = reader(t, SDDS_BEST_EFFORT, 8), *r2 = NULL;
 	sdds_writer *w = writer(t, SDDS_BEST_EFFORT, 100), *w2 = NULL;
-	struct blocked_take bt = { .r = r, .rc = 1 };
-	struct counter cnt = { .main = pthread_self() };
-	uint8_t s[SAMPLE] = { 0 };
+	struct blocked_take bt = {.r = r, .rc = 1};
+	struct counter cnt = {.main = pthread_self()};
+	uint8_t s[SAMPLE] = {0};
 	pthread_t th;
 	int64_t t0;
 
@@ -652,7 +655,7 @@ static void test_daemon_killed(void **state)
 	assert_int_equal(sdds_writer_write(w, s, SAMPLE), -ENOTCONN);
 	assert_int_equal(sdds_reader_take(r, s, sizeof(s), NULL, 0), -ENOTCONN);
 	assert_int_equal(sdds_reader_take(r, s, sizeof(s), NULL, SEC), -ENOTCONN);
-	assert_int_equal(sdds_topic_new(c, &(sdds_topic_desc){ .name = "x", .id = 9, .sample_size = 4 }, &t2),
+	assert_int_equal(sdds_topic_new(c, &(sdds_topic_desc){.name = "x", .id = 9, .sample_size = 4}, &t2),
 			 -ENOTCONN);
 	assert_int_equal(sdds_writer_new(t, NULL, &w2), -ENOTCONN);
 	assert_int_equal(sdds_reader_new(t, NULL, &r2), -ENOTCONN);
@@ -669,13 +672,13 @@ static void test_daemon_killed(void **state)
 struct flood {
 	sdds_writer *w;
 	uint32_t written; /* atomic */
-	int rc;           /* atomic */
+	int rc;		  /* atomic */
 };
 
 static void *flood_main(void *arg)
 {
 	struct flood *f = arg;
-	uint8_t s[SAMPLE] = { 0 };
+	uint8_t s[SAMPLE] = {0};
 	int rc;
 
 	for (;;) {
@@ -695,7 +698,7 @@ static void test_daemon_killed_while_writer_blocked(void **state)
 	sdds_topic *ta = topic(a, 6), *tb = topic(b, 6);
 	/* A full reliable reader that never takes holds the writer's requests. */
 	sdds_reader *r = reader(tb, SDDS_RELIABLE, 1);
-	struct flood f = { .w = writer(ta, SDDS_RELIABLE, 60000), .rc = 0 };
+	struct flood f = {.w = writer(ta, SDDS_RELIABLE, 60000), .rc = 0};
 	uint32_t before;
 	pthread_t th;
 
@@ -723,7 +726,7 @@ static void test_free_in_every_state(void **state)
 	sdds_client *c;
 	sdds_topic *t;
 	sdds_reader *r;
-	struct counter cnt = { .main = pthread_self() };
+	struct counter cnt = {.main = pthread_self()};
 
 	/* Right after connecting. */
 	sdds_client_free(client(d, "bare"));
@@ -752,21 +755,21 @@ static void test_free_in_every_state(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_connect, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_connect_handed_in_fd, setup, teardown),
-		cmocka_unit_test(test_connect_no_daemon),
-		cmocka_unit_test_setup_teardown(test_write_take_two_clients, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_topic_conflict, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_take_two_processes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_free_delivers_held_samples, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reliable_stream, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reliable_stream, setup_poll, teardown),
-		cmocka_unit_test_setup_teardown(test_reliable_stream_one_client, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_room_kick_then_write, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_listener_through_daemon, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_daemon_killed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_daemon_killed_while_writer_blocked, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_free_in_every_state, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connect, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connect_handed_in_fd, setup, teardown),
+	    cmocka_unit_test(test_connect_no_daemon),
+	    cmocka_unit_test_setup_teardown(test_write_take_two_clients, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_topic_conflict, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_take_two_processes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_free_delivers_held_samples, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reliable_stream, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reliable_stream, setup_poll, teardown),
+	    cmocka_unit_test_setup_teardown(test_reliable_stream_one_client, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_room_kick_then_write, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_listener_through_daemon, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_daemon_killed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_daemon_killed_while_writer_blocked, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_free_in_every_state, setup, teardown),
 	};
 
 	sddsd_path = getenv("SDDSD");

@@ -22,17 +22,22 @@
 #include "sdds/dcps.h"
 
 static const sdds_field fields[] = {
-	{ "id", SDDS_FIELD_USHORT, 2 },
-	{ "temp", SDDS_FIELD_LONG, 4 },
-	{ "name", SDDS_FIELD_STRING, 6 },
+    {"id", SDDS_FIELD_USHORT, 2},
+    {"temp", SDDS_FIELD_LONG, 4},
+    {"name", SDDS_FIELD_STRING, 6},
 };
 static const sdds_topic_desc desc = {
-	.name = "Temperature", .domain = 1, .id = 7, .sample_size = 12, .fields = fields, .n_fields = 3,
+    .name = "Temperature",
+    .domain = 1,
+    .id = 7,
+    .sample_size = 12,
+    .fields = fields,
+    .n_fields = 3,
 };
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
 
 	nanosleep(&ts, NULL);
 }
@@ -133,15 +138,16 @@ static void on_avail(DDS_DataReader reader)
 static void test_listener(void **state)
 {
 	sdds_topic *t = sdds_dcps_topic(&desc);
-	struct DDS_DataReaderListener l = { .on_data_available = on_avail };
+	struct DDS_DataReaderListener l = {.on_data_available = on_avail};
 	DDS_DataWriter w = sdds_dcps_writer(t, NULL);
 	DDS_DataReader r = sdds_dcps_reader(t, NULL);
-	uint8_t b[12] = { 0 };
+	uint8_t b[12] = {0};
 
 	(void)state;
 	main_thread = pthread_self();
 	avail_reader = r;
-	assert_int_equal(DDS_DataReader_set_listener(NULL, &l, DDS_STATUS_MASK_ANY), DDS_RETCODE_BAD_PARAMETER);
+	assert_int_equal(DDS_DataReader_set_listener(NULL, &l, DDS_STATUS_MASK_ANY),
+			 DDS_RETCODE_BAD_PARAMETER);
 	/* sDDS applications pass 0 as the mask. */
 	assert_int_equal(DDS_DataReader_set_listener(r, &l, 0), DDS_RETCODE_OK);
 	for (int i = 0; i < 5; i++)
@@ -211,12 +217,9 @@ static void test_log_levels(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_before_init),
-		cmocka_unit_test(test_retcodes),
-		cmocka_unit_test(test_init),
-		cmocka_unit_test(test_write_take),
-		cmocka_unit_test(test_listener),
-		cmocka_unit_test(test_log_levels),
+	    cmocka_unit_test(test_before_init), cmocka_unit_test(test_retcodes),
+	    cmocka_unit_test(test_init),	cmocka_unit_test(test_write_take),
+	    cmocka_unit_test(test_listener),	cmocka_unit_test(test_log_levels),
 	};
 
 	setenv("SDDS_MONOLITHIC", "1", 1);

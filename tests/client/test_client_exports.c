@@ -22,20 +22,44 @@ static const char *lib_path;
 
 /* Every name of include/sdds/sdds.h and dcps.h that is a function. */
 static const char *const expected[] = {
-	"sdds_client_options_init", "sdds_client_new", "sdds_client_free", "sdds_client_session_id",
-	"sdds_client_connected", "sdds_client_reconnects", "sdds_topic_new", "sdds_topic_free", "sdds_topic_sample_size",
-	"sdds_qos_init", "sdds_writer_new", "sdds_writer_free", "sdds_writer_write", "sdds_reader_new",
-	"sdds_reader_free", "sdds_reader_take", "sdds_reader_set_listener", "sdds_reader_lost",
-	"sdds_strerror", "Log_setLvl", "sdds_dcps_log", "NodeConfig_getNodeID",
-	"DDS_DataReader_set_listener", "sdds_dcps_init", "sdds_dcps_client", "sdds_dcps_topic",
-	"sdds_dcps_writer", "sdds_dcps_reader", "sdds_dcps_write", "sdds_dcps_take", "sdds_dcps_retcode",
+    "sdds_client_options_init",
+    "sdds_client_new",
+    "sdds_client_free",
+    "sdds_client_session_id",
+    "sdds_client_connected",
+    "sdds_client_reconnects",
+    "sdds_topic_new",
+    "sdds_topic_free",
+    "sdds_topic_sample_size",
+    "sdds_qos_init",
+    "sdds_writer_new",
+    "sdds_writer_free",
+    "sdds_writer_write",
+    "sdds_reader_new",
+    "sdds_reader_free",
+    "sdds_reader_take",
+    "sdds_reader_set_listener",
+    "sdds_reader_lost",
+    "sdds_strerror",
+    "Log_setLvl",
+    "sdds_dcps_log",
+    "NodeConfig_getNodeID",
+    "DDS_DataReader_set_listener",
+    "sdds_dcps_init",
+    "sdds_dcps_client",
+    "sdds_dcps_topic",
+    "sdds_dcps_writer",
+    "sdds_dcps_reader",
+    "sdds_dcps_write",
+    "sdds_dcps_take",
+    "sdds_dcps_retcode",
 };
 #define N_EXPECTED (sizeof(expected) / sizeof(expected[0]))
 
 static bool public_prefix(const char *name)
 {
-	static const char *const prefixes[] = { "sdds_", "DDS_" };
-	static const char *const exact[] = { "Log_setLvl", "NodeConfig_getNodeID" };
+	static const char *const prefixes[] = {"sdds_", "DDS_"};
+	static const char *const exact[] = {"Log_setLvl", "NodeConfig_getNodeID"};
 
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
@@ -49,7 +73,7 @@ static bool public_prefix(const char *name)
 static void test_exports(void **state)
 {
 	char cmd[4096], line[1024];
-	bool seen[N_EXPECTED] = { false };
+	bool seen[N_EXPECTED] = {false};
 	unsigned n_syms = 0, bad = 0;
 	FILE *p;
 
@@ -113,8 +137,8 @@ static void test_soname(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exports),
-		cmocka_unit_test(test_soname),
+	    cmocka_unit_test(test_exports),
+	    cmocka_unit_test(test_soname),
 	};
 
 	if (argc != 2) {

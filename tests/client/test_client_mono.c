@@ -23,8 +23,8 @@
 #define SAMPLE 8
 
 static const sdds_field fields8[] = {
-	{ "seq", SDDS_FIELD_ULONG, 4 },
-	{ "val", SDDS_FIELD_LONG, 4 },
+    {"seq", SDDS_FIELD_ULONG, 4},
+    {"val", SDDS_FIELD_LONG, 4},
 };
 
 static int64_t now_ns(void)
@@ -37,7 +37,7 @@ static int64_t now_ns(void)
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
 
 	nanosleep(&ts, NULL);
 }
@@ -78,7 +78,12 @@ static sdds_client *mono_client(void)
 static sdds_topic *topic8(sdds_client *c, uint16_t id)
 {
 	sdds_topic_desc d = {
-		.name = "t8", .domain = 1, .id = id, .sample_size = SAMPLE, .fields = fields8, .n_fields = 2,
+	    .name = "t8",
+	    .domain = 1,
+	    .id = id,
+	    .sample_size = SAMPLE,
+	    .fields = fields8,
+	    .n_fields = 2,
 	};
 	sdds_topic *t = NULL;
 
@@ -297,7 +302,7 @@ static void test_reliable_blocked_writer_released_by_take(void **state)
 	struct fix *f = *state;
 	sdds_writer *w = writer(f->t, SDDS_RELIABLE, 3000);
 	sdds_reader *r = reader(f->t, SDDS_RELIABLE, 1);
-	struct delayed_take d = { .r = r, .delay_ms = 30 };
+	struct delayed_take d = {.r = r, .delay_ms = 30};
 	uint8_t b[SAMPLE];
 	pthread_t th;
 	int64_t t0, dt;
@@ -376,7 +381,7 @@ static void test_reliable_stream_no_loss(void **state)
 	struct fix *f = *state;
 	sdds_writer *w = writer(f->t, SDDS_RELIABLE, 5000);
 	sdds_reader *r = reader(f->t, SDDS_RELIABLE, 4);
-	struct stream s = { .r = r, .n = 30000 };
+	struct stream s = {.r = r, .n = 30000};
 	uint8_t b[SAMPLE];
 	pthread_t th;
 
@@ -418,7 +423,7 @@ static void test_take_timeout_and_wakeup(void **state)
 	struct fix *f = *state;
 	sdds_writer *w = writer(f->t, SDDS_BEST_EFFORT, 100);
 	sdds_reader *r = reader(f->t, SDDS_BEST_EFFORT, 8);
-	struct delayed_write d = { .w = w, .delay_ms = 30, .val = 77 };
+	struct delayed_write d = {.w = w, .delay_ms = 30, .val = 77};
 	uint8_t b[SAMPLE];
 	pthread_t th;
 	int64_t t0, dt;
@@ -670,7 +675,7 @@ static void test_listener_frees_own_reader(void **state)
 	sdds_writer *w = writer(f->t, SDDS_BEST_EFFORT, 100);
 	sdds_reader *r = reader(f->t, SDDS_BEST_EFFORT, 16);
 	sdds_reader *r2 = reader(f->t, SDDS_BEST_EFFORT, 16);
-	struct selfremove s = { 0 };
+	struct selfremove s = {0};
 	uint8_t b[SAMPLE];
 
 	assert_int_equal(sdds_reader_set_listener(r, selfremove_fn, &s), 0);
@@ -756,8 +761,9 @@ static void test_topic_freed_before_endpoints(void **state)
 static void test_argument_errors(void **state)
 {
 	struct fix *f = *state;
-	sdds_topic_desc d = { .name = "t8", .domain = 1, .id = 10, .sample_size = SAMPLE, .fields = fields8, .n_fields = 2 };
-	sdds_field badf[] = { { "a", SDDS_FIELD_ULONG, 4 }, { "b", SDDS_FIELD_ULONG, 2 } };
+	sdds_topic_desc d = {
+	    .name = "t8", .domain = 1, .id = 10, .sample_size = SAMPLE, .fields = fields8, .n_fields = 2};
+	sdds_field badf[] = {{"a", SDDS_FIELD_ULONG, 4}, {"b", SDDS_FIELD_ULONG, 2}};
 	sdds_writer *w = writer(f->t, SDDS_BEST_EFFORT, 100);
 	sdds_reader *r = reader(f->t, SDDS_BEST_EFFORT, 4);
 	sdds_topic *t = NULL;
@@ -818,8 +824,8 @@ static void test_argument_errors(void **state)
 
 static void test_strerror(void **state)
 {
-	static const int codes[] = { 0, -ENOTCONN, -EACCES, -ETIMEDOUT, -EAGAIN, -EINVAL,
-				     -EMSGSIZE, -ENOSPC, -EPROTO, -ENOENT, -EIO, -9999 };
+	static const int codes[] = {0,	       -ENOTCONN, -EACCES, -ETIMEDOUT, -EAGAIN, -EINVAL,
+				    -EMSGSIZE, -ENOSPC,	  -EPROTO, -ENOENT,    -EIO,	-9999};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
@@ -835,26 +841,26 @@ static void test_strerror(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_session_and_connected, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_take_in_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_fanout_two_readers, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_best_effort_overwrite_and_lost, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reliable_nonblocking_and_timeout, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reliable_timeout_still_feeds_others, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reliable_blocked_writer_released_by_take, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reliable_blocker_freed, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reliable_stream_no_loss, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_take_timeout_and_wakeup, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_listener_once_per_sample_no_take, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_listener_takes_everything, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_listener_pending_when_set, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_set_listener_null_waits_for_callback, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_listener_frees_own_reader, setup, teardown),
-		cmocka_unit_test(test_two_clients_one_process),
-		cmocka_unit_test(test_free_with_everything_alive),
-		cmocka_unit_test(test_topic_freed_before_endpoints),
-		cmocka_unit_test_setup_teardown(test_argument_errors, setup, teardown),
-		cmocka_unit_test(test_strerror),
+	    cmocka_unit_test_setup_teardown(test_session_and_connected, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_take_in_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_fanout_two_readers, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_best_effort_overwrite_and_lost, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reliable_nonblocking_and_timeout, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reliable_timeout_still_feeds_others, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reliable_blocked_writer_released_by_take, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reliable_blocker_freed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reliable_stream_no_loss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_take_timeout_and_wakeup, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_listener_once_per_sample_no_take, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_listener_takes_everything, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_listener_pending_when_set, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_set_listener_null_waits_for_callback, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_listener_frees_own_reader, setup, teardown),
+	    cmocka_unit_test(test_two_clients_one_process),
+	    cmocka_unit_test(test_free_with_everything_alive),
+	    cmocka_unit_test(test_topic_freed_before_endpoints),
+	    cmocka_unit_test_setup_teardown(test_argument_errors, setup, teardown),
+	    cmocka_unit_test(test_strerror),
 	};
 
 	/* The environment must not switch the mode under the test. */

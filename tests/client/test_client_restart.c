@@ -55,7 +55,7 @@ struct daemon {
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
 
 	nanosleep(&ts, NULL);
 }
@@ -70,7 +70,7 @@ static int64_t now_ns(void)
 
 static int try_connect(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
@@ -195,8 +195,9 @@ static sdds_client *client(struct daemon *d, const char *name)
 
 static sdds_topic *topic(sdds_client *c, uint16_t id)
 {
-	static const sdds_field f[] = { { "seq", SDDS_FIELD_ULONG, 4 }, { "pad", SDDS_FIELD_STRING, 12 } };
-	sdds_topic_desc desc = { .name = "rt", .domain = 0, .id = id, .sample_size = SAMPLE, .fields = f, .n_fields = 2 };
+	static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
+	sdds_topic_desc desc = {
+	    .name = "rt", .domain = 0, .id = id, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
 	sdds_topic *t = NULL;
 
 	assert_int_equal(sdds_topic_new(c, &desc, &t), 0);
@@ -328,8 +329,9 @@ static int writer_child(struct daemon *d, int stop_fd)
 	uint8_t s[SAMPLE];
 	uint32_t seq = 0;
 	char b;
-	static const sdds_field f[] = { { "seq", SDDS_FIELD_ULONG, 4 }, { "pad", SDDS_FIELD_STRING, 12 } };
-	sdds_topic_desc desc = { .name = "rt", .domain = 0, .id = 1, .sample_size = SAMPLE, .fields = f, .n_fields = 2 };
+	static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
+	sdds_topic_desc desc = {
+	    .name = "rt", .domain = 0, .id = 1, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
 
 	sdds_client_options_init(&o);
 	o.socket_path = d->sock;
@@ -467,7 +469,7 @@ static void *blocked_take_main(void *arg)
 static void *blocked_write_main(void *arg)
 {
 	struct blocked *bt = arg;
-	uint8_t s[SAMPLE] = { 0 };
+	uint8_t s[SAMPLE] = {0};
 
 	int rc;
 
@@ -491,15 +493,15 @@ static void count_fn(sdds_reader *r, void *arg)
 }
 
 /* Assert that `call` returns `want` within `ms` milliseconds. */
-#define PROMPT(want, ms, call)                                                                 \
-	do {                                                                                   \
-		int64_t t0_ = now_ns();                                                         \
-		int rc_ = (call);                                                               \
-		int64_t dt_ = now_ns() - t0_;                                                   \
-		if (rc_ != (want))                                                              \
-			fail_msg("%s: %d (%s), wanted %d", #call, rc_, sdds_strerror(rc_), (want)); \
-		if (dt_ > (ms) * MS)                                                            \
-			fail_msg("%s took %lld ms", #call, (long long)(dt_ / MS));               \
+#define PROMPT(want, ms, call)                                                                               \
+	do {                                                                                                 \
+		int64_t t0_ = now_ns();                                                                      \
+		int rc_ = (call);                                                                            \
+		int64_t dt_ = now_ns() - t0_;                                                                \
+		if (rc_ != (want))                                                                           \
+			fail_msg("%s: %d (%s), wanted %d", #call, rc_, sdds_strerror(rc_), (want));          \
+		if (dt_ > (ms)*MS)                                                                           \
+			fail_msg("%s took %lld ms", #call, (long long)(dt_ / MS));                           \
 	} while (0)
 
 static void test_gap_calls_prompt(void **state)
@@ -510,10 +512,10 @@ static void test_gap_calls_prompt(void **state)
 	sdds_reader *r = reader(t, SDDS_RELIABLE, 4), *r2 = NULL;
 	sdds_reader *rf = reader(tf, SDDS_RELIABLE, 1);
 	sdds_writer *w = writer(t, SDDS_RELIABLE, 60000), *w2 = NULL;
-	struct blocked bt = { .r = r, .timeout = -1, .rc = 1 };
-	struct blocked bw = { .w = writer(tf, SDDS_RELIABLE, 60000), .rc = 1 };
-	sdds_topic_desc other = { .name = "x", .id = 9, .sample_size = 4 };
-	uint8_t s[SAMPLE] = { 0 };
+	struct blocked bt = {.r = r, .timeout = -1, .rc = 1};
+	struct blocked bw = {.w = writer(tf, SDDS_RELIABLE, 60000), .rc = 1};
+	sdds_topic_desc other = {.name = "x", .id = 9, .sample_size = 4};
+	uint8_t s[SAMPLE] = {0};
 	pthread_t th_take, th_write;
 	int64_t t0;
 
@@ -571,8 +573,8 @@ static void test_reconnect_wait(void **state)
 	sdds_reader *r = reader(t, SDDS_RELIABLE, 16);
 	sdds_writer *w = writer(t, SDDS_BEST_EFFORT, 200);
 	sdds_writer *wp = writer(tp, SDDS_RELIABLE, 1000);
-	struct blocked bt = { .r = r, .timeout = -1, .rc = 1 };
-	uint8_t s[SAMPLE] = { 0 };
+	struct blocked bt = {.r = r, .timeout = -1, .rc = 1};
+	uint8_t s[SAMPLE] = {0};
 	pthread_t th;
 	int64_t t0, dt;
 
@@ -788,7 +790,7 @@ static void test_refused_object_retries(void **state)
 static void test_free_during_stuck_attempt(void **state)
 {
 	struct daemon *d = *state;
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	sdds_client *c = client(d, "stuck");
 	int lfd;
 	int64_t t0;
@@ -836,8 +838,8 @@ static void *renewer_main(void *arg)
 			struct cmsghdr h;
 			char b[CMSG_SPACE(sizeof(int))];
 		} ctrl;
-		struct iovec iov = { .iov_base = "k", .iov_len = 1 };
-		struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+		struct iovec iov = {.iov_base = "k", .iov_len = 1};
+		struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
 		struct cmsghdr *cm;
 		ssize_t n = recv(rn->fd, buf, sizeof(buf), 0);
 		int fd;
@@ -869,7 +871,7 @@ static void *renewer_main(void *arg)
 static void test_renew_channel(void **state)
 {
 	struct daemon *d = *state;
-	struct renewer rn = { .sock = d->sock };
+	struct renewer rn = {.sock = d->sock};
 	sdds_client_options o;
 	sdds_client *c = NULL, *p;
 	sdds_topic *t, *tp;
@@ -935,8 +937,9 @@ static void test_renew_channel(void **state)
 static void test_dcps_across_restart(void **state)
 {
 	struct daemon *d = *state;
-	static const sdds_field f[] = { { "seq", SDDS_FIELD_ULONG, 4 }, { "pad", SDDS_FIELD_STRING, 12 } };
-	sdds_topic_desc desc = { .name = "dt", .domain = 0, .id = 7, .sample_size = SAMPLE, .fields = f, .n_fields = 2 };
+	static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
+	sdds_topic_desc desc = {
+	    .name = "dt", .domain = 0, .id = 7, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
 	DDS_DataWriter w;
 	DDS_DataReader r;
 	sdds_topic *t;
@@ -983,17 +986,17 @@ static void test_dcps_across_restart(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_two_processes_keep_exchanging, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_gap_calls_prompt, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reconnect_wait, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_listener_and_counter, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_objects_change_between_restarts, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_handed_in_fd_no_reconnect, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_renew_channel, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_refused_object_retries, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_free_during_stuck_attempt, setup, teardown),
-		/* Last: its client lives until the process ends. */
-		cmocka_unit_test_setup_teardown(test_dcps_across_restart, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_two_processes_keep_exchanging, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gap_calls_prompt, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reconnect_wait, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_listener_and_counter, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_objects_change_between_restarts, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_handed_in_fd_no_reconnect, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_renew_channel, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_refused_object_retries, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_free_during_stuck_attempt, setup, teardown),
+	    /* Last: its client lives until the process ends. */
+	    cmocka_unit_test_setup_teardown(test_dcps_across_restart, setup, teardown),
 	};
 
 	sddsd_path = getenv("SDDSD");

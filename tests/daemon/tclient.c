@@ -57,7 +57,7 @@ static void tc_live_remove(pid_t pid)
 
 void tc_sleep_ms(int ms)
 {
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
 
 	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
 		;
@@ -65,8 +65,8 @@ void tc_sleep_ms(int ms)
 
 int tc_connect(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = TC_TIMEOUT_S };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = TC_TIMEOUT_S};
 	int fd, rc;
 
 	if (snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path) >= (int)sizeof(sa.sun_path))
@@ -269,7 +269,7 @@ long tc_rss_kib(pid_t pid)
 
 bool tc_peer_closed(int fd, int timeout_ms)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN | POLLRDHUP };
+	struct pollfd pfd = {.fd = fd, .events = POLLIN | POLLRDHUP};
 	char buf[CTL_MAX_PACKET];
 
 	for (int waited = 0; waited <= timeout_ms; waited += 10) {
@@ -356,7 +356,8 @@ int tc_client_open(struct tc_client *c, const char *path, const char *name)
 	}
 	c->attached = true;
 	hdr = segment_hdr(&c->seg);
-	rc = ring_prod_init(&c->prod, segment_at(&c->seg, hdr->req_off, sizeof(struct sdds_ring_ctl) + hdr->req_cap),
+	rc = ring_prod_init(&c->prod,
+			    segment_at(&c->seg, hdr->req_off, sizeof(struct sdds_ring_ctl) + hdr->req_cap),
 			    hdr->req_cap, hdr->max_record);
 	if (rc < 0)
 		goto fail;
@@ -469,9 +470,9 @@ int tc_create_reader(struct tc_client *c, uint32_t topic, bool reliable, uint32_
 		rc = -EPROTO;
 	} else {
 		const Sdds__Ctl__ReaderReply *rr = rep->reader;
-		struct sdds_rring_ctl *ctl = segment_at(&c->seg, rr->ring_off,
-							 (uint64_t)sizeof(struct sdds_rring_ctl) +
-								 (uint64_t)rr->cap * rr->slot_size);
+		struct sdds_rring_ctl *ctl =
+		    segment_at(&c->seg, rr->ring_off,
+			       (uint64_t)sizeof(struct sdds_rring_ctl) + (uint64_t)rr->cap * rr->slot_size);
 
 		if (ctl == NULL || rr->ring_off % SDDS_RRING_ALIGN != 0)
 			rc = -EPROTO;

@@ -36,7 +36,8 @@ struct tc_daemon {
  * holding it. Waits until the socket accepts a connection (5 s at most);
  * -ECHILD when the daemon exited instead.
  */
-int tc_daemon_start(struct tc_daemon *d, const char *sddsd, const char *const *extra, const char *config_text);
+int tc_daemon_start(struct tc_daemon *d, const char *sddsd, const char *const *extra,
+		    const char *config_text);
 /* The same on a socket path of the caller's (NULL: dir/s.sock). */
 int tc_daemon_start_at(struct tc_daemon *d, const char *sddsd, const char *sock, const char *const *extra,
 		       const char *config_text);

@@ -52,22 +52,21 @@ static void test_defaults(void **state)
 static void test_every_key(void **state)
 {
 	struct sddsd_config cfg;
-	struct config_error err = { { 0 } };
-	const char *text =
-		"# sddsd test config\n"
-		"\n"
-		"socket = /tmp/x/sddsd.sock\n"
-		"poll = yes\n"
-		"spin_ns = 5000\n"
-		"max_clients = 7\n"
-		"max_readers_per_client = 3\n"
-		"max_writers_per_client = 4\n"
-		"max_topics_per_client = 5\n"
-		"request_ring_bytes = 64K\n"
-		"arena_bytes = 2M\n"
-		"max_sample = 100\n"
-		"max_requests_per_turn = 33\n"
-		"log_level = debug\n";
+	struct config_error err = {{0}};
+	const char *text = "# sddsd test config\n"
+			   "\n"
+			   "socket = /tmp/x/sddsd.sock\n"
+			   "poll = yes\n"
+			   "spin_ns = 5000\n"
+			   "max_clients = 7\n"
+			   "max_readers_per_client = 3\n"
+			   "max_writers_per_client = 4\n"
+			   "max_topics_per_client = 5\n"
+			   "request_ring_bytes = 64K\n"
+			   "arena_bytes = 2M\n"
+			   "max_sample = 100\n"
+			   "max_requests_per_turn = 33\n"
+			   "log_level = debug\n";
 
 	(void)state;
 	config_init(&cfg);
@@ -90,7 +89,7 @@ static void test_every_key(void **state)
 static void test_syntax_variants(void **state)
 {
 	struct sddsd_config cfg;
-	struct config_error err = { { 0 } };
+	struct config_error err = {{0}};
 
 	(void)state;
 	config_init(&cfg);
@@ -111,7 +110,7 @@ static void test_syntax_variants(void **state)
 	assert_int_equal(cfg.log_level, 3);
 	assert_int_equal(cfg.max_clients, 65536);
 
-	for (const char *const *b = (const char *const[]){ "true", "TRUE", "yes", "on", "1", NULL }; *b; b++) {
+	for (const char *const *b = (const char *const[]){"true", "TRUE", "yes", "on", "1", NULL}; *b; b++) {
 		char line[64];
 
 		config_init(&cfg);
@@ -119,7 +118,7 @@ static void test_syntax_variants(void **state)
 		assert_int_equal(parse(&cfg, line, &err), 0);
 		assert_true(cfg.poll);
 	}
-	for (const char *const *b = (const char *const[]){ "false", "No", "off", "0", NULL }; *b; b++) {
+	for (const char *const *b = (const char *const[]){"false", "No", "off", "0", NULL}; *b; b++) {
 		char line[64];
 
 		config_init(&cfg);
@@ -149,43 +148,46 @@ struct bad_case {
 static void test_errors_with_line(void **state)
 {
 	static const struct bad_case cases[] = {
-		{ "\n\nfoo = 1\n", "t.conf:3: unknown key 'foo'" },
-		{ "poll = maybe", "t.conf:1: poll: 'maybe' is not a boolean (true/false, yes/no, on/off, 1/0)" },
-		{ "# c\nmax_clients = 0", "t.conf:2: max_clients: '0' is out of range 1..65536" },
-		{ "max_clients = 65537", "t.conf:1: max_clients: '65537' is out of range 1..65536" },
-		{ "max_clients = -1", "t.conf:1: max_clients: '-1' is not a non-negative decimal number" },
-		{ "max_clients = 12abc", "t.conf:1: max_clients: '12abc' is not a non-negative decimal number" },
-		{ "max_clients = 99999999999999999999999",
-		  "t.conf:1: max_clients: '99999999999999999999999' is out of range 1..65536" },
-		{ "max_readers_per_client = 4097", "t.conf:1: max_readers_per_client: '4097' is out of range 0..4096" },
-		{ "max_writers_per_client = x", "t.conf:1: max_writers_per_client: 'x' is not a non-negative decimal number" },
-		{ "max_topics_per_client = 1.5",
-		  "t.conf:1: max_topics_per_client: '1.5' is not a non-negative decimal number" },
-		{ "request_ring_bytes = 5000", "t.conf:1: request_ring_bytes: 5000 is not a power of two" },
-		{ "request_ring_bytes = 2K", "t.conf:1: request_ring_bytes: '2K' is out of range 4096..1073741824" },
-		{ "request_ring_bytes = K",
-		  "t.conf:1: request_ring_bytes: 'K' is not a size (a number with an optional K, M or G)" },
-		{ "arena_bytes = 1000", "t.conf:1: arena_bytes: 1000 is not a multiple of 4096" },
-		{ "arena_bytes = 5G", "t.conf:1: arena_bytes: '5G' is out of range 0..4294967296" },
-		{ "max_sample = 0", "t.conf:1: max_sample: '0' is out of range 1..1048576" },
-		{ "max_sample = 2M", "t.conf:1: max_sample: '2M' is out of range 1..1048576" },
-		{ "max_requests_per_turn = 0", "t.conf:1: max_requests_per_turn: '0' is out of range 1..1048576" },
-		{ "spin_ns = 10000000001", "t.conf:1: spin_ns: '10000000001' is out of range 0..10000000000" },
-		{ "spin_ns = 1K", "t.conf:1: spin_ns: '1K' is not a non-negative decimal number" },
-		{ "log_level = loud",
-		  "t.conf:1: log_level: 'loud' is not a log level (0..7 or err, warning, notice, info, debug)" },
-		{ "log_level = 8",
-		  "t.conf:1: log_level: '8' is not a log level (0..7 or err, warning, notice, info, debug)" },
-		{ "just some words", "t.conf:1: expected 'key = value', got 'just some words'" },
-		{ "\n = 5", "t.conf:2: missing key before '='" },
-		{ "socket =", "t.conf:1: socket: empty value" },
-		{ "socket = # only a comment", "t.conf:1: socket: empty value" },
-		{ "poll = true\npoll = false", "t.conf:2: duplicate key 'poll' (first set on line 1)" },
-		{ "Poll = true", "t.conf:1: unknown key 'Poll'" },
-		/* Cross-key check: the request ring must hold 4 records of max_sample. */
-		{ "max_sample = 4K\nrequest_ring_bytes = 16K",
-		  "t.conf: request_ring_bytes (16384) must be at least 4 records of max_sample 4096 (4 * 4112 = "
-		  "16448 bytes)" },
+	    {"\n\nfoo = 1\n", "t.conf:3: unknown key 'foo'"},
+	    {"poll = maybe", "t.conf:1: poll: 'maybe' is not a boolean (true/false, yes/no, on/off, 1/0)"},
+	    {"# c\nmax_clients = 0", "t.conf:2: max_clients: '0' is out of range 1..65536"},
+	    {"max_clients = 65537", "t.conf:1: max_clients: '65537' is out of range 1..65536"},
+	    {"max_clients = -1", "t.conf:1: max_clients: '-1' is not a non-negative decimal number"},
+	    {"max_clients = 12abc", "t.conf:1: max_clients: '12abc' is not a non-negative decimal number"},
+	    {"max_clients = 99999999999999999999999",
+	     "t.conf:1: max_clients: '99999999999999999999999' is out of range 1..65536"},
+	    {"max_readers_per_client = 4097",
+	     "t.conf:1: max_readers_per_client: '4097' is out of range 0..4096"},
+	    {"max_writers_per_client = x",
+	     "t.conf:1: max_writers_per_client: 'x' is not a non-negative decimal number"},
+	    {"max_topics_per_client = 1.5",
+	     "t.conf:1: max_topics_per_client: '1.5' is not a non-negative decimal number"},
+	    {"request_ring_bytes = 5000", "t.conf:1: request_ring_bytes: 5000 is not a power of two"},
+	    {"request_ring_bytes = 2K",
+	     "t.conf:1: request_ring_bytes: '2K' is out of range 4096..1073741824"},
+	    {"request_ring_bytes = K",
+	     "t.conf:1: request_ring_bytes: 'K' is not a size (a number with an optional K, M or G)"},
+	    {"arena_bytes = 1000", "t.conf:1: arena_bytes: 1000 is not a multiple of 4096"},
+	    {"arena_bytes = 5G", "t.conf:1: arena_bytes: '5G' is out of range 0..4294967296"},
+	    {"max_sample = 0", "t.conf:1: max_sample: '0' is out of range 1..1048576"},
+	    {"max_sample = 2M", "t.conf:1: max_sample: '2M' is out of range 1..1048576"},
+	    {"max_requests_per_turn = 0", "t.conf:1: max_requests_per_turn: '0' is out of range 1..1048576"},
+	    {"spin_ns = 10000000001", "t.conf:1: spin_ns: '10000000001' is out of range 0..10000000000"},
+	    {"spin_ns = 1K", "t.conf:1: spin_ns: '1K' is not a non-negative decimal number"},
+	    {"log_level = loud",
+	     "t.conf:1: log_level: 'loud' is not a log level (0..7 or err, warning, notice, info, debug)"},
+	    {"log_level = 8",
+	     "t.conf:1: log_level: '8' is not a log level (0..7 or err, warning, notice, info, debug)"},
+	    {"just some words", "t.conf:1: expected 'key = value', got 'just some words'"},
+	    {"\n = 5", "t.conf:2: missing key before '='"},
+	    {"socket =", "t.conf:1: socket: empty value"},
+	    {"socket = # only a comment", "t.conf:1: socket: empty value"},
+	    {"poll = true\npoll = false", "t.conf:2: duplicate key 'poll' (first set on line 1)"},
+	    {"Poll = true", "t.conf:1: unknown key 'Poll'"},
+	    /* Cross-key check: the request ring must hold 4 records of max_sample. */
+	    {"max_sample = 4K\nrequest_ring_bytes = 16K",
+	     "t.conf: request_ring_bytes (16384) must be at least 4 records of max_sample 4096 (4 * 4112 = "
+	     "16448 bytes)"},
 	};
 	struct sddsd_config cfg, before;
 	struct config_error err;
@@ -228,17 +230,20 @@ static void test_hostile_text(void **state)
 	(void)state;
 	config_init(&cfg);
 	/* A NUL byte inside the text. */
-	assert_int_equal(config_parse_text(&cfg, "t.conf", "poll = true\nmax\0_clients = 1\n", 29, &err), -EINVAL);
+	assert_int_equal(config_parse_text(&cfg, "t.conf", "poll = true\nmax\0_clients = 1\n", 29, &err),
+			 -EINVAL);
 	assert_string_equal(err.msg, "t.conf:2: NUL byte in line");
 	/* A socket path that does not fit in sockaddr_un. */
 	memset(longpath, 'a', sizeof(longpath) - 1);
 	longpath[sizeof(longpath) - 1] = '\0';
 	snprintf(text, sizeof(text), "socket = /%.200s", longpath);
 	assert_int_equal(parse(&cfg, text, &err), -EINVAL);
-	assert_string_equal(err.msg, "t.conf:1: socket: path is 201 bytes, at most 107 fit in a socket address");
+	assert_string_equal(err.msg,
+			    "t.conf:1: socket: path is 201 bytes, at most 107 fit in a socket address");
 	/* A value that a file would read as a comment when printed back is refused. */
 	assert_int_equal(parse(&cfg, "socket =#x", &err), -EINVAL);
-	assert_string_equal(err.msg, "t.conf:1: socket: '#' at the start or after a blank reads as a comment");
+	assert_string_equal(err.msg,
+			    "t.conf:1: socket: '#' at the start or after a blank reads as a comment");
 	assert_int_equal(config_set(&cfg, "--socket", "socket", "/tmp/a #b", &err), -EINVAL);
 	/* A path with control characters is refused. */
 	assert_int_equal(parse(&cfg, "socket = /tmp/a\tb", &err), -EINVAL);
@@ -279,8 +284,9 @@ static void test_set_and_validate(void **state)
 	assert_int_equal(cfg.log_level, LOG_PRIO_ERR);
 	before = cfg;
 	assert_int_equal(config_set(&cfg, "--log-level", "log_level", "99", &err), -EINVAL);
-	assert_string_equal(err.msg,
-			    "--log-level: log_level: '99' is not a log level (0..7 or err, warning, notice, info, debug)");
+	assert_string_equal(
+	    err.msg,
+	    "--log-level: log_level: '99' is not a log level (0..7 or err, warning, notice, info, debug)");
 	assert_int_equal(config_set(&cfg, "x", "no_such_key", "1", &err), -ENOENT);
 	assert_string_equal(err.msg, "x: unknown key 'no_such_key'");
 	assert_memory_equal(&cfg, &before, sizeof(cfg));
@@ -335,11 +341,12 @@ static void test_print_round_trip(void **state)
 
 	(void)state;
 	config_init(&cfg);
-	assert_int_equal(parse(&cfg,
-			       "socket = /run/x.sock\npoll = on\nspin_ns = 0\nmax_clients = 2\narena_bytes = 64K\n"
-			       "log_level = notice\nmax_sample = 64\nrequest_ring_bytes = 4K\n",
-			       &err),
-			 0);
+	assert_int_equal(
+	    parse(&cfg,
+		  "socket = /run/x.sock\npoll = on\nspin_ns = 0\nmax_clients = 2\narena_bytes = 64K\n"
+		  "log_level = notice\nmax_sample = 64\nrequest_ring_bytes = 4K\n",
+		  &err),
+	    0);
 	f = open_memstream(&buf, &len);
 	assert_non_null(f);
 	config_print(&cfg, f);
@@ -367,15 +374,15 @@ static void test_print_round_trip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_every_key),
-		cmocka_unit_test(test_syntax_variants),
-		cmocka_unit_test(test_errors_with_line),
-		cmocka_unit_test(test_error_leaves_config),
-		cmocka_unit_test(test_hostile_text),
-		cmocka_unit_test(test_set_and_validate),
-		cmocka_unit_test(test_file),
-		cmocka_unit_test(test_print_round_trip),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_every_key),
+	    cmocka_unit_test(test_syntax_variants),
+	    cmocka_unit_test(test_errors_with_line),
+	    cmocka_unit_test(test_error_leaves_config),
+	    cmocka_unit_test(test_hostile_text),
+	    cmocka_unit_test(test_set_and_validate),
+	    cmocka_unit_test(test_file),
+	    cmocka_unit_test(test_print_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

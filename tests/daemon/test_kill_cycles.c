@@ -52,7 +52,7 @@ static void child_run(const char *sock, enum variant v, int ready_fd)
 	struct tc_client c;
 	struct rring_cons ring;
 	uint32_t t, w, r;
-	uint8_t sample[16] = { 0 };
+	uint8_t sample[16] = {0};
 	uint64_t n = 0;
 
 	if (v == V_HANDSHAKE) {
@@ -177,7 +177,8 @@ static void test_kill_cycles(void **state)
 	fds1 = wait_fds(d.pid, fds0);
 	rss1 = tc_rss_kib(d.pid);
 	print_message("%d cycles in %.1f s; daemon fds %d -> %d, VmRSS %ld -> %ld KiB\n", cycles,
-		      (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9, fds0, fds1, rss0, rss1);
+		      (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9, fds0, fds1, rss0,
+		      rss1);
 	assert_int_equal(fds1, fds0);
 #ifndef UNDER_ASAN
 	assert_true(rss1 - rss0 < RSS_SLACK_KIB);
@@ -190,7 +191,7 @@ static void test_kill_cycles(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_kill_cycles, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_kill_cycles, tc_daemon_cleanup),
 	};
 
 	if (argc < 2) {

@@ -93,7 +93,7 @@ static void test_long_line_cut(void **state)
 
 static void test_rate_limit(void **state)
 {
-	struct log_ratelimit rl = { 0 };
+	struct log_ratelimit rl = {0};
 	struct capture c;
 	int64_t t0 = 1000000000LL;
 	int printed = 0;
@@ -111,7 +111,8 @@ static void test_rate_limit(void **state)
 	assert_int_equal(log_emit_rl(&rl, t0 + LOG_RL_INTERVAL_NS, LOG_PRIO_WARNING, "after"), 1);
 	out = capture_end(&c);
 	assert_int_equal(count_lines(out, "flood "), LOG_RL_BURST);
-	assert_non_null(strstr(out, "<4>sddsd: flood 9\n<4>sddsd: suppressed 16 messages\n<4>sddsd: after\n"));
+	assert_non_null(
+	    strstr(out, "<4>sddsd: flood 9\n<4>sddsd: suppressed 16 messages\n<4>sddsd: after\n"));
 	assert_null(strstr(out, "flood 10"));
 	assert_null(strstr(out, "late"));
 	free(out);
@@ -177,11 +178,9 @@ static void test_level_parse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_prefix_and_level),
-		cmocka_unit_test(test_long_line_cut),
-		cmocka_unit_test(test_rate_limit),
-		cmocka_unit_test(test_rl_macro_per_site),
-		cmocka_unit_test(test_level_parse),
+	    cmocka_unit_test(test_prefix_and_level), cmocka_unit_test(test_long_line_cut),
+	    cmocka_unit_test(test_rate_limit),	     cmocka_unit_test(test_rl_macro_per_site),
+	    cmocka_unit_test(test_level_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

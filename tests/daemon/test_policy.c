@@ -66,7 +66,8 @@ static const char *parse_err(const char *text, int want_rc)
 	return err.msg;
 }
 
-static struct policy_peer peer_of(uid_t uid, gid_t gid, const char *exe, const char *unit, const char *attested)
+static struct policy_peer peer_of(uid_t uid, gid_t gid, const char *exe, const char *unit,
+				  const char *attested)
 {
 	struct policy_peer p;
 
@@ -133,7 +134,8 @@ static void test_parse_errors(void **state)
 	assert_string_equal(parse_err("allow a read 1:1\nbogus x\n", -EINVAL),
 			    "t.conf:2: unknown statement 'bogus' (identity, allow or deny)");
 	assert_non_null(strstr(parse_err("identity a\n", -EINVAL), "t.conf:1: expected 'identity NAME"));
-	assert_non_null(strstr(parse_err("\n\nidentity a uid=x\n", -EINVAL), "t.conf:3: 'x' is not a numeric uid"));
+	assert_non_null(
+	    strstr(parse_err("\n\nidentity a uid=x\n", -EINVAL), "t.conf:3: 'x' is not a numeric uid"));
 	assert_non_null(strstr(parse_err("identity a uid=4294967295\n", -EINVAL), "t.conf:1:"));
 	assert_non_null(strstr(parse_err("identity a foo=1\n", -EINVAL), "unknown selector 'foo'"));
 	assert_non_null(strstr(parse_err("identity a exe=relative\n", -EINVAL), "absolute path"));
@@ -290,12 +292,12 @@ static void test_decision(void **state)
 	assert_true(allowed(p, &cam, POLICY_WRITE, 2, 0));
 	assert_true(allowed(p, &cam, POLICY_WRITE, 2, UINT32_MAX));
 	assert_false(allowed(p, &cam, POLICY_WRITE, 2, 99)); /* the `*` deny wins */
-	assert_true(allowed(p, &cam, POLICY_READ, 0, 1));     /* the `*` allow */
+	assert_true(allowed(p, &cam, POLICY_READ, 0, 1));    /* the `*` allow */
 	assert_true(allowed(p, &log, POLICY_READ, 9, 9));
-	assert_false(allowed(p, &log, POLICY_READ, 7, 7));    /* deny after allow still wins */
+	assert_false(allowed(p, &log, POLICY_READ, 7, 7)); /* deny after allow still wins */
 	assert_false(allowed(p, &log, POLICY_WRITE, 9, 9));
 	assert_true(allowed(p, &anon, POLICY_READ, 0, 1));
-	assert_false(allowed(p, &anon, POLICY_READ, 0, 2));   /* default deny */
+	assert_false(allowed(p, &anon, POLICY_READ, 0, 2)); /* default deny */
 
 	assert_int_equal(policy_check(p, &log, POLICY_READ, 7, 7, &v), 0);
 	assert_false(v.allowed);
@@ -363,7 +365,8 @@ static void test_cgroup_units(void **state)
 	assert_int_equal(unit_of("0::/system.slice/\n", unit), -ENOENT);
 	assert_int_equal(unit_of("0::/system.slice/foo.scope\n", unit), -ENOENT);
 	/* Template instances live in a slice of their own (systemd >= 239). */
-	assert_int_equal(unit_of("0::/system.slice/system-sdds\\x2dapp.slice/sdds-app@temp.service\n", unit), 0);
+	assert_int_equal(unit_of("0::/system.slice/system-sdds\\x2dapp.slice/sdds-app@temp.service\n", unit),
+			 0);
 	assert_string_equal(unit, "sdds-app@temp.service");
 	assert_int_equal(unit_of("0::/system.slice/a.slice/b.slice/c.service/sub\n", unit), 0);
 	assert_string_equal(unit, "c.service");
@@ -375,7 +378,8 @@ static void test_cgroup_units(void **state)
 	assert_int_equal(unit_of("0::/system.slice/a b.service\n", unit), -ENOENT);
 	assert_int_equal(unit_of("garbage", unit), -ENOENT);
 	assert_int_equal(unit_of("", unit), -ENOENT);
-	assert_int_equal(policy_unit_from_cgroup("0::/system.slice/long.service", 29, unit, 4), -ENAMETOOLONG);
+	assert_int_equal(policy_unit_from_cgroup("0::/system.slice/long.service", 29, unit, 4),
+			 -ENAMETOOLONG);
 }
 
 static void test_peer_probe_fake_proc(void **state)
@@ -489,7 +493,8 @@ static void test_peer_probe_pidfd(void **state)
 			if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 || errno != EPERM)
 				_exit(3);
 			policy_peer_probe(&peer, getppid(), 0, 0, pidfd, dir);
-			_exit(strcmp(peer.exe, "/usr/bin/x") == 0 && strcmp(peer.unit, "x.service") == 0 ? 0 : 4);
+			_exit(strcmp(peer.exe, "/usr/bin/x") == 0 && strcmp(peer.unit, "x.service") == 0 ? 0
+													 : 4);
 		}
 		assert_int_equal(waitpid(pid, &st, 0), pid);
 		assert_true(WIFEXITED(st));
@@ -503,7 +508,7 @@ static void test_peer_probe_pidfd(void **state)
 static void test_denials_ring(void **state)
 {
 	struct policy_denials d;
-	struct policy_denial x = { 0 };
+	struct policy_denial x = {0};
 
 	(void)state;
 	memset(&d, 0, sizeof(d));
@@ -531,7 +536,8 @@ static void test_config_keys(void **state)
 	config_init(&cfg);
 	assert_string_equal(cfg.policy, "");
 	assert_int_equal(cfg.n_attest_uids, 0);
-	snprintf(text, sizeof(text), "policy = /etc/sdds/policy.conf\nattest_uid = 1000\nattest_uid = 7\nattest_uid = 1000\n");
+	snprintf(text, sizeof(text),
+		 "policy = /etc/sdds/policy.conf\nattest_uid = 1000\nattest_uid = 7\nattest_uid = 1000\n");
 	assert_int_equal(config_parse_text(&cfg, "c.conf", text, strlen(text), &err), 0);
 	assert_string_equal(cfg.policy, "/etc/sdds/policy.conf");
 	assert_int_equal(cfg.n_attest_uids, 2); /* repeated values count once */
@@ -574,7 +580,7 @@ struct env {
  */
 static int env_start(struct env *e, const char *policy_text, const char *config)
 {
-	const char *extra[] = { "--policy", e->policy, NULL };
+	const char *extra[] = {"--policy", e->policy, NULL};
 	int saved, fd, rc;
 
 	memset(e, 0, sizeof(*e));
@@ -773,13 +779,15 @@ static void test_e2e_bad_policy_at_start(void **state)
 	assert_int_equal(env_start(&e, "allow x read 1:1\nallow y maybe 1:1\n", NULL), -ECHILD);
 	assert_true(log_has(&e, "policy.conf:2: 'maybe'"));
 	/* --check-config reads the policy too: exit 1 and FILE:LINE. */
-	snprintf(cmd, sizeof(cmd), "'%s' --check-config --policy '%s' >/dev/null 2>'%s'", sddsd_path, e.policy, e.log);
+	snprintf(cmd, sizeof(cmd), "'%s' --check-config --policy '%s' >/dev/null 2>'%s'", sddsd_path,
+		 e.policy, e.log);
 	st = system(cmd);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 1);
 	assert_true(log_has(&e, "policy.conf:2: 'maybe'"));
 	write_file(e.policy, "allow x read 1:1\n");
-	snprintf(cmd, sizeof(cmd), "'%s' --check-config --policy '%s' >'%s' 2>&1", sddsd_path, e.policy, e.log);
+	snprintf(cmd, sizeof(cmd), "'%s' --check-config --policy '%s' >'%s' 2>&1", sddsd_path, e.policy,
+		 e.log);
 	st = system(cmd);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
@@ -945,7 +953,8 @@ static void test_e2e_attest(void **state)
 
 	/* attest_uid makes an ordinary uid a trusted launcher. */
 	if (geteuid() == 0) {
-		assert_int_equal(env_start(&e, "allow cam write 1:1\n", "attest_uid = 1\nattest_uid = 65534\n"), 0);
+		assert_int_equal(
+		    env_start(&e, "allow cam write 1:1\n", "attest_uid = 1\nattest_uid = 65534\n"), 0);
 		rc = as_nobody(nobody_attest_trusted, e.d.sock);
 		assert_int_equal(rc, 0);
 		env_stop(&e);
@@ -1094,12 +1103,14 @@ static void test_e2e_reload_and_counters(void **state)
 		char cmd[512];
 		int st;
 
-		snprintf(cmd, sizeof(cmd), "'%s' --socket '%s' denials > '%s' 2>&1", sddsctl_path, e.d.sock, e.log);
+		snprintf(cmd, sizeof(cmd), "'%s' --socket '%s' denials > '%s' 2>&1", sddsctl_path, e.d.sock,
+			 e.log);
 		st = system(cmd);
 		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 		assert_true(log_has(&e, "requests denied           2"));
 		assert_true(log_has(&e, "writer 1      5"));
-		snprintf(cmd, sizeof(cmd), "'%s' --socket '%s' --json stats > '%s' 2>&1", sddsctl_path, e.d.sock, e.log);
+		snprintf(cmd, sizeof(cmd), "'%s' --socket '%s' --json stats > '%s' 2>&1", sddsctl_path,
+			 e.d.sock, e.log);
 		st = system(cmd);
 		assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 		assert_true(log_has(&e, "\"policy\": {\"loaded\": true, \"denied\": 2"));
@@ -1140,26 +1151,26 @@ static void test_e2e_reload_and_counters(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_syntax),
-		cmocka_unit_test(test_parse_errors),
-		cmocka_unit_test(test_parse_caps),
-		cmocka_unit_test(test_load_file),
-		cmocka_unit_test(test_example_policy),
-		cmocka_unit_test(test_identity_precedence),
-		cmocka_unit_test(test_decision),
-		cmocka_unit_test(test_names),
-		cmocka_unit_test(test_cgroup_units),
-		cmocka_unit_test(test_peer_probe_fake_proc),
-		cmocka_unit_test(test_peer_probe_pidfd),
-		cmocka_unit_test(test_denials_ring),
-		cmocka_unit_test(test_config_keys),
-		cmocka_unit_test_teardown(test_e2e_no_policy, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_e2e_bad_policy_at_start, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_e2e_uid, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_e2e_exe, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_e2e_attest, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_e2e_unit, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_e2e_reload_and_counters, tc_daemon_cleanup),
+	    cmocka_unit_test(test_parse_syntax),
+	    cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_parse_caps),
+	    cmocka_unit_test(test_load_file),
+	    cmocka_unit_test(test_example_policy),
+	    cmocka_unit_test(test_identity_precedence),
+	    cmocka_unit_test(test_decision),
+	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_cgroup_units),
+	    cmocka_unit_test(test_peer_probe_fake_proc),
+	    cmocka_unit_test(test_peer_probe_pidfd),
+	    cmocka_unit_test(test_denials_ring),
+	    cmocka_unit_test(test_config_keys),
+	    cmocka_unit_test_teardown(test_e2e_no_policy, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_e2e_bad_policy_at_start, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_e2e_uid, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_e2e_exe, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_e2e_attest, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_e2e_unit, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_e2e_reload_and_counters, tc_daemon_cleanup),
 	};
 
 	if (argc < 2) {

@@ -197,7 +197,7 @@ static void test_hello_wrong_versions(void **state)
 
 static void test_garbage_packet(void **state)
 {
-	static const uint8_t junk[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x07, 0x07, 0x07 };
+	static const uint8_t junk[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f, 0x07, 0x07, 0x07};
 	struct tc_daemon d;
 	Sdds__Ctl__Reply *rep = NULL;
 	int fd;
@@ -372,7 +372,8 @@ static void test_caps(void **state)
 		assert_non_null(ci);
 		assert_int_equal(ci->writers, 1);
 		assert_int_equal(ci->readers, 0);
-		/* Over caps: topic, writer, arena, reader count, depth; unknown: topic, writer id, reader id. */
+		/* Over caps: topic, writer, arena, reader count, depth; unknown: topic, writer id, reader id.
+		 */
 		assert_int_equal(ci->counters->rejected, 8);
 		assert_string_equal(ci->name, "capped");
 		assert_int_equal(ci->pid, getpid());
@@ -585,7 +586,7 @@ static void test_reliable_stall_blocking(void **state)
 
 static void test_reliable_stall_polling(void **state)
 {
-	static const char *const extra[] = { "--poll", NULL };
+	static const char *const extra[] = {"--poll", NULL};
 
 	(void)state;
 	run_reliable_stall(extra);
@@ -746,7 +747,7 @@ static void test_corrupt_request_ring(void **state)
 
 static void test_polling_mode(void **state)
 {
-	static const char *const extra[] = { "--poll", NULL };
+	static const char *const extra[] = {"--poll", NULL};
 	struct tc_daemon d;
 	struct tc_client c;
 	struct rring_cons ring;
@@ -805,7 +806,7 @@ static void test_exit_drains_ring(void **state)
 
 static void test_socket_stale_and_busy(void **state)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct tc_daemon d, d2;
 	char dir[] = "/tmp/sddsd-stale.XXXXXX";
 	char path[100];
@@ -862,7 +863,7 @@ static void test_socket_stale_and_busy(void **state)
 
 static void test_socket_activation(void **state)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	char dir[] = "/tmp/sddsd-act.XXXXXX";
 	char path[100], other[100];
 	struct tc_client c;
@@ -895,7 +896,7 @@ static void test_socket_activation(void **state)
 	}
 	close(lfd);
 	{
-		struct tc_daemon tracked = { .pid = pid };
+		struct tc_daemon tracked = {.pid = pid};
 
 		/* The directory is the test's: tracked for the kill, not removed. */
 		tc_daemon_track(&tracked);
@@ -962,62 +963,68 @@ static void test_exit_codes(void **state)
 	int fd;
 
 	(void)state;
-	assert_int_equal(run_sddsd((const char *const[]){ "--check-config", "--poll", "--socket", "/tmp/q.sock", NULL },
-				   out, sizeof(out)),
-			 0);
+	assert_int_equal(
+	    run_sddsd((const char *const[]){"--check-config", "--poll", "--socket", "/tmp/q.sock", NULL}, out,
+		      sizeof(out)),
+	    0);
 	assert_non_null(strstr(out, "poll = true\n"));
 	assert_non_null(strstr(out, "socket = /tmp/q.sock\n"));
-	assert_int_equal(run_sddsd((const char *const[]){ "--help", NULL }, out, sizeof(out)), 0);
+	assert_int_equal(run_sddsd((const char *const[]){"--help", NULL}, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "--check-config"));
-	assert_int_equal(run_sddsd((const char *const[]){ "--bogus", NULL }, out, sizeof(out)), 1);
-	assert_int_equal(run_sddsd((const char *const[]){ "--log-level", "11", "--check-config", NULL }, out, sizeof(out)),
+	assert_int_equal(run_sddsd((const char *const[]){"--bogus", NULL}, out, sizeof(out)), 1);
+	assert_int_equal(
+	    run_sddsd((const char *const[]){"--log-level", "11", "--check-config", NULL}, out, sizeof(out)),
+	    1);
+	assert_int_equal(run_sddsd((const char *const[]){"-c", "/nonexistent.conf", NULL}, out, sizeof(out)),
 			 1);
-	assert_int_equal(run_sddsd((const char *const[]){ "-c", "/nonexistent.conf", NULL }, out, sizeof(out)), 1);
 
 	fd = mkstemp(conf);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "max_clients = 3\nlog_level = err\n", 32), 32);
 	close(fd);
 	/* File values, overridden by the command line where both say something. */
-	assert_int_equal(run_sddsd((const char *const[]){ "-c", conf, "--log-level", "debug", "--check-config", NULL }, out,
-				   sizeof(out)),
-			 0);
+	assert_int_equal(
+	    run_sddsd((const char *const[]){"-c", conf, "--log-level", "debug", "--check-config", NULL}, out,
+		      sizeof(out)),
+	    0);
 	assert_non_null(strstr(out, "max_clients = 3\n"));
 	assert_non_null(strstr(out, "log_level = debug\n"));
 	fd = open(conf, O_WRONLY | O_TRUNC);
 	assert_int_equal(write(fd, "max_clients = many\n", 19), 19);
 	close(fd);
-	assert_int_equal(run_sddsd((const char *const[]){ "-c", conf, "--check-config", NULL }, out, sizeof(out)), 1);
+	assert_int_equal(
+	    run_sddsd((const char *const[]){"-c", conf, "--check-config", NULL}, out, sizeof(out)), 1);
 	unlink(conf);
 	/* A socket in a directory that cannot exist: runtime failure. */
-	assert_int_equal(run_sddsd((const char *const[]){ "--socket", "/nonexistent/dir/s.sock", NULL }, out, sizeof(out)),
-			 2);
+	assert_int_equal(
+	    run_sddsd((const char *const[]){"--socket", "/nonexistent/dir/s.sock", NULL}, out, sizeof(out)),
+	    2);
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_hello_ok, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_hello_wrong_versions, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_garbage_packet, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_first_message_not_hello, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_second_hello_and_fds, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_no_hello_timeout, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_caps, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_topic_conflict, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_stats_permission, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_best_effort_flow, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_reliable_stall_blocking, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_reliable_stall_polling, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_stalled_reader_dies, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_delete_while_stalled, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_writer_ids, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_corrupt_request_ring, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_polling_mode, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_exit_drains_ring, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_socket_stale_and_busy, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_socket_activation, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_exit_codes, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_hello_ok, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_hello_wrong_versions, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_garbage_packet, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_first_message_not_hello, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_second_hello_and_fds, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_no_hello_timeout, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_caps, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_topic_conflict, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_stats_permission, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_best_effort_flow, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_reliable_stall_blocking, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_reliable_stall_polling, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_stalled_reader_dies, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_delete_while_stalled, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_writer_ids, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_corrupt_request_ring, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_polling_mode, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_exit_drains_ring, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_socket_stale_and_busy, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_socket_activation, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_exit_codes, tc_daemon_cleanup),
 	};
 
 	if (argc < 2) {

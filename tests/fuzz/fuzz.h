@@ -20,10 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 /* A broken invariant: crash so that libFuzzer (or the replay) reports it. */
-#define FUZZ_CHECK(cond)                  \
-	do {                              \
-		if (!(cond))              \
-			__builtin_trap(); \
+#define FUZZ_CHECK(cond)                                                                                     \
+	do {                                                                                                 \
+		if (!(cond))                                                                                 \
+			__builtin_trap();                                                                    \
 	} while (0)
 
 #endif /* SDDS_TESTS_FUZZ_H */

@@ -38,11 +38,11 @@ static void fuzz_decide(const struct policy *p)
 		uid_t uid;
 		const char *exe, *unit, *attested;
 	} peers[] = {
-		{ 0, "", "", "" },
-		{ 1000, "/usr/bin/app", "sdds-app@cam.service", "" },
-		{ 65534, "", "", "nav" },
+	    {0, "", "", ""},
+	    {1000, "/usr/bin/app", "sdds-app@cam.service", ""},
+	    {65534, "", "", "nav"},
 	};
-	static const uint32_t topics[][2] = { { 0, 0 }, { 1, 1 }, { 1, 10 }, { UINT32_MAX, UINT32_MAX } };
+	static const uint32_t topics[][2] = {{0, 0}, {1, 1}, {1, 10}, {UINT32_MAX, UINT32_MAX}};
 
 	for (size_t i = 0; i < sizeof(peers) / sizeof(peers[0]); i++) {
 		struct policy_peer peer;
@@ -57,8 +57,10 @@ static void fuzz_decide(const struct policy *p)
 			for (int op = POLICY_READ; op <= POLICY_WRITE; op++) {
 				struct policy_verdict v;
 
-				FUZZ_CHECK(policy_check(p, &peer, (enum policy_op)op, topics[t][0], topics[t][1], &v) == 0);
-				FUZZ_CHECK(v.identity == NULL || policy_name_valid(v.identity, strlen(v.identity)));
+				FUZZ_CHECK(policy_check(p, &peer, (enum policy_op)op, topics[t][0],
+							topics[t][1], &v) == 0);
+				FUZZ_CHECK(v.identity == NULL ||
+					   policy_name_valid(v.identity, strlen(v.identity)));
 				FUZZ_CHECK(v.allowed ? v.line > 0 : true);
 			}
 		}

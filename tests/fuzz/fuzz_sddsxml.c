@@ -34,17 +34,17 @@ static const struct {
 	const char *name;
 	const char *text;
 } include_files[] = {
-	{"topics/temperature.xml",
-	 "<domain id=\"1\">\n<topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-	 "<attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
-	 "<attribute name=\"value\" type=\"DDS_short\"/>\n</topic>\n</domain>\n"},
-	{"types.xml", "<types>\n<enum name=\"Level\"><literal name=\"lo\"/><literal name=\"hi\" value=\"300\"/></enum>\n"
-		      "<datatype name=\"Id\" type=\"DDS_unsigned_long\"/>\n"
-		      "<struct name=\"pos\"><attribute name=\"x\" type=\"DDS_long\"/>"
-		      "<attribute name=\"tag\" type=\"DDS_string\" size=\"3\"/></struct>\n</types>\n"},
-	{"nest.xml", "<domain id=\"2\">\n<include filename=\"topics/temperature.xml\"/>\n"
-		     "<topic name=\"nested\" id=\"B\"><attribute name=\"p\" type=\"pos\"/></topic>\n</domain>\n"},
-	{"self.xml", "<domain id=\"3\">\n<include filename=\"self.xml\"/>\n</domain>\n"},
+    {"topics/temperature.xml", "<domain id=\"1\">\n<topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
+			       "<attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
+			       "<attribute name=\"value\" type=\"DDS_short\"/>\n</topic>\n</domain>\n"},
+    {"types.xml",
+     "<types>\n<enum name=\"Level\"><literal name=\"lo\"/><literal name=\"hi\" value=\"300\"/></enum>\n"
+     "<datatype name=\"Id\" type=\"DDS_unsigned_long\"/>\n"
+     "<struct name=\"pos\"><attribute name=\"x\" type=\"DDS_long\"/>"
+     "<attribute name=\"tag\" type=\"DDS_string\" size=\"3\"/></struct>\n</types>\n"},
+    {"nest.xml", "<domain id=\"2\">\n<include filename=\"topics/temperature.xml\"/>\n"
+		 "<topic name=\"nested\" id=\"B\"><attribute name=\"p\" type=\"pos\"/></topic>\n</domain>\n"},
+    {"self.xml", "<domain id=\"3\">\n<include filename=\"self.xml\"/>\n</domain>\n"},
 };
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)

@@ -50,7 +50,7 @@ int64_t itest_now_ms(void)
 
 void itest_sleep_ms(int ms)
 {
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000 };
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
@@ -203,7 +203,7 @@ static int itest_write_file(const char *path, const char *text)
 
 static bool itest_socket_answers(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	bool ok;
 
@@ -477,7 +477,7 @@ int itest_proc_readline(struct itest_proc *p, char *line, size_t cap, int timeou
 			return 0;
 		}
 		int64_t left = deadline - itest_now_ms();
-		struct pollfd pfd = { .fd = p->out_fd, .events = POLLIN };
+		struct pollfd pfd = {.fd = p->out_fd, .events = POLLIN};
 
 		if (left <= 0)
 			return -ETIMEDOUT;
@@ -640,7 +640,7 @@ bool itest_kv_i64(const char *line, const char *key, int64_t *ret)
 /* One Hello + StatsQuery exchange; -EAGAIN when the daemon refused the Hello. */
 static int itest_stats_once(const char *sock, Sdds__Ctl__Reply **ret, uint32_t *ret_self)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
 	Sdds__Ctl__Hello hello = SDDS__CTL__HELLO__INIT;
 	Sdds__Ctl__StatsQuery sq = SDDS__CTL__STATS_QUERY__INIT;

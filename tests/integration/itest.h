@@ -44,9 +44,9 @@ bool itest_asan(void);
 /* ---------------------------------------------------------- daemon */
 
 struct itest_daemon {
-	pid_t pid;       /* 0 when not running */
-	char dir[128];   /* private temp directory */
-	char sock[192];  /* control socket path inside dir */
+	pid_t pid;	  /* 0 when not running */
+	char dir[128];	  /* private temp directory */
+	char sock[192];	  /* control socket path inside dir */
 	char config[192]; /* config file inside dir, "" without one */
 };
 
@@ -74,10 +74,10 @@ int itest_daemon_kill(struct itest_daemon *d, int sig, int *ret_status);
 /* ---------------------------------------------------------- processes */
 
 struct itest_proc {
-	pid_t pid;      /* 0 when not running or reaped */
-	int in_fd;      /* write end of the child's stdin, -1 when closed */
-	int out_fd;     /* read end of the child's stdout */
-	int status;     /* wait status once reaped */
+	pid_t pid;  /* 0 when not running or reaped */
+	int in_fd;  /* write end of the child's stdin, -1 when closed */
+	int out_fd; /* read end of the child's stdout */
+	int status; /* wait status once reaped */
 	bool reaped;
 	size_t len;
 	char buf[8192]; /* unread output */
@@ -149,7 +149,8 @@ const Sdds__Ctl__ClientInfo *itest_stats_client(const Sdds__Ctl__Stats *st, uint
 /* Number of clients other than `self`. */
 size_t itest_stats_other_clients(const Sdds__Ctl__Stats *st, uint32_t self);
 /* First endpoint of session with the given role (reader or writer), or NULL. */
-const Sdds__Ctl__EndpointInfo *itest_stats_endpoint(const Sdds__Ctl__Stats *st, uint32_t session, bool reader);
+const Sdds__Ctl__EndpointInfo *itest_stats_endpoint(const Sdds__Ctl__Stats *st, uint32_t session,
+						    bool reader);
 /* The topic (domain, id) or NULL. */
 const Sdds__Ctl__TopicInfo *itest_stats_topic(const Sdds__Ctl__Stats *st, uint32_t domain, uint32_t id);
 

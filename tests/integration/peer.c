@@ -78,7 +78,7 @@ static int64_t peer_now_ns(void)
 
 static void peer_sleep_us(uint32_t us)
 {
-	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
+	struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
@@ -87,7 +87,7 @@ static void peer_sleep_us(uint32_t us)
 /* True once the test closed our stdin (the stop signal); never blocks. */
 static bool peer_stdin_closed(void)
 {
-	struct pollfd p = { .fd = 0, .events = POLLIN };
+	struct pollfd p = {.fd = 0, .events = POLLIN};
 	char buf[64];
 
 	if (poll(&p, 1, 0) <= 0)
@@ -118,10 +118,14 @@ static int peer_topic(const struct peer_opts *o, sdds_client *c, uint16_t topic,
 	sdds_topic_desc d;
 
 	for (size_t i = 0; i < n; i++)
-		fields[i] = (sdds_field){ f[i].name, (sdds_field_type)f[i].type, f[i].size };
+		fields[i] = (sdds_field){f[i].name, (sdds_field_type)f[i].type, f[i].size};
 	snprintf(name, sizeof name, "itest-%u", topic);
-	d = (sdds_topic_desc){ .name = name, .domain = o->domain, .id = topic,
-			       .sample_size = o->size, .fields = fields, .n_fields = n };
+	d = (sdds_topic_desc){.name = name,
+			      .domain = o->domain,
+			      .id = topic,
+			      .sample_size = o->size,
+			      .fields = fields,
+			      .n_fields = n};
 	return sdds_topic_new(c, &d, ret);
 }
 
@@ -165,7 +169,7 @@ static int peer_writer(const struct peer_opts *o)
 	fflush(stdout);
 
 	for (uint64_t i = 0; o->count == 0 || i < o->count; i++) {
-		struct isample s = { o->topic, o->tag, ISAMPLE_DATA, written };
+		struct isample s = {o->topic, o->tag, ISAMPLE_DATA, written};
 
 		isample_encode(buf, o->size, &s);
 		rc = sdds_writer_write(w, buf, o->size);
@@ -188,15 +192,14 @@ static int peer_writer(const struct peer_opts *o)
 		}
 	}
 	{
-		struct isample s = { o->topic, o->tag, ISAMPLE_END, written };
+		struct isample s = {o->topic, o->tag, ISAMPLE_END, written};
 
 		isample_encode(buf, o->size, &s);
 		rc = sdds_writer_write(w, buf, o->size);
 		if (rc < 0 && errors++ == 0)
 			first_error = rc;
 	}
-	printf("done written=%" PRIu64 " errors=%" PRIu64 " first_error=%d\n", written, errors,
-	       first_error);
+	printf("done written=%" PRIu64 " errors=%" PRIu64 " first_error=%d\n", written, errors, first_error);
 	fflush(stdout);
 	rc = errors ? -EIO : 0;
 out:
@@ -211,9 +214,9 @@ out:
 struct peer_track {
 	uint16_t tag;
 	bool ended;
-	uint64_t next;     /* the sequence number expected next */
+	uint64_t next;	   /* the sequence number expected next */
 	uint64_t received; /* DATA samples */
-	uint64_t total;    /* from the END sample */
+	uint64_t total;	   /* from the END sample */
 };
 
 struct peer_reader {
@@ -240,7 +243,7 @@ struct peer_reader {
 };
 
 static void peer_reader_error(struct peer_reader *pr, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void peer_reader_error(struct peer_reader *pr, const char *fmt, ...)
 {
@@ -283,7 +286,7 @@ static void peer_reader_process(struct peer_reader *pr, const uint8_t *buf, size
 			return;
 		}
 		t = &pr->track[pr->n_track++];
-		*t = (struct peer_track){ .tag = s.writer_tag };
+		*t = (struct peer_track){.tag = s.writer_tag};
 	}
 	if (o->any_order) {
 		/* Writers come and go under one tag: only integrity is checked. */
@@ -299,8 +302,9 @@ static void peer_reader_process(struct peer_reader *pr, const uint8_t *buf, size
 		return;
 	}
 	if (s.seq < t->next) {
-		peer_reader_error(pr, "writer %u: seq %" PRIu64 " after %" PRIu64
-				  " (duplicate or out of order)", t->tag, s.seq, t->next);
+		peer_reader_error(pr,
+				  "writer %u: seq %" PRIu64 " after %" PRIu64 " (duplicate or out of order)",
+				  t->tag, s.seq, t->next);
 		return;
 	}
 	if (s.kind == ISAMPLE_END) {
@@ -405,8 +409,10 @@ static int peer_reader_run_listener(struct peer_reader *pr, int64_t deadline)
 	if (pr->cb_wrong_thread)
 		peer_reader_error(pr, "listener called on the main thread or on several threads");
 	if (pr->calls != pr->samples)
-		peer_reader_error(pr, "%" PRIu64 " listener calls for %" PRIu64 " samples (%" PRIu64
-				  " found nothing to take)", pr->calls, pr->samples, pr->empty_calls);
+		peer_reader_error(pr,
+				  "%" PRIu64 " listener calls for %" PRIu64 " samples (%" PRIu64
+				  " found nothing to take)",
+				  pr->calls, pr->samples, pr->empty_calls);
 	pthread_mutex_unlock(&pr->lock);
 	return 0;
 }
@@ -440,8 +446,8 @@ static void peer_reader_run_take(struct peer_reader *pr, int64_t deadline)
 			continue;
 		}
 		if (peer_now_ns() > deadline) {
-			peer_reader_error(pr, "timeout: %u of %u END samples, %" PRIu64 " samples",
-					  pr->ends, o->writers, pr->samples);
+			peer_reader_error(pr, "timeout: %u of %u END samples, %" PRIu64 " samples", pr->ends,
+					  o->writers, pr->samples);
 			return;
 		}
 	}
@@ -456,7 +462,7 @@ static void peer_reader_run_take(struct peer_reader *pr, int64_t deadline)
 
 static int peer_reader(const struct peer_opts *o)
 {
-	struct peer_reader pr = { .o = o };
+	struct peer_reader pr = {.o = o};
 	int64_t deadline = peer_now_ns() + (int64_t)o->timeout_ms * 1000000;
 	sdds_client *c = NULL;
 	sdds_topic *t = NULL;
@@ -505,8 +511,8 @@ static int peer_reader(const struct peer_opts *o)
 	if (o->reliable && missing)
 		peer_reader_error(&pr, "reliable reader missed %" PRIu64 " samples", missing);
 	printf("done received=%" PRIu64 " samples=%" PRIu64 " lost=%" PRIu64 " missing=%" PRIu64
-	       " ends=%u calls=%" PRIu64 " errors=%" PRIu64 " first_error=\"%s\"\n", pr.data,
-	       pr.samples, sdds_reader_lost(pr.r), missing, pr.ends, pr.calls, pr.errors,
+	       " ends=%u calls=%" PRIu64 " errors=%" PRIu64 " first_error=\"%s\"\n",
+	       pr.data, pr.samples, sdds_reader_lost(pr.r), missing, pr.ends, pr.calls, pr.errors,
 	       pr.first_error);
 	fflush(stdout);
 	rc = pr.errors ? -EIO : 0;
@@ -565,7 +571,7 @@ static int peer_cycle(const struct peer_opts *o)
 	printf("ready session=%" PRIu32 "\n", sdds_client_session_id(c));
 	fflush(stdout);
 	for (uint64_t i = 0;; i++) {
-		struct isample s = { o->topic, o->tag, ISAMPLE_DATA, i };
+		struct isample s = {o->topic, o->tag, ISAMPLE_DATA, i};
 
 		isample_encode(buf, o->size, &s);
 		rc = sdds_writer_write(w, buf, o->size);
@@ -639,7 +645,7 @@ static void *peer_gone_write(void *arg)
 	int rc;
 
 	for (uint64_t i = 0;; i++) {
-		struct isample s = { g->o->topic, 1, ISAMPLE_DATA, 100 + i };
+		struct isample s = {g->o->topic, 1, ISAMPLE_DATA, 100 + i};
 
 		isample_encode(buf, g->o->size, &s);
 		rc = sdds_writer_write(g->w, buf, g->o->size);
@@ -708,8 +714,8 @@ static bool peer_gone_disconnected(struct peer_gone *g)
 	return !sdds_client_connected(g->c);
 }
 
-static int peer_gone_reader(struct peer_gone *g, sdds_topic *t, sdds_reliability rel,
-			    uint32_t depth, sdds_reader **ret)
+static int peer_gone_reader(struct peer_gone *g, sdds_topic *t, sdds_reliability rel, uint32_t depth,
+			    sdds_reader **ret)
 {
 	sdds_qos q;
 
@@ -719,8 +725,8 @@ static int peer_gone_reader(struct peer_gone *g, sdds_topic *t, sdds_reliability
 	return sdds_reader_new(t, &q, ret);
 }
 
-static int peer_gone_setup(struct peer_gone *g, bool want_take, bool want_take_to,
-			   bool want_write, bool want_listener)
+static int peer_gone_setup(struct peer_gone *g, bool want_take, bool want_take_to, bool want_write,
+			   bool want_listener)
 {
 	const struct peer_opts *o = g->o;
 	uint8_t buf[ISAMPLE_MAX];
@@ -750,7 +756,7 @@ static int peer_gone_setup(struct peer_gone *g, bool want_take, bool want_take_t
 		if (rc == 0)
 			rc = sdds_reader_set_listener(g->r_lis, peer_gone_listener, g);
 		for (uint64_t i = 0; rc == 0 && i < 5; i++) {
-			struct isample s = { o->topic, 1, ISAMPLE_DATA, i };
+			struct isample s = {o->topic, 1, ISAMPLE_DATA, i};
 
 			isample_encode(buf, o->size, &s);
 			rc = sdds_writer_write(g->w, buf, o->size);
@@ -803,11 +809,9 @@ static int peer_gone_setup(struct peer_gone *g, bool want_take, bool want_take_t
 	return 0;
 }
 
-static void peer_gone_report(struct peer_gone *g, const char *name, atomic_int *rc,
-			     atomic_llong *t_ns)
+static void peer_gone_report(struct peer_gone *g, const char *name, atomic_int *rc, atomic_llong *t_ns)
 {
-	printf("blocked name=%s rc=%d t_ns=%lld\n", name, atomic_load(rc),
-	       (long long)atomic_load(t_ns));
+	printf("blocked name=%s rc=%d t_ns=%lld\n", name, atomic_load(rc), (long long)atomic_load(t_ns));
 	if (atomic_load(rc) != -ENOTCONN)
 		g->errors++;
 }
@@ -830,7 +834,7 @@ static void peer_gone_after(struct peer_gone *g)
 	peer_gone_check(g, "take_timeout", sdds_reader_take(g->r_take, buf, sizeof buf, NULL, 300000000));
 	peer_gone_check(g, "take_forever", sdds_reader_take(g->r_take, buf, sizeof buf, NULL, -1));
 	if (g->w) {
-		struct isample s = { o->topic, 1, ISAMPLE_DATA, 0 };
+		struct isample s = {o->topic, 1, ISAMPLE_DATA, 0};
 
 		isample_encode(buf, o->size, &s);
 		peer_gone_check(g, "write", sdds_writer_write(g->w, buf, o->size));
@@ -851,7 +855,7 @@ static void peer_gone_after(struct peer_gone *g)
 
 static int peer_gone(const struct peer_opts *o)
 {
-	struct peer_gone g = { .o = o };
+	struct peer_gone g = {.o = o};
 	const char *m = o->mode ? o->mode : "all";
 	bool all = strcmp(m, "all") == 0;
 	bool want_take = all || strcmp(m, "take") == 0;
@@ -952,31 +956,35 @@ static void peer_usage(void)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "domain", required_argument, NULL, 'd' },
-		{ "topic", required_argument, NULL, 't' },
-		{ "size", required_argument, NULL, 'z' },
-		{ "reliable", no_argument, NULL, 'R' },
-		{ "best-effort", no_argument, NULL, 'B' },
-		{ "depth", required_argument, NULL, 'D' },
-		{ "max-blocking-ms", required_argument, NULL, 'M' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "tag", required_argument, NULL, 'g' },
-		{ "batch", required_argument, NULL, 'b' },
-		{ "pause-us", required_argument, NULL, 'p' },
-		{ "writers", required_argument, NULL, 'w' },
-		{ "slow-us", required_argument, NULL, 'S' },
-		{ "listener", no_argument, NULL, 'L' },
-		{ "any-order", no_argument, NULL, 'A' },
-		{ "timeout-ms", required_argument, NULL, 'T' },
-		{ "spin-ns", required_argument, NULL, 'P' },
-		{ "mode", required_argument, NULL, 'm' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ NULL, 0, NULL, 0 },
+	    {"socket", required_argument, NULL, 's'},
+	    {"domain", required_argument, NULL, 'd'},
+	    {"topic", required_argument, NULL, 't'},
+	    {"size", required_argument, NULL, 'z'},
+	    {"reliable", no_argument, NULL, 'R'},
+	    {"best-effort", no_argument, NULL, 'B'},
+	    {"depth", required_argument, NULL, 'D'},
+	    {"max-blocking-ms", required_argument, NULL, 'M'},
+	    {"count", required_argument, NULL, 'n'},
+	    {"tag", required_argument, NULL, 'g'},
+	    {"batch", required_argument, NULL, 'b'},
+	    {"pause-us", required_argument, NULL, 'p'},
+	    {"writers", required_argument, NULL, 'w'},
+	    {"slow-us", required_argument, NULL, 'S'},
+	    {"listener", no_argument, NULL, 'L'},
+	    {"any-order", no_argument, NULL, 'A'},
+	    {"timeout-ms", required_argument, NULL, 'T'},
+	    {"spin-ns", required_argument, NULL, 'P'},
+	    {"mode", required_argument, NULL, 'm'},
+	    {"variant", required_argument, NULL, 'v'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct peer_opts o = {
-		.size = ISAMPLE_HDR, .topic = 1, .max_blocking_ms = 10000, .tag = 1,
-		.timeout_ms = 60000, .spin_ns = -1,
+	    .size = ISAMPLE_HDR,
+	    .topic = 1,
+	    .max_blocking_ms = 10000,
+	    .tag = 1,
+	    .timeout_ms = 60000,
+	    .spin_ns = -1,
 	};
 	int c;
 
@@ -988,27 +996,69 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 's': o.socket = optarg; break;
-		case 'd': o.domain = (uint16_t)strtoul(optarg, NULL, 0); break;
-		case 't': o.topic = (uint16_t)strtoul(optarg, NULL, 0); break;
-		case 'z': o.size = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'R': o.reliable = true; break;
-		case 'B': o.reliable = false; break;
-		case 'D': o.depth = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'M': o.max_blocking_ms = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'n': o.count = strtoull(optarg, NULL, 0); break;
-		case 'g': o.tag = (uint16_t)strtoul(optarg, NULL, 0); break;
-		case 'b': o.batch = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'p': o.pause_us = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'w': o.writers = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'S': o.slow_us = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'L': o.listener = true; break;
-		case 'A': o.any_order = true; break;
-		case 'T': o.timeout_ms = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'P': o.spin_ns = strtoll(optarg, NULL, 0); break;
-		case 'm': o.mode = optarg; break;
-		case 'v': o.variant = (uint32_t)strtoul(optarg, NULL, 0); break;
-		default: peer_usage(); return 2;
+		case 's':
+			o.socket = optarg;
+			break;
+		case 'd':
+			o.domain = (uint16_t)strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			o.topic = (uint16_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'z':
+			o.size = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'R':
+			o.reliable = true;
+			break;
+		case 'B':
+			o.reliable = false;
+			break;
+		case 'D':
+			o.depth = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'M':
+			o.max_blocking_ms = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			o.count = strtoull(optarg, NULL, 0);
+			break;
+		case 'g':
+			o.tag = (uint16_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'b':
+			o.batch = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'p':
+			o.pause_us = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			o.writers = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'S':
+			o.slow_us = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'L':
+			o.listener = true;
+			break;
+		case 'A':
+			o.any_order = true;
+			break;
+		case 'T':
+			o.timeout_ms = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'P':
+			o.spin_ns = strtoll(optarg, NULL, 0);
+			break;
+		case 'm':
+			o.mode = optarg;
+			break;
+		case 'v':
+			o.variant = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		default:
+			peer_usage();
+			return 2;
 		}
 	}
 	if (o.size < ISAMPLE_HDR || o.size > ISAMPLE_MAX) {

@@ -32,7 +32,7 @@
 
 int rawcli_connect(const char *path, struct rawcli *rc)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd;
 
 	memset(rc, 0, sizeof *rc);
@@ -56,7 +56,7 @@ int rawcli_connect(const char *path, struct rawcli *rc)
 	}
 	/* A daemon that never answers fails the call, not the whole test run. */
 	{
-		struct timeval tv = { .tv_sec = 10 };
+		struct timeval tv = {.tv_sec = 10};
 
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 	}
@@ -70,7 +70,7 @@ int rawcli_hello(struct rawcli *rc, const char *name)
 	Sdds__Ctl__Hello hello = SDDS__CTL__HELLO__INIT;
 	Sdds__Ctl__Reply *rep = NULL;
 	struct segment seg;
-	int fds[2] = { -1, -1 };
+	int fds[2] = {-1, -1};
 	size_t n_fds = 0;
 	int err;
 
@@ -103,7 +103,8 @@ int rawcli_hello(struct rawcli *rc, const char *name)
 	rc->hdr = segment_hdr(&rc->seg);
 	rc->req_cap = rc->hdr->req_cap;
 	rc->max_record = rc->hdr->max_record;
-	rc->req = segment_at(&rc->seg, rc->hdr->req_off, sizeof(struct sdds_ring_ctl) + (uint64_t)rc->req_cap);
+	rc->req =
+	    segment_at(&rc->seg, rc->hdr->req_off, sizeof(struct sdds_ring_ctl) + (uint64_t)rc->req_cap);
 	if (rc->req == NULL) {
 		err = -EPROTO;
 		goto fail_seg;
@@ -253,14 +254,13 @@ int rawcli_writer(struct rawcli *rc, uint32_t topic, bool reliable, uint32_t max
 	return err;
 }
 
-int rawcli_reader(struct rawcli *rc, uint32_t topic, bool reliable, uint32_t depth,
-		  struct rawcli_reader *ret)
+int rawcli_reader(struct rawcli *rc, uint32_t topic, bool reliable, uint32_t depth, struct rawcli_reader *ret)
 {
 	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
 	Sdds__Ctl__CreateReader cr = SDDS__CTL__CREATE_READER__INIT;
 	Sdds__Ctl__Qos qos = SDDS__CTL__QOS__INIT;
 	Sdds__Ctl__Reply *rep;
-	struct rawcli_reader rd = { 0 };
+	struct rawcli_reader rd = {0};
 	int err;
 
 	qos.reliability = reliable ? SDDS__CTL__RELIABILITY__RELIABLE : SDDS__CTL__RELIABILITY__BEST_EFFORT;
@@ -370,13 +370,13 @@ int rawcli_write_nopub(struct rawcli *rc, uint32_t writer, const void *data, uin
 	if (rc->prod + total - rawcli_cons(rc) > rc->req_cap)
 		return -EAGAIN;
 	if (tail < need) {
-		h = (struct sdds_rec){ .len = (uint32_t)(tail - sizeof h), .type = SDDS_REC_PAD,
-				       .seq = rc->rec_seq++ };
+		h = (struct sdds_rec){
+		    .len = (uint32_t)(tail - sizeof h), .type = SDDS_REC_PAD, .seq = rc->rec_seq++};
 		memcpy(rc->req_data + pos, &h, sizeof h);
 		rc->prod += tail;
 		pos = 0;
 	}
-	h = (struct sdds_rec){ .len = len, .type = SDDS_REC_WRITE, .handle = writer, .seq = rc->rec_seq++ };
+	h = (struct sdds_rec){.len = len, .type = SDDS_REC_WRITE, .handle = writer, .seq = rc->rec_seq++};
 	memcpy(rc->req_data + pos, &h, sizeof h);
 	memcpy(rc->req_data + pos + sizeof h, data, len);
 	rc->prod += need;
@@ -421,7 +421,7 @@ bool rawcli_wait_hangup(struct rawcli *rc, int timeout_ms)
 	static uint8_t buf[CTL_MAX_PACKET];
 
 	for (;;) {
-		struct pollfd p = { .fd = rc->sock, .events = POLLIN | POLLRDHUP };
+		struct pollfd p = {.fd = rc->sock, .events = POLLIN | POLLRDHUP};
 		int64_t left = deadline - itest_now_ms();
 		int r;
 
@@ -444,8 +444,8 @@ bool rawcli_wait_hangup(struct rawcli *rc, int timeout_ms)
 
 int rawcli_send_raw(struct rawcli *rc, const void *buf, size_t len, const int *fds, size_t n_fds)
 {
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
 	union {
 		struct cmsghdr align;
 		char buf[CMSG_SPACE(sizeof(int) * 64)];

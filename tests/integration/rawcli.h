@@ -26,20 +26,20 @@
 #include "segment.h"
 
 struct rawcli {
-	int sock;             /* control socket, owned */
-	int efd;              /* kick eventfd from the daemon, owned; -1 before Hello */
-	struct segment seg;   /* the mapped segment, owned; fd -1 before Hello */
+	int sock;	    /* control socket, owned */
+	int efd;	    /* kick eventfd from the daemon, owned; -1 before Hello */
+	struct segment seg; /* the mapped segment, owned; fd -1 before Hello */
 	struct sdds_seg_hdr *hdr;
 	struct sdds_ring_ctl *req;
 	uint8_t *req_data;
 	uint32_t req_cap;
 	uint32_t max_record;
-	uint64_t prod;        /* private producer index of the request ring */
+	uint64_t prod; /* private producer index of the request ring */
 	uint32_t rec_seq;
-	uint32_t next_id;     /* next control request id */
+	uint32_t next_id; /* next control request id */
 	uint32_t session_id;
 	uint32_t max_sample;
-	int last_status;      /* status of the last reply rawcli_rpc received */
+	int last_status; /* status of the last reply rawcli_rpc received */
 };
 
 struct rawcli_reader {

@@ -24,7 +24,7 @@
 #define ISAMPLE_HDR 16u
 #define ISAMPLE_MAX 4096u
 #define ISAMPLE_DATA 0x44415441u /* "DATA" */
-#define ISAMPLE_END 0x454e4421u  /* "END!" */
+#define ISAMPLE_END 0x454e4421u	 /* "END!" */
 
 struct isample {
 	uint16_t topic_tag;
@@ -113,12 +113,12 @@ static inline size_t isample_fields(size_t size, struct isample_field out[5])
 {
 	size_t n = 0;
 
-	out[n++] = (struct isample_field){ "topic", 5 /* USHORT */, 2 };
-	out[n++] = (struct isample_field){ "writer", 5 /* USHORT */, 2 };
-	out[n++] = (struct isample_field){ "kind", 7 /* ULONG */, 4 };
-	out[n++] = (struct isample_field){ "seq", 9 /* ULONGLONG */, 8 };
+	out[n++] = (struct isample_field){"topic", 5 /* USHORT */, 2};
+	out[n++] = (struct isample_field){"writer", 5 /* USHORT */, 2};
+	out[n++] = (struct isample_field){"kind", 7 /* ULONG */, 4};
+	out[n++] = (struct isample_field){"seq", 9 /* ULONGLONG */, 8};
 	if (size > ISAMPLE_HDR)
-		out[n++] = (struct isample_field){ "pad", 10 /* STRING */, (uint32_t)(size - ISAMPLE_HDR) };
+		out[n++] = (struct isample_field){"pad", 10 /* STRING */, (uint32_t)(size - ISAMPLE_HDR)};
 	return n;
 }
 

@@ -38,10 +38,10 @@ struct gone {
 	struct itest_proc p[GONE_N];
 };
 
-static const char *const gone_modes[GONE_N] = { "take", "take-timeout", "write", "listener", "all" };
-static const char *const gone_topics[GONE_N] = { "0x50", "0x58", "0x60", "0x68", "0x70" };
+static const char *const gone_modes[GONE_N] = {"take", "take-timeout", "write", "listener", "all"};
+static const char *const gone_topics[GONE_N] = {"0x50", "0x58", "0x60", "0x68", "0x70"};
 /* Blocked calls each mode reports. */
-static const int gone_blocked[GONE_N] = { 1, 1, 1, 1, 4 };
+static const int gone_blocked[GONE_N] = {1, 1, 1, 1, 4};
 
 static int gone_setup(void **state)
 {
@@ -77,7 +77,7 @@ static void gone_run(struct gone *t, int sig)
 	int status;
 
 	for (int i = 0; i < GONE_N; i++) {
-		const char *args[] = { "--mode", gone_modes[i], "--topic", gone_topics[i], NULL };
+		const char *args[] = {"--mode", gone_modes[i], "--topic", gone_topics[i], NULL};
 
 		assert_int_equal(itest_peer_spawn(&t->p[i], "gone", t->d.sock, args), 0);
 	}
@@ -142,8 +142,8 @@ static void test_daemon_gone_sigterm(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_daemon_gone_sigkill, gone_setup, gone_teardown),
-		cmocka_unit_test_setup_teardown(test_daemon_gone_sigterm, gone_setup, gone_teardown),
+	    cmocka_unit_test_setup_teardown(test_daemon_gone_sigkill, gone_setup, gone_teardown),
+	    cmocka_unit_test_setup_teardown(test_daemon_gone_sigterm, gone_setup, gone_teardown),
 	};
 	int rc = itest_check_env();
 

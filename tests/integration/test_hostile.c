@@ -57,26 +57,24 @@
 #define HX_MANY_FIELDS 65
 
 /* Small per-client caps for the caps_* cases (keys from the daemon's config). */
-static const char hx_caps_config[] =
-	"# test_hostile caps\n"
-	"max_topics_per_client = 8\n"
-	"max_writers_per_client = 8\n"
-	"max_readers_per_client = 8\n";
+static const char hx_caps_config[] = "# test_hostile caps\n"
+				     "max_topics_per_client = 8\n"
+				     "max_writers_per_client = 8\n"
+				     "max_readers_per_client = 8\n";
 
-static const char hx_clients_config[] =
-	"# test_hostile caps_clients\n"
-	"max_clients = 6\n";
+static const char hx_clients_config[] = "# test_hostile caps_clients\n"
+					"max_clients = 6\n";
 
 struct hx {
 	struct itest_daemon d;
-	struct itest_proc pw, pr;     /* the pair: writer, reader */
+	struct itest_proc pw, pr; /* the pair: writer, reader */
 	struct itest_proc victim[2];
 	uint32_t pw_session, pr_session;
 	struct rawcli rc[HX_MAX_RC];
 	int n_rc;
-	uint64_t proto0;   /* sessions_protocol_errors after setup */
+	uint64_t proto0;	 /* sessions_protocol_errors after setup */
 	uint64_t proto_expected; /* violations committed since */
-	int fds0;          /* daemon descriptors after setup */
+	int fds0;		 /* daemon descriptors after setup */
 	int memfds0;
 };
 
@@ -118,17 +116,17 @@ static int hx_start(void **state, const char *config)
 	if (itest_daemon_start(&t->d, config, NULL) < 0)
 		return -1;
 
-	const char *rargs[] = { "--domain", "0", "--topic", "0x99", "--size", "16", "--reliable",
-				"--depth", "64", "--writers", "1", "--timeout-ms", "240000", NULL };
+	const char *rargs[] = {"--domain", "0",	 "--topic",   "0x99", "--size",	      "16",	"--reliable",
+			       "--depth",  "64", "--writers", "1",    "--timeout-ms", "240000", NULL};
 	if (itest_peer_spawn(&t->pr, "reader", t->d.sock, rargs) < 0 ||
 	    itest_proc_expect(&t->pr, "ready", line, sizeof line, 20000) < 0 ||
 	    !itest_kv_u64(line, "session", &v))
 		return -1;
 	t->pr_session = (uint32_t)v;
 	/* About 8 samples per ms, until its stdin closes. */
-	const char *wargs[] = { "--domain", "0", "--topic", "0x99", "--size", "16", "--reliable",
-				"--count", "0", "--batch", "8", "--pause-us", "1000",
-				"--max-blocking-ms", "60000", NULL };
+	const char *wargs[] = {"--domain", "0", "--topic", "0x99", "--size",	 "16",	 "--reliable",
+			       "--count",  "0", "--batch", "8",	   "--pause-us", "1000", "--max-blocking-ms",
+			       "60000",	   NULL};
 	if (itest_peer_spawn(&t->pw, "writer", t->d.sock, wargs) < 0 ||
 	    itest_proc_expect(&t->pw, "ready", line, sizeof line, 20000) < 0 ||
 	    !itest_kv_u64(line, "session", &v))
@@ -233,7 +231,7 @@ static void hx_own_writer(struct rawcli *rc, uint16_t topic_id, uint32_t *ret_to
 /* A legitimate sample of the client's own topic. */
 static void hx_own_sample(uint16_t topic_id, uint64_t seq, uint8_t out[16])
 {
-	struct isample s = { topic_id, 7, ISAMPLE_DATA, seq };
+	struct isample s = {topic_id, 7, ISAMPLE_DATA, seq};
 
 	isample_encode(out, 16, &s);
 }
@@ -253,7 +251,7 @@ static void hx_legit_writes(struct rawcli *rc, uint16_t topic_id, uint32_t write
 static void hx_put_rec(struct rawcli *rc, uint64_t pos, uint32_t len, uint16_t type, uint16_t flags,
 		       uint32_t handle, const void *payload, size_t payload_len)
 {
-	struct sdds_rec h = { .len = len, .type = type, .flags = flags, .handle = handle, .seq = 0 };
+	struct sdds_rec h = {.len = len, .type = type, .flags = flags, .handle = handle, .seq = 0};
 
 	rawcli_put(rc, pos, &h, payload, payload_len);
 }
@@ -338,7 +336,7 @@ static void hx_refused_then_maybe_disconnected(struct hx *t, struct rawcli *rc, 
 static int hx_consumed_or_hangup(struct rawcli *rc, int ms)
 {
 	int64_t deadline = itest_now_ms() + ms;
-	struct pollfd p = { .fd = rc->sock, .events = POLLRDHUP };
+	struct pollfd p = {.fd = rc->sock, .events = POLLRDHUP};
 
 	for (;;) {
 		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR)))
@@ -441,10 +439,18 @@ static void test_hostile_garbage_ring(void **state)
 			memcpy(rc->req_data + i, &r, 8);
 		}
 		switch (round) {
-		case 0: prod = hx_rand(&seed); break;                               /* any index */
-		case 1: prod = (hx_rand(&seed) % (rc->req_cap / 16) + 1) * 16; break; /* aligned, in range */
-		case 2: prod = hx_rand(&seed) % rc->req_cap + 1; break;             /* unaligned */
-		default: prod = 16; break;                                          /* one random header */
+		case 0:
+			prod = hx_rand(&seed);
+			break; /* any index */
+		case 1:
+			prod = (hx_rand(&seed) % (rc->req_cap / 16) + 1) * 16;
+			break; /* aligned, in range */
+		case 2:
+			prod = hx_rand(&seed) % rc->req_cap + 1;
+			break; /* unaligned */
+		default:
+			prod = 16;
+			break; /* one random header */
 		}
 		fprintf(stderr, "garbage round %" PRIu64 ": prod %" PRIu64 "\n", round, prod);
 		rawcli_publish(rc, prod);
@@ -621,8 +627,8 @@ static void test_hostile_nonzero_flags(void **state)
  * it as rejected, delivers nothing of it to the client's reader (reader id
  * `reader`, which had `delivered` samples before) and keeps serving.
  */
-static void hx_dropped_or_disconnected(struct hx *t, struct rawcli *rc, uint32_t reader,
-				       uint64_t delivered, const char *what)
+static void hx_dropped_or_disconnected(struct hx *t, struct rawcli *rc, uint32_t reader, uint64_t delivered,
+				       const char *what)
 {
 	Sdds__Ctl__Reply *rep;
 	const Sdds__Ctl__ClientInfo *ci;
@@ -695,7 +701,7 @@ static void test_hostile_write_foreign_writer(void **state)
 	struct rawcli *rc = hx_raw(t);
 	Sdds__Ctl__Reply *rep = hx_stats(t, NULL);
 	const Sdds__Ctl__EndpointInfo *ep = itest_stats_endpoint(rep->stats, t->pw_session, false);
-	struct isample s = { HX_PAIR_TOPIC, 1, ISAMPLE_DATA, 424242 };
+	struct isample s = {HX_PAIR_TOPIC, 1, ISAMPLE_DATA, 424242};
 	uint8_t buf[16];
 	uint32_t foreign;
 
@@ -715,8 +721,8 @@ static void test_hostile_write_foreign_writer(void **state)
 static void test_hostile_wrong_sample_size(void **state)
 {
 	struct hx *t = *state;
-	static const uint32_t sizes[] = { 8, 24, 0 };
-	uint8_t buf[32] = { 0 };
+	static const uint32_t sizes[] = {8, 24, 0};
+	uint8_t buf[32] = {0};
 
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		struct rawcli *rc = hx_raw(t);
@@ -1073,7 +1079,7 @@ static void test_hostile_ctl_garbage(void **state)
 /* True when the read end sees EOF within ms: nobody holds the write end. */
 static bool hx_pipe_eof(int rfd, int ms)
 {
-	struct pollfd p = { .fd = rfd, .events = POLLIN };
+	struct pollfd p = {.fd = rfd, .events = POLLIN};
 	char c;
 
 	if (poll(&p, 1, ms) <= 0)
@@ -1122,7 +1128,7 @@ static void hx_after_fds(struct hx *t, struct rawcli *rc, const char *what)
 	Sdds__Ctl__Reply *rep = NULL;
 	size_t n_fds = 0;
 	int fds[4];
-	struct pollfd p = { .fd = rc->sock, .events = POLLIN | POLLRDHUP };
+	struct pollfd p = {.fd = rc->sock, .events = POLLIN | POLLRDHUP};
 
 	if (poll(&p, 1, 2000) == 1 && !(p.revents & (POLLHUP | POLLRDHUP)) &&
 	    ctl_recv_reply(rc->sock, &rep, fds, 4, &n_fds) == 0) {
@@ -1200,7 +1206,7 @@ static void test_hostile_ctl_fds(void **state)
 static void test_hostile_ctl_oversized(void **state)
 {
 	struct hx *t = *state;
-	static const size_t sizes[] = { 100000, CTL_MAX_PACKET + 1 };
+	static const size_t sizes[] = {100000, CTL_MAX_PACKET + 1};
 
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		struct rawcli *rc = hx_raw(t);
@@ -1346,9 +1352,9 @@ static void test_hostile_bad_hello(void **state)
 {
 	struct hx *t = *state;
 	static const uint32_t versions[][2] = {
-		{ CTL_PROTOCOL_VERSION + 1, SDDS_LAYOUT_VERSION },
-		{ CTL_PROTOCOL_VERSION, SDDS_LAYOUT_VERSION + 1 },
-		{ 0, 0 },
+	    {CTL_PROTOCOL_VERSION + 1, SDDS_LAYOUT_VERSION},
+	    {CTL_PROTOCOL_VERSION, SDDS_LAYOUT_VERSION + 1},
+	    {0, 0},
 	};
 
 	for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++) {
@@ -1637,9 +1643,9 @@ static void test_hostile_kill_mid_write(void **state)
 	}
 	/* Library clients: a stalled reliable writer, a slow reliable reader of the pair. */
 	{
-		const char *cargs[] = { "--topic", "0x171", "--size", "16", "--variant", "0", NULL };
-		const char *rargs[] = { "--domain", "0", "--topic", "0x99", "--size", "16", "--reliable",
-					"--depth", "4", "--slow-us", "3000", "--writers", "0", NULL };
+		const char *cargs[] = {"--topic", "0x171", "--size", "16", "--variant", "0", NULL};
+		const char *rargs[] = {"--domain", "0", "--topic",   "0x99", "--size",	  "16", "--reliable",
+				       "--depth",  "4", "--slow-us", "3000", "--writers", "0",	NULL};
 
 		assert_int_equal(itest_peer_spawn(&t->victim[0], "cycle", t->d.sock, cargs), 0);
 		assert_int_equal(itest_proc_expect(&t->victim[0], "ready", line, sizeof line, 10000), 0);
@@ -1667,36 +1673,36 @@ static void test_hostile_kill_mid_write(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		HX_CASE(garbage_ring),
-		HX_CASE(prod_backwards),
-		HX_CASE(prod_beyond_cap),
-		HX_CASE(record_too_long),
-		HX_CASE(record_crosses_end),
-		HX_CASE(pad_bad),
-		HX_CASE(unknown_type),
-		HX_CASE(nonzero_flags),
-		HX_CASE(write_unknown_writer),
-		HX_CASE(write_foreign_writer),
-		HX_CASE(wrong_sample_size),
-		HX_CASE(reader_cons_ahead),
-		HX_CASE(reader_cons_backwards),
-		HX_CASE(scribble_daemon_fields),
-		HX_CASE(delete_while_stalled),
-		HX_CASE(flood),
-		HX_CASE(flood_overrun),
-		HX_CASE(ctl_garbage),
-		HX_CASE(ctl_fds),
-		HX_CASE(ctl_oversized),
-		HX_CASE(ctl_bad_requests),
-		HX_CASE(no_hello),
-		HX_CASE(bad_hello),
-		HX_CASE(second_hello),
-		HX_CASE_CAPS(caps_topics),
-		HX_CASE_CAPS(caps_writers),
-		HX_CASE_CAPS(caps_readers),
-		HX_CASE(caps_arena),
-		cmocka_unit_test_setup_teardown(test_hostile_caps_clients, hx_setup_clients, hx_teardown),
-		HX_CASE(kill_mid_write),
+	    HX_CASE(garbage_ring),
+	    HX_CASE(prod_backwards),
+	    HX_CASE(prod_beyond_cap),
+	    HX_CASE(record_too_long),
+	    HX_CASE(record_crosses_end),
+	    HX_CASE(pad_bad),
+	    HX_CASE(unknown_type),
+	    HX_CASE(nonzero_flags),
+	    HX_CASE(write_unknown_writer),
+	    HX_CASE(write_foreign_writer),
+	    HX_CASE(wrong_sample_size),
+	    HX_CASE(reader_cons_ahead),
+	    HX_CASE(reader_cons_backwards),
+	    HX_CASE(scribble_daemon_fields),
+	    HX_CASE(delete_while_stalled),
+	    HX_CASE(flood),
+	    HX_CASE(flood_overrun),
+	    HX_CASE(ctl_garbage),
+	    HX_CASE(ctl_fds),
+	    HX_CASE(ctl_oversized),
+	    HX_CASE(ctl_bad_requests),
+	    HX_CASE(no_hello),
+	    HX_CASE(bad_hello),
+	    HX_CASE(second_hello),
+	    HX_CASE_CAPS(caps_topics),
+	    HX_CASE_CAPS(caps_writers),
+	    HX_CASE_CAPS(caps_readers),
+	    HX_CASE(caps_arena),
+	    cmocka_unit_test_setup_teardown(test_hostile_caps_clients, hx_setup_clients, hx_teardown),
+	    HX_CASE(kill_mid_write),
 	};
 	char filter[128];
 	int rc = itest_check_env();

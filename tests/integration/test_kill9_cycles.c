@@ -67,7 +67,8 @@ static int k9_setup(void **state)
 		const char *old = getenv("ASAN_OPTIONS");
 		char opts[512];
 
-		snprintf(opts, sizeof opts, "%s%squarantine_size_mb=4", old ? old : "", old && *old ? ":" : "");
+		snprintf(opts, sizeof opts, "%s%squarantine_size_mb=4", old ? old : "",
+			 old && *old ? ":" : "");
 		setenv("ASAN_OPTIONS", opts, 1);
 	}
 	for (int i = 0; i < K9_PAR; i++)
@@ -120,8 +121,9 @@ static void k9_snapshot(struct k9 *t, uint32_t keep, struct k9_snapshot *snap)
 			fprintf(stderr, "sessions left: %zu besides ours, watcher %s\n", others,
 				itest_stats_client(rep->stats, keep) ? "present" : "missing");
 			for (size_t i = 0; i < rep->stats->n_clients; i++)
-				fprintf(stderr, "  session %u pid %d name %s\n", rep->stats->clients[i]->session_id,
-					rep->stats->clients[i]->pid, rep->stats->clients[i]->name);
+				fprintf(stderr, "  session %u pid %d name %s\n",
+					rep->stats->clients[i]->session_id, rep->stats->clients[i]->pid,
+					rep->stats->clients[i]->name);
 			fail_msg("killed sessions were not torn down");
 		}
 		sdds__ctl__reply__free_unpacked(rep, NULL);
@@ -148,7 +150,7 @@ static void k9_snapshot(struct k9 *t, uint32_t keep, struct k9_snapshot *snap)
 static void k9_start_victim(struct k9 *t, int slot, unsigned cycle)
 {
 	char line[ITEST_LINE_MAX];
-	const char *args[] = { "--topic", "0x77", "--size", "32", "--variant", cycle % 2 ? "1" : "0", NULL };
+	const char *args[] = {"--topic", "0x77", "--size", "32", "--variant", cycle % 2 ? "1" : "0", NULL};
 
 	assert_int_equal(itest_peer_spawn(&t->victim[slot], "cycle", t->d.sock, args), 0);
 	assert_int_equal(itest_proc_expect(&t->victim[slot], "ready", line, sizeof line, 20000), 0);
@@ -175,8 +177,9 @@ static void test_kill9_cycles(void **state)
 	long rss_bound;
 
 	/* Every victim counts from 0 under tag 1: the watcher checks integrity only. */
-	const char *wargs[] = { "--topic", "0x77", "--size", "32", "--best-effort", "--depth", "64",
-				"--writers", "0", "--any-order", "--timeout-ms", "600000", NULL };
+	const char *wargs[] = {"--topic",      "0x77",	 "--size",    "32", "--best-effort",
+			       "--depth",      "64",	 "--writers", "0",  "--any-order",
+			       "--timeout-ms", "600000", NULL};
 	assert_int_equal(itest_peer_spawn(&t->watcher, "reader", t->d.sock, wargs), 0);
 	assert_int_equal(itest_proc_expect(&t->watcher, "ready", line, sizeof line, 20000), 0);
 	assert_true(itest_kv_u64(line, "session", &watcher_session));
@@ -202,10 +205,10 @@ static void test_kill9_cycles(void **state)
 			secs * 1000 / k9_cycles);
 		(void)t_warm;
 	}
-	fprintf(stderr, "after %d cycles: fds %d memfd maps %d rss %ld KiB sessions %" PRIu64 "\n",
-		K9_WARM, early.fds, early.memfds, early.rss_kb, early.sessions_total);
-	fprintf(stderr, "after %u cycles: fds %d memfd maps %d rss %ld KiB sessions %" PRIu64 "\n",
-		k9_cycles, late.fds, late.memfds, late.rss_kb, late.sessions_total);
+	fprintf(stderr, "after %d cycles: fds %d memfd maps %d rss %ld KiB sessions %" PRIu64 "\n", K9_WARM,
+		early.fds, early.memfds, early.rss_kb, early.sessions_total);
+	fprintf(stderr, "after %u cycles: fds %d memfd maps %d rss %ld KiB sessions %" PRIu64 "\n", k9_cycles,
+		late.fds, late.memfds, late.rss_kb, late.sessions_total);
 
 	/* Every victim got a session, and none is left. */
 	assert_true(late.sessions_total >= early.sessions_total + (k9_cycles - K9_WARM));
@@ -232,7 +235,7 @@ static void test_kill9_cycles(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_kill9_cycles, k9_setup, k9_teardown),
+	    cmocka_unit_test_setup_teardown(test_kill9_cycles, k9_setup, k9_teardown),
 	};
 	int rc = itest_check_env();
 

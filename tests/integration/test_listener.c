@@ -86,16 +86,19 @@ static void ls_run(struct ls *t, int n_writers, int n_listeners)
 	snprintf(count, sizeof count, "%u", LS_COUNT);
 	snprintf(writers, sizeof writers, "%d", n_writers);
 	for (int i = 0; i < n_listeners; i++) {
-		const char *args[] = { "--domain", "2", "--topic", "0x44", "--size", "24", "--reliable",
-				       "--depth", "32", "--writers", writers, "--listener", NULL };
+		const char *args[] = {"--domain", "2",		"--topic", "0x44", "--size",
+				      "24",	  "--reliable", "--depth", "32",   "--writers",
+				      writers,	  "--listener", NULL};
 
 		assert_int_equal(itest_peer_spawn(&t->r[i], "reader", t->d.sock, args), 0);
 		assert_int_equal(itest_proc_expect(&t->r[i], "ready", line, sizeof line, 20000), 0);
 	}
 	for (int i = 0; i < n_writers; i++) {
 		snprintf(tag, sizeof tag, "%d", i + 1);
-		const char *args[] = { "--domain", "2", "--topic", "0x44", "--size", "24", "--reliable",
-				       "--tag", tag, "--count", count, "--max-blocking-ms", "30000", NULL };
+		const char *args[] = {"--domain", "2",	     "--topic",	   "0x44",
+				      "--size",	  "24",	     "--reliable", "--tag",
+				      tag,	  "--count", count,	   "--max-blocking-ms",
+				      "30000",	  NULL};
 
 		assert_int_equal(itest_peer_spawn(&t->w[i], "writer", t->d.sock, args), 0);
 	}
@@ -135,8 +138,8 @@ static void test_listener_two_writers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_listener_one_writer, ls_setup, ls_teardown),
-		cmocka_unit_test_setup_teardown(test_listener_two_writers, ls_setup, ls_teardown),
+	    cmocka_unit_test_setup_teardown(test_listener_one_writer, ls_setup, ls_teardown),
+	    cmocka_unit_test_setup_teardown(test_listener_two_writers, ls_setup, ls_teardown),
 	};
 	int rc = itest_check_env();
 

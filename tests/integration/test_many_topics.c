@@ -85,30 +85,30 @@ static int mt_teardown(void **state)
 enum { RA, RB, SA, SB, FA, XA };
 
 static const char *const mt_reader_args[MT_N_READERS][16] = {
-	[RA] = { "--domain", "3", "--topic", "0x10", "--size", "16", "--reliable", "--depth", "64",
-		 "--writers", "2", NULL },
-	[RB] = { "--domain", "3", "--topic", "0x20", "--size", "48", "--reliable", "--depth", "64",
-		 "--writers", "1", NULL },
-	[SA] = { "--domain", "3", "--topic", "0x10", "--size", "16", "--best-effort", "--depth", "4",
-		 "--slow-us", "2000", "--writers", "0", NULL },
-	[SB] = { "--domain", "3", "--topic", "0x20", "--size", "48", "--best-effort", "--depth", "4",
-		 "--slow-us", "2000", "--writers", "0", NULL },
-	[FA] = { "--domain", "3", "--topic", "0x10", "--size", "16", "--best-effort", "--depth", "64",
-		 "--writers", "0", NULL },
-	[XA] = { "--domain", "4", "--topic", "0x10", "--size", "16", "--reliable", "--depth", "16",
-		 "--writers", "0", NULL },
+    [RA] = {"--domain", "3", "--topic", "0x10", "--size", "16", "--reliable", "--depth", "64", "--writers",
+	    "2", NULL},
+    [RB] = {"--domain", "3", "--topic", "0x20", "--size", "48", "--reliable", "--depth", "64", "--writers",
+	    "1", NULL},
+    [SA] = {"--domain", "3", "--topic", "0x10", "--size", "16", "--best-effort", "--depth", "4", "--slow-us",
+	    "2000", "--writers", "0", NULL},
+    [SB] = {"--domain", "3", "--topic", "0x20", "--size", "48", "--best-effort", "--depth", "4", "--slow-us",
+	    "2000", "--writers", "0", NULL},
+    [FA] = {"--domain", "3", "--topic", "0x10", "--size", "16", "--best-effort", "--depth", "64", "--writers",
+	    "0", NULL},
+    [XA] = {"--domain", "4", "--topic", "0x10", "--size", "16", "--reliable", "--depth", "16", "--writers",
+	    "0", NULL},
 };
 
 static const char *const mt_writer_args[MT_N_WRITERS][16] = {
-	{ "--domain", "3", "--topic", "0x10", "--size", "16", "--reliable", "--tag", "1", "--count",
-	  MT_COUNT, "--max-blocking-ms", "30000", NULL },
-	{ "--domain", "3", "--topic", "0x10", "--size", "16", "--reliable", "--tag", "2", "--count",
-	  MT_COUNT, "--max-blocking-ms", "30000", NULL },
-	{ "--domain", "3", "--topic", "0x20", "--size", "48", "--reliable", "--tag", "3", "--count",
-	  MT_COUNT, "--max-blocking-ms", "30000", NULL },
+    {"--domain", "3", "--topic", "0x10", "--size", "16", "--reliable", "--tag", "1", "--count", MT_COUNT,
+     "--max-blocking-ms", "30000", NULL},
+    {"--domain", "3", "--topic", "0x10", "--size", "16", "--reliable", "--tag", "2", "--count", MT_COUNT,
+     "--max-blocking-ms", "30000", NULL},
+    {"--domain", "3", "--topic", "0x20", "--size", "48", "--reliable", "--tag", "3", "--count", MT_COUNT,
+     "--max-blocking-ms", "30000", NULL},
 };
 
-static const char *const mt_reader_name[MT_N_READERS] = { "RA", "RB", "SA", "SB", "FA", "XA" };
+static const char *const mt_reader_name[MT_N_READERS] = {"RA", "RB", "SA", "SB", "FA", "XA"};
 
 static uint64_t mt_u64(const char *line, const char *key)
 {
@@ -221,7 +221,7 @@ static void test_many_topics(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_many_topics, mt_setup, mt_teardown),
+	    cmocka_unit_test_setup_teardown(test_many_topics, mt_setup, mt_teardown),
 	};
 	int rc = itest_check_env();
 

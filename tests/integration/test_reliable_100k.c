@@ -42,7 +42,7 @@ struct r100k {
 
 static int r100k_setup(void **state)
 {
-	static const char *const poll_args[] = { "--poll", NULL };
+	static const char *const poll_args[] = {"--poll", NULL};
 	struct r100k *t = calloc(1, sizeof *t);
 
 	if (t == NULL)
@@ -90,14 +90,14 @@ static void test_reliable_100k(void **state)
 	assert_int_equal(rawcli_open(t->d.sock, "itest-holder", &t->holder), 0);
 	assert_int_equal(rawcli_topic(&t->holder, R100K_DOMAIN, R100K_TOPIC, 16, true, &handle), 0);
 
-	const char *rargs[] = { "--domain", "1", "--topic", "0x31", "--size", "16", "--reliable",
-				"--depth", "256", "--writers", "1", "--timeout-ms", "150000", NULL };
+	const char *rargs[] = {"--domain", "1",	  "--topic",   "0x31", "--size",       "16",	 "--reliable",
+			       "--depth",  "256", "--writers", "1",    "--timeout-ms", "150000", NULL};
 	assert_int_equal(itest_peer_spawn(&t->reader, "reader", t->d.sock, rargs), 0);
 	assert_int_equal(itest_proc_expect(&t->reader, "ready", line, sizeof line, 20000), 0);
 
 	snprintf(count, sizeof count, "%u", R100K_COUNT);
-	const char *wargs[] = { "--domain", "1", "--topic", "0x31", "--size", "16", "--reliable",
-				"--count", count, "--max-blocking-ms", "30000", NULL };
+	const char *wargs[] = {"--domain", "1",	  "--topic",	       "0x31",	"--size", "16", "--reliable",
+			       "--count",  count, "--max-blocking-ms", "30000", NULL};
 	t0 = itest_now_ns();
 	assert_int_equal(itest_peer_spawn(&t->writer, "writer", t->d.sock, wargs), 0);
 
@@ -133,9 +133,11 @@ static void test_reliable_100k(void **state)
 	ti = itest_stats_topic(rep->stats, R100K_DOMAIN, R100K_TOPIC);
 	assert_non_null(ti);
 	assert_non_null(ti->counters);
-	fprintf(stderr, "topic counters: written %" PRIu64 " delivered %" PRIu64 " dropped %" PRIu64
-		" rejected %" PRIu64 "\n", ti->counters->written, ti->counters->delivered,
-		ti->counters->dropped, ti->counters->rejected);
+	fprintf(stderr,
+		"topic counters: written %" PRIu64 " delivered %" PRIu64 " dropped %" PRIu64
+		" rejected %" PRIu64 "\n",
+		ti->counters->written, ti->counters->delivered, ti->counters->dropped,
+		ti->counters->rejected);
 	assert_int_equal(ti->counters->written, R100K_COUNT + 1);
 	assert_int_equal(ti->counters->delivered, R100K_COUNT + 1);
 	assert_int_equal(ti->counters->dropped, 0);
@@ -148,13 +150,13 @@ static void test_reliable_100k(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_reliable_100k, r100k_setup, r100k_teardown),
+	    cmocka_unit_test_setup_teardown(test_reliable_100k, r100k_setup, r100k_teardown),
 	};
 	int rc = itest_check_env();
 
 	if (rc != 0)
 		return rc;
 	r100k_poll = argc > 1 && strcmp(argv[1], "--poll") == 0;
-	return cmocka_run_group_tests_name(r100k_poll ? "reliable_100k_poll" : "reliable_100k", tests,
-					   NULL, NULL);
+	return cmocka_run_group_tests_name(r100k_poll ? "reliable_100k_poll" : "reliable_100k", tests, NULL,
+					   NULL);
 }

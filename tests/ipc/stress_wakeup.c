@@ -56,13 +56,13 @@
 
 #define DEFAULT_CYCLES 1000000u
 #define WATCHDOG_SECONDS 15
-#define REQ_CAP 256u        /* 4 records of 64 bytes */
-#define MAX_RECORD 64u      /* payload up to 48 */
+#define REQ_CAP 256u   /* 4 records of 64 bytes */
+#define MAX_RECORD 64u /* payload up to 48 */
 #define RR_CAP 4u
 #define RR_PAYLOAD 48u
 #define MAX_BURST (REQ_CAP / 64u + RR_CAP)
-#define RR_OFF 0u           /* reader ring at the start of the arena */
-#define SHARED_OFF 2048u    /* progress counters after it */
+#define RR_OFF 0u	 /* reader ring at the start of the arena */
+#define SHARED_OFF 2048u /* progress counters after it */
 
 /* Progress and statistics, in the arena, written by one side each. */
 struct shared {
@@ -246,7 +246,8 @@ static int client_main(int seg_fd, int efd)
 			while ((rc2 = ring_prod_reserve(&p, len, &r)) == -EAGAIN) {
 				/* What is reserved must be visible before we wait on it. */
 				publish(&p, efd, sh);
-				if (doorbell_wait(&p.ctl->space, room_cond, &ra, -1, rand_spin(&rng), 0, NULL) != 0)
+				if (doorbell_wait(&p.ctl->space, room_cond, &ra, -1, rand_spin(&rng), 0,
+						  NULL) != 0)
 					return client_fail("space wait", sent);
 			}
 			if (rc2 != 0)
@@ -265,7 +266,8 @@ static int client_main(int seg_fd, int efd)
 			bool need_kick = false;
 			int rc2;
 
-			while ((rc2 = rring_cons_take(&rc, buf, sizeof(buf), &len, &origin, &need_kick)) == 0) {
+			while ((rc2 = rring_cons_take(&rc, buf, sizeof(buf), &len, &origin, &need_kick)) ==
+			       0) {
 				if (doorbell_wait(&h->evt, rr_cond, &rc, -1, rand_spin(&rng), 0, NULL) != 0)
 					return client_fail("evt wait", got);
 			}
@@ -355,11 +357,11 @@ static void daemon_flush(struct daemon_state *st)
 static void test_stress(void **state)
 {
 	struct segment_params params = {
-		.req_cap = REQ_CAP,
-		.max_record = MAX_RECORD,
-		.arena_size = 4096,
-		.epoch = 1,
-		.session_id = 1,
+	    .req_cap = REQ_CAP,
+	    .max_record = MAX_RECORD,
+	    .arena_size = 4096,
+	    .epoch = 1,
+	    .session_id = 1,
 	};
 	struct segment seg;
 	struct daemon_state st;
@@ -380,12 +382,15 @@ static void test_stress(void **state)
 	assert_true(rring_size(RR_CAP, RR_PAYLOAD) <= SHARED_OFF);
 	rring_format(segment_at(&seg, st.h->arena_off + RR_OFF, rring_size(RR_CAP, RR_PAYLOAD)), RR_CAP,
 		     rring_slot_size(RR_PAYLOAD));
-	assert_int_equal(rring_prod_init(&st.rp, segment_at(&seg, st.h->arena_off + RR_OFF, rring_size(RR_CAP, RR_PAYLOAD)), RR_CAP,
-					 rring_slot_size(RR_PAYLOAD)),
-			 0);
-	assert_int_equal(ring_cons_init(&st.c, segment_at(&seg, st.h->req_off, sizeof(struct sdds_ring_ctl) + REQ_CAP), st.h->req_cap,
-					st.h->max_record),
-			 0);
+	assert_int_equal(
+	    rring_prod_init(&st.rp,
+			    segment_at(&seg, st.h->arena_off + RR_OFF, rring_size(RR_CAP, RR_PAYLOAD)),
+			    RR_CAP, rring_slot_size(RR_PAYLOAD)),
+	    0);
+	assert_int_equal(
+	    ring_cons_init(&st.c, segment_at(&seg, st.h->req_off, sizeof(struct sdds_ring_ctl) + REQ_CAP),
+			   st.h->req_cap, st.h->max_record),
+	    0);
 	st.sh = segment_at(&seg, st.h->arena_off + SHARED_OFF, sizeof(*st.sh));
 	st.efd = eventfd(0, EFD_CLOEXEC);
 	assert_true(st.efd >= 0);
@@ -427,7 +432,8 @@ static void test_stress(void **state)
 				daemon_flush(&st);
 				if (!ring_cons_wait_data(&st.c)) {
 					sleep_on_eventfd(st.efd);
-					atomic_fetch_add_explicit(&st.sh->daemon_data_sleeps, 1, memory_order_relaxed);
+					atomic_fetch_add_explicit(&st.sh->daemon_data_sleeps, 1,
+								  memory_order_relaxed);
 				}
 				ring_cons_stop_wait_data(&st.c);
 				continue;
@@ -446,7 +452,8 @@ static void test_stress(void **state)
 			daemon_flush(&st);
 			if (!rring_prod_wait_space(&st.rp)) {
 				sleep_on_eventfd(st.efd);
-				atomic_fetch_add_explicit(&st.sh->daemon_space_sleeps, 1, memory_order_relaxed);
+				atomic_fetch_add_explicit(&st.sh->daemon_space_sleeps, 1,
+							  memory_order_relaxed);
 			}
 			rring_prod_stop_wait_space(&st.rp);
 			continue;
@@ -489,7 +496,7 @@ static void test_stress(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stress),
+	    cmocka_unit_test(test_stress),
 	};
 
 	if (argc > 1) {

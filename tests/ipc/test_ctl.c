@@ -270,10 +270,10 @@ static void test_garbage(void **state)
 		const uint8_t *b;
 		size_t n;
 	} cases[] = {
-		{garbage, sizeof(garbage)},
-		{truncated_varint, sizeof(truncated_varint)},
-		{bad_wiretype, sizeof(bad_wiretype)},
-		{short_submsg, sizeof(short_submsg)},
+	    {garbage, sizeof(garbage)},
+	    {truncated_varint, sizeof(truncated_varint)},
+	    {bad_wiretype, sizeof(bad_wiretype)},
+	    {short_submsg, sizeof(short_submsg)},
 	};
 	Sdds__Ctl__Request *got = NULL;
 	Sdds__Ctl__Reply *rgot = NULL;
@@ -462,7 +462,8 @@ static void test_default_path_unprivileged(void **state)
 			_exit(77);
 		unsetenv("SDDS_SOCKET");
 		setenv("XDG_RUNTIME_DIR", "/run/user/65534", 1);
-		if (ctl_default_path(buf, sizeof(buf)) != 0 || strcmp(buf, "/run/user/65534/sdds/sddsd.sock") != 0)
+		if (ctl_default_path(buf, sizeof(buf)) != 0 ||
+		    strcmp(buf, "/run/user/65534/sdds/sddsd.sock") != 0)
 			_exit(1);
 		unsetenv("XDG_RUNTIME_DIR");
 		if (ctl_default_path(buf, sizeof(buf)) != 0 || strcmp(buf, "/tmp/sdds-65534/sddsd.sock") != 0)
@@ -479,19 +480,19 @@ static void test_default_path_unprivileged(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_request_roundtrip_fds),
-		cmocka_unit_test(test_reply_roundtrip),
-		cmocka_unit_test(test_empty_message),
-		cmocka_unit_test(test_surplus_fds_closed),
-		cmocka_unit_test(test_too_many_fds),
-		cmocka_unit_test(test_garbage),
-		cmocka_unit_test(test_oversized_packet),
-		cmocka_unit_test(test_large_message),
-		cmocka_unit_test(test_hangup),
-		cmocka_unit_test(test_nonblocking_empty),
-		cmocka_unit_test(test_peercred),
-		cmocka_unit_test(test_default_path),
-		cmocka_unit_test(test_default_path_unprivileged),
+	    cmocka_unit_test(test_request_roundtrip_fds),
+	    cmocka_unit_test(test_reply_roundtrip),
+	    cmocka_unit_test(test_empty_message),
+	    cmocka_unit_test(test_surplus_fds_closed),
+	    cmocka_unit_test(test_too_many_fds),
+	    cmocka_unit_test(test_garbage),
+	    cmocka_unit_test(test_oversized_packet),
+	    cmocka_unit_test(test_large_message),
+	    cmocka_unit_test(test_hangup),
+	    cmocka_unit_test(test_nonblocking_empty),
+	    cmocka_unit_test(test_peercred),
+	    cmocka_unit_test(test_default_path),
+	    cmocka_unit_test(test_default_path_unprivileged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

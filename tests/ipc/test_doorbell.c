@@ -350,19 +350,19 @@ static void test_cross_process(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cond_true),
-		cmocka_unit_test(test_timeout_zero),
-		cmocka_unit_test(test_timeout_sleep),
-		cmocka_unit_test(test_timeout_spin_only),
-		cmocka_unit_test(test_notify_without_waiters),
-		cmocka_unit_test(test_wake_thread),
-		cmocka_unit_test(test_wake_during_spin),
-		cmocka_unit_test(test_slices_recheck),
-		cmocka_unit_test(test_abort_slices),
-		cmocka_unit_test(test_abort_notified),
-		cmocka_unit_test(test_abort_before_sleep),
-		cmocka_unit_test(test_eintr),
-		cmocka_unit_test(test_cross_process),
+	    cmocka_unit_test(test_cond_true),
+	    cmocka_unit_test(test_timeout_zero),
+	    cmocka_unit_test(test_timeout_sleep),
+	    cmocka_unit_test(test_timeout_spin_only),
+	    cmocka_unit_test(test_notify_without_waiters),
+	    cmocka_unit_test(test_wake_thread),
+	    cmocka_unit_test(test_wake_during_spin),
+	    cmocka_unit_test(test_slices_recheck),
+	    cmocka_unit_test(test_abort_slices),
+	    cmocka_unit_test(test_abort_notified),
+	    cmocka_unit_test(test_abort_before_sleep),
+	    cmocka_unit_test(test_eintr),
+	    cmocka_unit_test(test_cross_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -134,9 +134,9 @@ static void test_req_init_rejects(void **state)
 
 	(void)state;
 	ring_format(ctl, 1024);
-	assert_int_equal(ring_prod_init(&p, ctl, 1000, 64), -EINVAL);   /* not a power of two */
-	assert_int_equal(ring_cons_init(&c, ctl, 1024, 257), -EINVAL);  /* 4 * max_record > cap */
-	assert_int_equal(ring_cons_init(&c, ctl, 1024, 8), -EINVAL);    /* smaller than a header */
+	assert_int_equal(ring_prod_init(&p, ctl, 1000, 64), -EINVAL);  /* not a power of two */
+	assert_int_equal(ring_cons_init(&c, ctl, 1024, 257), -EINVAL); /* 4 * max_record > cap */
+	assert_int_equal(ring_cons_init(&c, ctl, 1024, 8), -EINVAL);   /* smaller than a header */
 	assert_int_equal(ring_prod_init(&p, NULL, 1024, 64), -EINVAL);
 	assert_int_equal(ring_prod_init(&p, ctl, 1024, 256), 0);
 	free(ctl);
@@ -832,12 +832,12 @@ static void test_rr_bad_cons(void **state)
 
 /* cmocka's asserts may only run on the main thread: threads report here. */
 static atomic_int thread_failed_line;
-#define THREAD_CHECK(cond)                                               \
-	do {                                                             \
-		if (!(cond)) {                                           \
-			atomic_store(&thread_failed_line, __LINE__);      \
-			return NULL;                                     \
-		}                                                        \
+#define THREAD_CHECK(cond)                                                                                   \
+	do {                                                                                                 \
+		if (!(cond)) {                                                                               \
+			atomic_store(&thread_failed_line, __LINE__);                                         \
+			return NULL;                                                                         \
+		}                                                                                            \
 	} while (0)
 
 static bool req_room_cond(void *arg)
@@ -859,8 +859,8 @@ static void *req_producer(void *arg)
 
 		if (rc == -EAGAIN) {
 			ring_prod_publish(&f->p);
-			THREAD_CHECK(doorbell_wait(&f->ctl->space, req_room_cond, f, 10 * 1000000000LL,
-						   1000, 0, NULL) == 0);
+			THREAD_CHECK(doorbell_wait(&f->ctl->space, req_room_cond, f, 10 * 1000000000LL, 1000,
+						   0, NULL) == 0);
 			continue;
 		}
 		THREAD_CHECK(rc == 0);
@@ -991,42 +991,42 @@ static void test_rr_seqlock_threaded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_req_init_rejects),
-		cmocka_unit_test(test_req_empty),
-		cmocka_unit_test(test_req_batch_publish),
-		cmocka_unit_test(test_req_full),
-		cmocka_unit_test(test_req_emsgsize),
-		cmocka_unit_test(test_req_pad_wrap),
-		cmocka_unit_test(test_req_pad_needs_room),
-		cmocka_unit_test(test_req_random_wraps),
-		cmocka_unit_test(test_req_small_buf),
-		cmocka_unit_test(test_req_waiters),
-		cmocka_unit_test(test_viol_prod_backwards),
-		cmocka_unit_test(test_viol_prod_beyond_cap),
-		cmocka_unit_test(test_viol_prod_huge),
-		cmocka_unit_test(test_viol_prod_misaligned),
-		cmocka_unit_test(test_viol_len_beyond_max_record),
-		cmocka_unit_test(test_viol_len_huge),
-		cmocka_unit_test(test_viol_len_beyond_published),
-		cmocka_unit_test(test_viol_crosses_end),
-		cmocka_unit_test(test_viol_unknown_type),
-		cmocka_unit_test(test_viol_unknown_type_pad_len),
-		cmocka_unit_test(test_viol_flags),
-		cmocka_unit_test(test_viol_pad_len),
-		cmocka_unit_test(test_viol_pad_beyond_published),
-		cmocka_unit_test(test_pad_only),
-		cmocka_unit_test(test_partial_visibility),
-		cmocka_unit_test(test_rr_sizes),
-		cmocka_unit_test(test_rr_init_rejects),
-		cmocka_unit_test(test_rr_empty_and_roundtrip),
-		cmocka_unit_test(test_rr_reliable_full),
-		cmocka_unit_test(test_rr_wait_space_kick),
-		cmocka_unit_test(test_rr_best_effort_overwrite),
-		cmocka_unit_test(test_rr_best_effort_many_laps),
-		cmocka_unit_test(test_rr_msgsize),
-		cmocka_unit_test(test_rr_bad_cons),
-		cmocka_unit_test(test_req_threaded),
-		cmocka_unit_test(test_rr_seqlock_threaded),
+	    cmocka_unit_test(test_req_init_rejects),
+	    cmocka_unit_test(test_req_empty),
+	    cmocka_unit_test(test_req_batch_publish),
+	    cmocka_unit_test(test_req_full),
+	    cmocka_unit_test(test_req_emsgsize),
+	    cmocka_unit_test(test_req_pad_wrap),
+	    cmocka_unit_test(test_req_pad_needs_room),
+	    cmocka_unit_test(test_req_random_wraps),
+	    cmocka_unit_test(test_req_small_buf),
+	    cmocka_unit_test(test_req_waiters),
+	    cmocka_unit_test(test_viol_prod_backwards),
+	    cmocka_unit_test(test_viol_prod_beyond_cap),
+	    cmocka_unit_test(test_viol_prod_huge),
+	    cmocka_unit_test(test_viol_prod_misaligned),
+	    cmocka_unit_test(test_viol_len_beyond_max_record),
+	    cmocka_unit_test(test_viol_len_huge),
+	    cmocka_unit_test(test_viol_len_beyond_published),
+	    cmocka_unit_test(test_viol_crosses_end),
+	    cmocka_unit_test(test_viol_unknown_type),
+	    cmocka_unit_test(test_viol_unknown_type_pad_len),
+	    cmocka_unit_test(test_viol_flags),
+	    cmocka_unit_test(test_viol_pad_len),
+	    cmocka_unit_test(test_viol_pad_beyond_published),
+	    cmocka_unit_test(test_pad_only),
+	    cmocka_unit_test(test_partial_visibility),
+	    cmocka_unit_test(test_rr_sizes),
+	    cmocka_unit_test(test_rr_init_rejects),
+	    cmocka_unit_test(test_rr_empty_and_roundtrip),
+	    cmocka_unit_test(test_rr_reliable_full),
+	    cmocka_unit_test(test_rr_wait_space_kick),
+	    cmocka_unit_test(test_rr_best_effort_overwrite),
+	    cmocka_unit_test(test_rr_best_effort_many_laps),
+	    cmocka_unit_test(test_rr_msgsize),
+	    cmocka_unit_test(test_rr_bad_cons),
+	    cmocka_unit_test(test_req_threaded),
+	    cmocka_unit_test(test_rr_seqlock_threaded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

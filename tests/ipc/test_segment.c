@@ -29,12 +29,12 @@
 #include "ipc/segment.h"
 
 static const struct segment_params default_params = {
-	.req_cap = 65536,
-	.max_record = 16 + 4096,
-	.arena_size = 1 << 20,
-	.epoch = 0x1122334455667788ull,
-	.session_id = 42,
-	.flags = SDDS_SEG_F_DAEMON_POLLING,
+    .req_cap = 65536,
+    .max_record = 16 + 4096,
+    .arena_size = 1 << 20,
+    .epoch = 0x1122334455667788ull,
+    .session_id = 42,
+    .flags = SDDS_SEG_F_DAEMON_POLLING,
 };
 
 static int count_maps(void)
@@ -94,9 +94,10 @@ static void test_create_attach(void **state)
 		struct ring_cons rc;
 		struct sdds_rec *r, rec;
 		uint8_t buf[4096];
-		struct sdds_ring_ctl *pc = segment_at(&c, segment_hdr(&c)->req_off,
-						      sizeof(struct sdds_ring_ctl) + segment_hdr(&c)->req_cap);
-		struct sdds_ring_ctl *dc = segment_at(&d, h->req_off, sizeof(struct sdds_ring_ctl) + h->req_cap);
+		struct sdds_ring_ctl *pc = segment_at(
+		    &c, segment_hdr(&c)->req_off, sizeof(struct sdds_ring_ctl) + segment_hdr(&c)->req_cap);
+		struct sdds_ring_ctl *dc =
+		    segment_at(&d, h->req_off, sizeof(struct sdds_ring_ctl) + h->req_cap);
 
 		assert_non_null(pc);
 		assert_non_null(dc);
@@ -246,51 +247,129 @@ static void test_attach_no_sealing(void **state)
 
 typedef void (*corrupt_fn)(struct sdds_seg_hdr *h, size_t size);
 
-static void c_magic(struct sdds_seg_hdr *h, size_t s) { (void)s; h->magic ^= 1; }
-static void c_version(struct sdds_seg_hdr *h, size_t s) { (void)s; h->layout_version = 2; }
-static void c_size_small(struct sdds_seg_hdr *h, size_t s) { h->seg_size = s - 4096; }
-static void c_size_big(struct sdds_seg_hdr *h, size_t s) { h->seg_size = s + 4096; }
-static void c_req_misaligned(struct sdds_seg_hdr *h, size_t s) { (void)s; h->req_off += 8; }
-static void c_req_in_hdr(struct sdds_seg_hdr *h, size_t s) { (void)s; h->req_off = 64; }
-static void c_req_beyond(struct sdds_seg_hdr *h, size_t s) { h->req_off = s; }
-static void c_req_huge(struct sdds_seg_hdr *h, size_t s) { (void)s; h->req_off = UINT64_MAX - 63; }
-static void c_req_cap_pow2(struct sdds_seg_hdr *h, size_t s) { (void)s; h->req_cap -= 1; }
-static void c_req_cap_zero(struct sdds_seg_hdr *h, size_t s) { (void)s; h->req_cap = 0; }
-static void c_req_cap_big(struct sdds_seg_hdr *h, size_t s) { (void)s; h->req_cap = 1u << 31; }
-static void c_req_into_arena(struct sdds_seg_hdr *h, size_t s) { (void)s; h->req_cap *= 2; }
-static void c_max_record_big(struct sdds_seg_hdr *h, size_t s) { (void)s; h->max_record = h->req_cap / 4 + 1; }
-static void c_max_record_small(struct sdds_seg_hdr *h, size_t s) { (void)s; h->max_record = 4; }
-static void c_arena_beyond(struct sdds_seg_hdr *h, size_t s) { (void)s; h->arena_size += 4096; }
-static void c_arena_off_beyond(struct sdds_seg_hdr *h, size_t s) { h->arena_off = s + 4096; h->arena_size = 0; }
-static void c_arena_huge(struct sdds_seg_hdr *h, size_t s) { (void)s; h->arena_size = UINT64_MAX - 4095; }
-static void c_arena_overlaps_req(struct sdds_seg_hdr *h, size_t s) { (void)s; h->arena_off = h->req_off + 256 + 64; }
-static void c_arena_overlaps_hdr(struct sdds_seg_hdr *h, size_t s) { (void)s; h->arena_off = 64; }
-static void c_arena_misaligned(struct sdds_seg_hdr *h, size_t s) { (void)s; h->arena_off += 16; h->arena_size -= 4096; }
+static void c_magic(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->magic ^= 1;
+}
+static void c_version(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->layout_version = 2;
+}
+static void c_size_small(struct sdds_seg_hdr *h, size_t s)
+{
+	h->seg_size = s - 4096;
+}
+static void c_size_big(struct sdds_seg_hdr *h, size_t s)
+{
+	h->seg_size = s + 4096;
+}
+static void c_req_misaligned(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->req_off += 8;
+}
+static void c_req_in_hdr(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->req_off = 64;
+}
+static void c_req_beyond(struct sdds_seg_hdr *h, size_t s)
+{
+	h->req_off = s;
+}
+static void c_req_huge(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->req_off = UINT64_MAX - 63;
+}
+static void c_req_cap_pow2(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->req_cap -= 1;
+}
+static void c_req_cap_zero(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->req_cap = 0;
+}
+static void c_req_cap_big(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->req_cap = 1u << 31;
+}
+static void c_req_into_arena(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->req_cap *= 2;
+}
+static void c_max_record_big(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->max_record = h->req_cap / 4 + 1;
+}
+static void c_max_record_small(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->max_record = 4;
+}
+static void c_arena_beyond(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->arena_size += 4096;
+}
+static void c_arena_off_beyond(struct sdds_seg_hdr *h, size_t s)
+{
+	h->arena_off = s + 4096;
+	h->arena_size = 0;
+}
+static void c_arena_huge(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->arena_size = UINT64_MAX - 4095;
+}
+static void c_arena_overlaps_req(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->arena_off = h->req_off + 256 + 64;
+}
+static void c_arena_overlaps_hdr(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->arena_off = 64;
+}
+static void c_arena_misaligned(struct sdds_seg_hdr *h, size_t s)
+{
+	(void)s;
+	h->arena_off += 16;
+	h->arena_size -= 4096;
+}
 
 static const struct {
 	const char *name;
 	corrupt_fn fn;
 } corruptions[] = {
-	{"magic", c_magic},
-	{"version", c_version},
-	{"size_small", c_size_small},
-	{"size_big", c_size_big},
-	{"req_misaligned", c_req_misaligned},
-	{"req_in_hdr", c_req_in_hdr},
-	{"req_beyond", c_req_beyond},
-	{"req_huge", c_req_huge},
-	{"req_cap_pow2", c_req_cap_pow2},
-	{"req_cap_zero", c_req_cap_zero},
-	{"req_cap_big", c_req_cap_big},
-	{"req_into_arena", c_req_into_arena},
-	{"max_record_big", c_max_record_big},
-	{"max_record_small", c_max_record_small},
-	{"arena_beyond", c_arena_beyond},
-	{"arena_off_beyond", c_arena_off_beyond},
-	{"arena_huge", c_arena_huge},
-	{"arena_overlaps_req", c_arena_overlaps_req},
-	{"arena_overlaps_hdr", c_arena_overlaps_hdr},
-	{"arena_misaligned", c_arena_misaligned},
+    {"magic", c_magic},
+    {"version", c_version},
+    {"size_small", c_size_small},
+    {"size_big", c_size_big},
+    {"req_misaligned", c_req_misaligned},
+    {"req_in_hdr", c_req_in_hdr},
+    {"req_beyond", c_req_beyond},
+    {"req_huge", c_req_huge},
+    {"req_cap_pow2", c_req_cap_pow2},
+    {"req_cap_zero", c_req_cap_zero},
+    {"req_cap_big", c_req_cap_big},
+    {"req_into_arena", c_req_into_arena},
+    {"max_record_big", c_max_record_big},
+    {"max_record_small", c_max_record_small},
+    {"arena_beyond", c_arena_beyond},
+    {"arena_off_beyond", c_arena_off_beyond},
+    {"arena_huge", c_arena_huge},
+    {"arena_overlaps_req", c_arena_overlaps_req},
+    {"arena_overlaps_hdr", c_arena_overlaps_hdr},
+    {"arena_misaligned", c_arena_misaligned},
 };
 
 static void test_attach_corrupt(void **state)
@@ -356,9 +435,8 @@ static void test_cross_process(void **state)
 	(void)state;
 	assert_int_equal(segment_create(&default_params, NULL, &d), 0);
 	h = segment_hdr(&d);
-	assert_int_equal(ring_cons_init(&rc, segment_at(&d, h->req_off, 256 + h->req_cap), h->req_cap,
-					h->max_record),
-			 0);
+	assert_int_equal(
+	    ring_cons_init(&rc, segment_at(&d, h->req_off, 256 + h->req_cap), h->req_cap, h->max_record), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
@@ -405,15 +483,11 @@ static void test_cross_process(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_create_attach),
-		cmocka_unit_test(test_seals),
-		cmocka_unit_test(test_create_rejects),
-		cmocka_unit_test(test_attach_not_memfd),
-		cmocka_unit_test(test_attach_unsealed),
-		cmocka_unit_test(test_attach_no_sealing),
-		cmocka_unit_test(test_attach_corrupt),
-		cmocka_unit_test(test_close_zeroed),
-		cmocka_unit_test(test_cross_process),
+	    cmocka_unit_test(test_create_attach),   cmocka_unit_test(test_seals),
+	    cmocka_unit_test(test_create_rejects),  cmocka_unit_test(test_attach_not_memfd),
+	    cmocka_unit_test(test_attach_unsealed), cmocka_unit_test(test_attach_no_sealing),
+	    cmocka_unit_test(test_attach_corrupt),  cmocka_unit_test(test_close_zeroed),
+	    cmocka_unit_test(test_cross_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

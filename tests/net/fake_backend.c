@@ -66,8 +66,8 @@ int fake_open_count(void)
 	return fake_opened;
 }
 
-static int fake_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_readable_fn readable, void *ctx,
-		     struct net_backend **ret)
+static int fake_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_readable_fn readable,
+		     void *ctx, struct net_backend **ret)
 {
 	struct net_backend *b;
 
@@ -170,13 +170,13 @@ static void fake_close(struct net_backend *b, void (*done)(void *ctx), void *ctx
 }
 
 const struct net_backend_ops fake_backend_ops = {
-	.name = "fake",
-	.open = fake_open,
-	.rx = fake_rx,
-	.tx = fake_tx,
-	.join = fake_join,
-	.n_links = fake_n_links,
-	.link = fake_link,
-	.clock_ns = fake_clock_ns,
-	.close = fake_close,
+    .name = "fake",
+    .open = fake_open,
+    .rx = fake_rx,
+    .tx = fake_tx,
+    .join = fake_join,
+    .n_links = fake_n_links,
+    .link = fake_link,
+    .clock_ns = fake_clock_ns,
+    .close = fake_close,
 };

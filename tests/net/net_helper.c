@@ -40,12 +40,12 @@
 #include "sdds/sdds.h"
 
 static const sdds_field temp_fields[] = {
-	{ "device", SDDS_FIELD_USHORT, 2 },
-	{ "value", SDDS_FIELD_SHORT, 2 },
+    {"device", SDDS_FIELD_USHORT, 2},
+    {"value", SDDS_FIELD_SHORT, 2},
 };
 static const sdds_field counter_fields[] = {
-	{ "seq", SDDS_FIELD_ULONG, 4 },
-	{ "tag", SDDS_FIELD_STRING, 8 },
+    {"seq", SDDS_FIELD_ULONG, 4},
+    {"tag", SDDS_FIELD_STRING, 8},
 };
 
 static int topic_desc(const char *name, sdds_topic_desc *d)
@@ -175,12 +175,14 @@ static int do_read(const char *sock, const char *topic, uint32_t count, int64_t 
 	for (uint32_t i = 0; i < count; i++) {
 		rc = sdds_reader_take(r, s, sizeof(s), &len, ms * 1000000);
 		if (rc < 0) {
-			fprintf(stderr, "net_helper: %s: took %u of %u: %s\n", topic, i, count, sdds_strerror(rc));
+			fprintf(stderr, "net_helper: %s: took %u of %u: %s\n", topic, i, count,
+				sdds_strerror(rc));
 			return 1;
 		}
 		sample_make(&d, i, want);
 		if (len != d.sample_size || memcmp(s, want, len) != 0) {
-			fprintf(stderr, "net_helper: %s: sample %u is not the one written (out of order or corrupt):",
+			fprintf(stderr,
+				"net_helper: %s: sample %u is not the one written (out of order or corrupt):",
 				topic, i);
 			for (size_t k = 0; k < len; k++)
 				fprintf(stderr, " %02x", s[k]);
@@ -225,7 +227,8 @@ static int do_expect(const char *sock, unsigned device, int value, uint32_t n, i
 			fprintf(stderr, "net_helper: took %u of %u: %s\n", i, n, sdds_strerror(rc));
 			return 1;
 		}
-		if (((unsigned)s[0] << 8 | s[1]) != device || (int16_t)((unsigned)s[2] << 8 | s[3]) != value) {
+		if (((unsigned)s[0] << 8 | s[1]) != device ||
+		    (int16_t)((unsigned)s[2] << 8 | s[3]) != value) {
 			fprintf(stderr, "net_helper: sample %u: device %02x%02x value %d\n", i, s[0], s[1],
 				(int16_t)((unsigned)s[2] << 8 | s[3]));
 			return 1;
@@ -274,18 +277,18 @@ static int do_garbage(const char *dst, const char *iface, uint32_t count)
 		uint8_t b[12];
 		size_t len;
 	} bad[] = {
-		{ { 0x01 }, 1 },						/* short header */
-		{ { 0x02, 0x00 }, 2 },						/* bad version */
-		{ { 0x01, 0x02, 0x10 }, 3 },					/* count high */
-		{ { 0x01, 0x01, 0x10, 0x10 }, 4 },				/* count low */
-		{ { 0x01, 0x02, 0xa1, 0x42, 0xd2 }, 5 },			/* truncated */
-		{ { 0x01, 0x01, 0x2f }, 3 },					/* unknown ext */
-		{ { 0x01, 0x01, 0x42, 1, 2, 3, 4 }, 7 },			/* no topic */
-		{ { 0x01, 0x02, 0xe1, 0x42, 1, 2, 3, 4 }, 8 },			/* unknown topic */
-		{ { 0x01, 0x01, 0x38, 0x10, 1, 2, 3 }, 7 },			/* bad address */
-		{ { 0x01, 0x03, 0xa1, 0x0f, 0x10 }, 5 },			/* ack without seqnr */
-		{ { 0x01, 0x02, 0xa1, 0xef, 0x02, 0, 0 }, 7 },			/* bad secure */
-		{ { 0x01, 0x03, 0x30, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15 }, 9 }, /* wrong domain */
+	    {{0x01}, 1},						 /* short header */
+	    {{0x02, 0x00}, 2},						 /* bad version */
+	    {{0x01, 0x02, 0x10}, 3},					 /* count high */
+	    {{0x01, 0x01, 0x10, 0x10}, 4},				 /* count low */
+	    {{0x01, 0x02, 0xa1, 0x42, 0xd2}, 5},			 /* truncated */
+	    {{0x01, 0x01, 0x2f}, 3},					 /* unknown ext */
+	    {{0x01, 0x01, 0x42, 1, 2, 3, 4}, 7},			 /* no topic */
+	    {{0x01, 0x02, 0xe1, 0x42, 1, 2, 3, 4}, 8},			 /* unknown topic */
+	    {{0x01, 0x01, 0x38, 0x10, 1, 2, 3}, 7},			 /* bad address */
+	    {{0x01, 0x03, 0xa1, 0x0f, 0x10}, 5},			 /* ack without seqnr */
+	    {{0x01, 0x02, 0xa1, 0xef, 0x02, 0, 0}, 7},			 /* bad secure */
+	    {{0x01, 0x03, 0x30, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15}, 9}, /* wrong domain */
 	};
 	struct sockaddr_in6 to;
 	uint8_t buf[1500];
@@ -403,14 +406,15 @@ static int do_replay_as(const char *src, const char *iface, const char *tsv)
 	if (f == NULL || ifindex == 0)
 		return 2;
 	while (fgets(line, sizeof(line), f) != NULL) {
-		struct sockaddr_in6 to = { .sin6_family = AF_INET6, .sin6_scope_id = ifindex };
+		struct sockaddr_in6 to = {.sin6_family = AF_INET6, .sin6_scope_id = ifindex};
 		uint8_t buf[2048];
 		size_t len;
 
-		if (line[0] < '0' || line[0] > '9' || tsv_col(line, 2, col, sizeof(col)) < 0 || strcmp(col, src) != 0)
+		if (line[0] < '0' || line[0] > '9' || tsv_col(line, 2, col, sizeof(col)) < 0 ||
+		    strcmp(col, src) != 0)
 			continue;
 		if (fd < 0) {
-			struct sockaddr_in6 me = { .sin6_family = AF_INET6, .sin6_scope_id = ifindex };
+			struct sockaddr_in6 me = {.sin6_family = AF_INET6, .sin6_scope_id = ifindex};
 
 			if (tsv_col(line, 3, col, sizeof(col)) < 0)
 				return 2;
@@ -450,16 +454,16 @@ static int do_replay_as(const char *src, const char *iface, const char *tsv)
 static int do_mismatch(const char *sock)
 {
 	static const sdds_field wrong[] = {
-		{ "device", SDDS_FIELD_ULONG, 4 },
-		{ "value", SDDS_FIELD_SHORT, 2 },
+	    {"device", SDDS_FIELD_ULONG, 4},
+	    {"value", SDDS_FIELD_SHORT, 2},
 	};
 	static const sdds_field reordered[] = {
-		{ "value", SDDS_FIELD_SHORT, 2 },
-		{ "device", SDDS_FIELD_BOOLEAN, 1 },
-		{ "pad", SDDS_FIELD_OCTET, 1 },
+	    {"value", SDDS_FIELD_SHORT, 2},
+	    {"device", SDDS_FIELD_BOOLEAN, 1},
+	    {"pad", SDDS_FIELD_OCTET, 1},
 	};
-	sdds_topic_desc d = { .name = "temperature", .domain = 1, .id = 10, .sample_size = 6, .fields = wrong,
-			      .n_fields = 2 };
+	sdds_topic_desc d = {
+	    .name = "temperature", .domain = 1, .id = 10, .sample_size = 6, .fields = wrong, .n_fields = 2};
 	sdds_client_options o;
 	sdds_client *c;
 	sdds_topic *t;
@@ -496,7 +500,8 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "write") == 0)
 		return do_write(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0));
 	if (argc == 6 && strcmp(argv[1], "read") == 0)
-		return do_read(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0), strtoll(argv[5], NULL, 0));
+		return do_read(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0),
+			       strtoll(argv[5], NULL, 0));
 	if (argc == 7 && strcmp(argv[1], "expect") == 0)
 		return do_expect(argv[2], (unsigned)strtoul(argv[3], NULL, 0), atoi(argv[4]),
 				 (uint32_t)strtoul(argv[5], NULL, 0), strtoll(argv[6], NULL, 0));

@@ -75,11 +75,9 @@ static void test_discovery_keys(void **state)
 				   "discovery_unicast = yes\n"
 				   "discovery_max_subscriptions = 8\n";
 	static const char *const bad[] = {
-		"node_id = 65536\n",
-		"node_id = 0xd26a\n", /* decimal, as every number key */
-		"discovery = maybe\n",
-		"discovery_max_subscriptions = 0\n",
-		"discovery_expire_ms = -1\n",
+	    "node_id = 65536\n",	  "node_id = 0xd26a\n", /* decimal, as every number key */
+	    "discovery = maybe\n",	  "discovery_max_subscriptions = 0\n",
+	    "discovery_expire_ms = -1\n",
 	};
 	struct sddsd_config c;
 	struct config_error err;
@@ -115,14 +113,14 @@ static void test_refusals(void **state)
 		const char *text;
 		const char *want;
 	} bad[] = {
-		{ "net = maybe\n", "n.conf:1: net" },
-		{ "\ninterface = eth0/x\n", "n.conf:2: interface" },
-		{ "interface = abcdefghijklmnopq\n", "longer than 15" },
-		{ "peer_endian_swap = 10.0.0.1\n", "not an IPv6 address" },
-		{ "max_frame = 8\n", "out of range" },
-		{ "backend = a b\n", "not a name" },
-		{ "net = on\n", "node_config" },
-		{ "node_config = /x\nnode_config = /y\n", "n.conf:2: duplicate key" },
+	    {"net = maybe\n", "n.conf:1: net"},
+	    {"\ninterface = eth0/x\n", "n.conf:2: interface"},
+	    {"interface = abcdefghijklmnopq\n", "longer than 15"},
+	    {"peer_endian_swap = 10.0.0.1\n", "not an IPv6 address"},
+	    {"max_frame = 8\n", "out of range"},
+	    {"backend = a b\n", "not a name"},
+	    {"net = on\n", "node_config"},
+	    {"node_config = /x\nnode_config = /y\n", "n.conf:2: duplicate key"},
 	};
 
 	(void)state;
@@ -198,15 +196,16 @@ static int run_sddsd(const char *args, char *out, size_t cap)
 static void test_daemon_start_errors(void **state)
 {
 	static const char bad_xml[] =
-		"<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"x\">\n"
-		"<topic name=\"a\" domain=\"1\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
-		"<topic name=\"b\" domain=\"2\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
-		"<role topic=\"a\" type=\"publisher\"/><role topic=\"b\" type=\"publisher\"/></project>\n";
+	    "<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" "
+	    "iface=\"x\">\n"
+	    "<topic name=\"a\" domain=\"1\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
+	    "<topic name=\"b\" domain=\"2\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
+	    "<role topic=\"a\" type=\"publisher\"/><role topic=\"b\" type=\"publisher\"/></project>\n";
 	static const char good_xml[] =
-		"<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" "
-		"iface=\"sddsnone0\">\n"
-		"<topic name=\"a\" domain=\"1\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
-		"<role topic=\"a\" type=\"publisher\"/></project>\n";
+	    "<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" "
+	    "iface=\"sddsnone0\">\n"
+	    "<topic name=\"a\" domain=\"1\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
+	    "<role topic=\"a\" type=\"publisher\"/></project>\n";
 	char dir[] = "/tmp/sddsnetcfg.XXXXXX", path[256], args[768], out[4096];
 	FILE *f;
 
@@ -247,11 +246,11 @@ static void test_daemon_start_errors(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_daemon_start_errors),
-		cmocka_unit_test(test_values),
-		cmocka_unit_test(test_refusals),
-		cmocka_unit_test(test_discovery_keys),
-		cmocka_unit_test(test_print_round_trip),
+	    cmocka_unit_test(test_daemon_start_errors),
+	    cmocka_unit_test(test_values),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_discovery_keys),
+	    cmocka_unit_test(test_print_round_trip),
 	};
 
 	sddsd_bin = argc > 1 ? argv[1] : NULL;

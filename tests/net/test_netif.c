@@ -23,23 +23,24 @@
 #include "ring.h"
 #include "snps.h"
 
-static const char node_xml[] =
-	"<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
-	"<domain id=\"1\">\n"
-	"<topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-	"  <attribute name=\"device\" type=\"DDS_unsigned_short\"/>\n"
-	"  <attribute name=\"value\" type=\"DDS_short\"/>\n"
-	"</topic>\n"
-	"<topic name=\"probe\" domain=\"1\" id=\"C\">\n"
-	"  <attribute name=\"a\" type=\"DDS_unsigned_long\"/>\n"
-	"  <attribute name=\"s\" type=\"DDS_string\" size=\"3\"/>\n"
-	"</topic>\n"
-	"</domain>\n"
-	"<role topic=\"temperature\" type=\"publisher\"/>\n"
-	"<role topic=\"probe\" type=\"subscriber\"/>\n"
-	"<subscription topic=\"temperature\"><subscriber ip=\"fe80::2\"/><subscriber ip=\"fe80::3\" port=\"4000\"/></subscription>\n"
-	"<subscription topic=\"probe\"><subscriber ip=\"fe80::2\"/></subscription>\n"
-	"</project>\n";
+static const char node_xml[] = "<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" "
+			       "ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"
+			       "<domain id=\"1\">\n"
+			       "<topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
+			       "  <attribute name=\"device\" type=\"DDS_unsigned_short\"/>\n"
+			       "  <attribute name=\"value\" type=\"DDS_short\"/>\n"
+			       "</topic>\n"
+			       "<topic name=\"probe\" domain=\"1\" id=\"C\">\n"
+			       "  <attribute name=\"a\" type=\"DDS_unsigned_long\"/>\n"
+			       "  <attribute name=\"s\" type=\"DDS_string\" size=\"3\"/>\n"
+			       "</topic>\n"
+			       "</domain>\n"
+			       "<role topic=\"temperature\" type=\"publisher\"/>\n"
+			       "<role topic=\"probe\" type=\"subscriber\"/>\n"
+			       "<subscription topic=\"temperature\"><subscriber ip=\"fe80::2\"/><subscriber "
+			       "ip=\"fe80::3\" port=\"4000\"/></subscription>\n"
+			       "<subscription topic=\"probe\"><subscriber ip=\"fe80::2\"/></subscription>\n"
+			       "</project>\n";
 
 struct local_reader {
 	void *mem;
@@ -60,8 +61,8 @@ struct fx {
 static void reader_open(struct fx *f, struct broker_topic *t, bool reliable, uint32_t cap,
 			struct local_reader *lr)
 {
-	struct broker_qos q = { .reliability = reliable ? BROKER_RELIABLE : BROKER_BEST_EFFORT,
-				.history_depth = cap };
+	struct broker_qos q = {.reliability = reliable ? BROKER_RELIABLE : BROKER_BEST_EFFORT,
+			       .history_depth = cap};
 	uint32_t size = broker_topic_desc(t)->sample_size;
 	size_t bytes = rring_size(cap, size);
 	struct rring_prod prod;
@@ -94,7 +95,7 @@ static int fx_open(struct fx *f, uint32_t max_frame, const char *swap)
 	struct netif_options o;
 	struct in6_addr sw;
 	struct broker_topic_desc d;
-	struct broker_qos wq = { .reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 100 };
+	struct broker_qos wq = {.reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 100};
 	char why[512];
 	int rc;
 
@@ -147,7 +148,7 @@ static void fx_close(struct fx *f)
 
 static void local_write(struct fx *f, uint16_t dev, int16_t val)
 {
-	uint8_t s[4] = { (uint8_t)(dev >> 8), (uint8_t)dev, (uint8_t)((uint16_t)val >> 8), (uint8_t)val };
+	uint8_t s[4] = {(uint8_t)(dev >> 8), (uint8_t)dev, (uint8_t)((uint16_t)val >> 8), (uint8_t)val};
 
 	assert_int_equal(broker_write(f->w, s, 4, 0, NULL), 0);
 }
@@ -174,7 +175,7 @@ static void test_nodecfg_table(void **state)
 
 static void test_local_to_net_recipe(void **state)
 {
-	static const uint8_t want[] = { 0x01, 0x03, 0x10, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15 };
+	static const uint8_t want[] = {0x01, 0x03, 0x10, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15};
 	const struct fake_dgram *d;
 	char a[64];
 	struct fx f;
@@ -230,7 +231,7 @@ static int collect_visit(void *ctx, const struct snps_event *ev)
 static void test_local_to_net_batching(void **state)
 {
 	struct snps_decoder_options o;
-	struct collect c = { .n = 0 };
+	struct collect c = {.n = 0};
 	struct fx f;
 
 	(void)state;
@@ -262,7 +263,7 @@ static void test_local_to_net_batching(void **state)
 
 static void test_net_to_local_no_echo(void **state)
 {
-	static const uint8_t frame[] = { 0x01, 0x03, 0x10, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15 };
+	static const uint8_t frame[] = {0x01, 0x03, 0x10, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15};
 	uint8_t buf[64];
 	struct fx f;
 
@@ -302,26 +303,31 @@ struct bad {
 static void test_garbage_counted(void **state)
 {
 	static const struct bad bads[] = {
-		{ "short", "fe80::2", 5000, false, { 0x01 }, 1, SNPS_R_SHORT_HEADER },
-		{ "version", "fe80::2", 5000, false, { 0x02, 0x00 }, 2, SNPS_R_BAD_VERSION },
-		{ "count high", "fe80::2", 5000, false, { 0x01, 0x02, 0x10 }, 3, SNPS_R_COUNT_HIGH },
-		{ "count low", "fe80::2", 5000, false, { 0x01, 0x01, 0x10, 0x10 }, 4, SNPS_R_COUNT_LOW },
-		{ "truncated", "fe80::2", 5000, false, { 0x01, 0x02, 0xa1, 0x42, 0xd2 }, 5, SNPS_R_TRUNCATED },
-		{ "ext", "fe80::2", 5000, false, { 0x01, 0x01, 0x2f }, 3, SNPS_R_UNKNOWN_EXT },
-		{ "no topic", "fe80::2", 5000, false, { 0x01, 0x01, 0x42, 1, 2, 3, 4 }, 7, SNPS_R_NO_TOPIC },
-		{ "unknown topic", "fe80::2", 5000, false, { 0x01, 0x02, 0xb1, 0x42, 1, 2, 3, 4 }, 8,
-		  SNPS_R_UNKNOWN_TOPIC },
-		{ "address", "fe80::2", 5000, false, { 0x01, 0x01, 0x38, 0x10, 1, 2, 3 }, 7, SNPS_R_BAD_ADDRESS },
-		{ "ack", "fe80::2", 5000, false, { 0x01, 0x03, 0xa1, 0x0f, 0x10 }, 5, SNPS_R_ACK_NO_SEQNR },
-		{ "secure", "fe80::2", 5000, false, { 0x01, 0x02, 0xa1, 0xef, 0x02, 0, 0 }, 7, SNPS_R_BAD_SECURE },
-		{ "oversized", "fe80::2", 5000, false, { 0x01, 0x01, 0x10 }, 129, NETIF_DROP_OVERSIZED },
-		{ "global source", "2001:db8::2", 5000, false, { 0x01, 0x01, 0x10 }, 3, NETIF_DROP_BAD_SOURCE },
-		{ "port 0", "fe80::2", 0, false, { 0x01, 0x01, 0x10 }, 3, NETIF_DROP_BAD_SOURCE },
-		{ "mcast port", "fe80::2", 5000, true, { 0x01, 0x01, 0x10 }, 3, NETIF_DROP_BAD_PORT },
-		{ "own", "fe80::1", 23234, false, { 0x01, 0x01, 0x10 }, 3, NETIF_DROP_OWN },
+	    {"short", "fe80::2", 5000, false, {0x01}, 1, SNPS_R_SHORT_HEADER},
+	    {"version", "fe80::2", 5000, false, {0x02, 0x00}, 2, SNPS_R_BAD_VERSION},
+	    {"count high", "fe80::2", 5000, false, {0x01, 0x02, 0x10}, 3, SNPS_R_COUNT_HIGH},
+	    {"count low", "fe80::2", 5000, false, {0x01, 0x01, 0x10, 0x10}, 4, SNPS_R_COUNT_LOW},
+	    {"truncated", "fe80::2", 5000, false, {0x01, 0x02, 0xa1, 0x42, 0xd2}, 5, SNPS_R_TRUNCATED},
+	    {"ext", "fe80::2", 5000, false, {0x01, 0x01, 0x2f}, 3, SNPS_R_UNKNOWN_EXT},
+	    {"no topic", "fe80::2", 5000, false, {0x01, 0x01, 0x42, 1, 2, 3, 4}, 7, SNPS_R_NO_TOPIC},
+	    {"unknown topic",
+	     "fe80::2",
+	     5000,
+	     false,
+	     {0x01, 0x02, 0xb1, 0x42, 1, 2, 3, 4},
+	     8,
+	     SNPS_R_UNKNOWN_TOPIC},
+	    {"address", "fe80::2", 5000, false, {0x01, 0x01, 0x38, 0x10, 1, 2, 3}, 7, SNPS_R_BAD_ADDRESS},
+	    {"ack", "fe80::2", 5000, false, {0x01, 0x03, 0xa1, 0x0f, 0x10}, 5, SNPS_R_ACK_NO_SEQNR},
+	    {"secure", "fe80::2", 5000, false, {0x01, 0x02, 0xa1, 0xef, 0x02, 0, 0}, 7, SNPS_R_BAD_SECURE},
+	    {"oversized", "fe80::2", 5000, false, {0x01, 0x01, 0x10}, 129, NETIF_DROP_OVERSIZED},
+	    {"global source", "2001:db8::2", 5000, false, {0x01, 0x01, 0x10}, 3, NETIF_DROP_BAD_SOURCE},
+	    {"port 0", "fe80::2", 0, false, {0x01, 0x01, 0x10}, 3, NETIF_DROP_BAD_SOURCE},
+	    {"mcast port", "fe80::2", 5000, true, {0x01, 0x01, 0x10}, 3, NETIF_DROP_BAD_PORT},
+	    {"own", "fe80::1", 23234, false, {0x01, 0x01, 0x10}, 3, NETIF_DROP_OWN},
 	};
-	static const uint8_t wrong_domain[] = { 0x01, 0x03, 0x20, 0xa1, 0x42, 1, 2, 3, 4 };
-	static const uint8_t good[] = { 0x01, 0x03, 0x10, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15 };
+	static const uint8_t wrong_domain[] = {0x01, 0x03, 0x20, 0xa1, 0x42, 1, 2, 3, 4};
+	static const uint8_t good[] = {0x01, 0x03, 0x10, 0xa1, 0x42, 0xd2, 0x6a, 0x00, 0x15};
 	const struct netif_counters *c;
 	Sdds__Ctl__NetStats *st;
 	uint8_t buf[64];
@@ -344,7 +350,8 @@ static void test_garbage_counted(void **state)
 	for (uint32_t i = 0; i < n_bad; i++) {
 		if (c->drops[bads[i].reason] < 50)
 			fail_msg("%s: reason %s counted %llu times, want >= 50", bads[i].name,
-				 netif_drop_name(bads[i].reason), (unsigned long long)c->drops[bads[i].reason]);
+				 netif_drop_name(bads[i].reason),
+				 (unsigned long long)c->drops[bads[i].reason]);
 	}
 	assert_int_equal(c->drops[NETIF_DROP_DOMAIN], 50);
 	assert_int_equal(c->malformed, 50 * n_bad);
@@ -385,8 +392,8 @@ static void test_garbage_counted(void **state)
 
 static void test_swapped_peer(void **state)
 {
-	static const uint8_t swapped[] = { 0x01, 0x03, 0x10, 0xa1, 0x42, 0x6a, 0xd2, 0x15, 0x00 };
-	static const uint8_t want_out[] = { 0x01, 0x03, 0x10, 0xa1, 0x42, 0x6a, 0xd2, 0x15, 0x00 };
+	static const uint8_t swapped[] = {0x01, 0x03, 0x10, 0xa1, 0x42, 0x6a, 0xd2, 0x15, 0x00};
+	static const uint8_t want_out[] = {0x01, 0x03, 0x10, 0xa1, 0x42, 0x6a, 0xd2, 0x15, 0x00};
 	uint8_t buf[64];
 	struct fx f;
 
@@ -404,7 +411,7 @@ static void test_swapped_peer(void **state)
 	netif_flush(f.n);
 	assert_int_equal(fake_sent(), 2);
 	assert_memory_equal(fake_sent_at(0)->buf, want_out, sizeof(want_out)); /* fe80::2: swapped */
-	assert_int_equal(fake_sent_at(1)->buf[5], 0xd2);			/* fe80::3: canonical */
+	assert_int_equal(fake_sent_at(1)->buf[5], 0xd2);		       /* fe80::3: canonical */
 	fx_close(&f);
 }
 
@@ -486,14 +493,10 @@ static void test_topic_too_big_for_frame(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nodecfg_table),
-		cmocka_unit_test(test_local_to_net_recipe),
-		cmocka_unit_test(test_local_to_net_batching),
-		cmocka_unit_test(test_net_to_local_no_echo),
-		cmocka_unit_test(test_garbage_counted),
-		cmocka_unit_test(test_swapped_peer),
-		cmocka_unit_test(test_backlog_order),
-		cmocka_unit_test(test_topic_too_big_for_frame),
+	    cmocka_unit_test(test_nodecfg_table),	  cmocka_unit_test(test_local_to_net_recipe),
+	    cmocka_unit_test(test_local_to_net_batching), cmocka_unit_test(test_net_to_local_no_echo),
+	    cmocka_unit_test(test_garbage_counted),	  cmocka_unit_test(test_swapped_peer),
+	    cmocka_unit_test(test_backlog_order),	  cmocka_unit_test(test_topic_too_big_for_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

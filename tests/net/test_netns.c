@@ -115,23 +115,24 @@ static int write_file(const char *name, const char *text)
 }
 
 static const char topics_xml[] =
-	"<domain id=\"1\">\n"
-	"  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-	"    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
-	"    <attribute name=\"value\" type=\"DDS_short\"/>\n"
-	"  </topic>\n"
-	"  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
-	"    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
-	"    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
-	"  </topic>\n"
-	"</domain>\n";
+    "<domain id=\"1\">\n"
+    "  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
+    "    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
+    "    <attribute name=\"value\" type=\"DDS_short\"/>\n"
+    "  </topic>\n"
+    "  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
+    "    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
+    "    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
+    "  </topic>\n"
+    "</domain>\n";
 
 static int write_node(const char *name, const char *me, const char *iface, const char *peer)
 {
 	char text[2048];
 
 	snprintf(text, sizeof(text),
-		 "<project name=\"%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" iface=\"%s\" "
+		 "<project name=\"%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" "
+		 "iface=\"%s\" "
 		 "port=\"23234\">\n"
 		 "  <include filename=\"topics.xml\"/>\n"
 		 "  <role topic=\"temperature\" type=\"publisher\"/>\n"
@@ -148,8 +149,9 @@ static int write_node(const char *name, const char *me, const char *iface, const
 			return -1;
 	}
 	/* B polls, A sleeps in epoll: the end-of-turn flush is exercised in both loop modes. */
-	snprintf(text, sizeof(text), "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\npoll = %s\n",
-		 dir, name, dir, name, strcmp(name, "b") == 0 ? "true" : "false");
+	snprintf(text, sizeof(text),
+		 "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\npoll = %s\n", dir, name,
+		 dir, name, strcmp(name, "b") == 0 ? "true" : "false");
 	{
 		char file[64];
 
@@ -211,10 +213,12 @@ static int group_setup(void **state)
 		const char *dev = i == 0 ? "vna" : "vnb";
 		const char *addr = i == 0 ? "fe80::a" : "fe80::b";
 
-		if (run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 "
+		if (run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 "
+			"net.ipv6.conf.default.accept_dad=0 "
 			"net.ipv6.conf.%s.accept_dad=0",
 			ns, dev) != 0 ||
-		    run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s link set %s up",
+		    run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s link "
+			"set %s up",
 			ns, ns, addr, dev, ns, dev) != 0)
 			return -1;
 	}
@@ -239,8 +243,8 @@ static int group_teardown(void **state)
 }
 
 /* A helper in a namespace; with want_ready, wait for its "ready" line. */
-static pid_t helper(const char *ns, bool want_ready, const char *a1, const char *a2, const char *a3, const char *a4,
-		    const char *a5, const char *a6)
+static pid_t helper(const char *ns, bool want_ready, const char *a1, const char *a2, const char *a3,
+		    const char *a4, const char *a5, const char *a6)
 {
 	int pfd[2];
 	pid_t pid;
@@ -343,8 +347,8 @@ static uint64_t json_u64(const char *json, const char *key)
 static void test_garbage_while_exchanging(void **state)
 {
 	static const char *const reasons[] = {
-		"short_header", "bad_version", "count_high", "count_low", "truncated", "unknown_ext",
-		"no_topic", "unknown_topic", "bad_address", "ack_no_seqnr", "bad_secure", "oversized",
+	    "short_header", "bad_version",   "count_high",  "count_low",    "truncated",  "unknown_ext",
+	    "no_topic",	    "unknown_topic", "bad_address", "ack_no_seqnr", "bad_secure", "oversized",
 	};
 	static char before[65536], after[65536];
 	char sa[128], sb[128];
@@ -370,8 +374,8 @@ static void test_garbage_while_exchanging(void **state)
 	mal_after = json_u64(after, "malformed");
 	/* 14 kinds cycle: 12 malformed, 1 oversized among them, 1 wrong domain, 1 random. */
 	if (mal_after - mal_before < 4400)
-		fail_msg("malformed went from %llu to %llu, want +4400 or more:\n%s", (unsigned long long)mal_before,
-			 (unsigned long long)mal_after, after);
+		fail_msg("malformed went from %llu to %llu, want +4400 or more:\n%s",
+			 (unsigned long long)mal_before, (unsigned long long)mal_after, after);
 	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
 		char k[64];
 
@@ -453,7 +457,8 @@ static void test_replay_multicast(void **state)
 	assert_int_equal(wait_ok(rp), 0);
 	assert_int_equal(wait_ok(rb), 0);
 	assert_int_equal(ctl_json(ns_b, "b", "net", after, sizeof(after)), 0);
-	assert_int_equal(json_u64(after, "unknown_topic") - json_u64(before, "unknown_topic"), builtin_frames);
+	assert_int_equal(json_u64(after, "unknown_topic") - json_u64(before, "unknown_topic"),
+			 builtin_frames);
 }
 
 /* A local client cannot register a node-config topic with another layout. */
@@ -469,12 +474,12 @@ static void test_layout_mismatch_refused(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_both_directions),
-		cmocka_unit_test(test_both_directions_swapped_topics),
-		cmocka_unit_test(test_garbage_while_exchanging),
-		cmocka_unit_test(test_replay_real_node),
-		cmocka_unit_test(test_replay_multicast),
-		cmocka_unit_test(test_layout_mismatch_refused),
+	    cmocka_unit_test(test_both_directions),
+	    cmocka_unit_test(test_both_directions_swapped_topics),
+	    cmocka_unit_test(test_garbage_while_exchanging),
+	    cmocka_unit_test(test_replay_real_node),
+	    cmocka_unit_test(test_replay_multicast),
+	    cmocka_unit_test(test_layout_mismatch_refused),
 	};
 	int rc;
 

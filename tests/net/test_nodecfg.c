@@ -67,10 +67,10 @@ static void test_file_with_include(void **state)
 static void test_example_configs(void **state)
 {
 	static const char *const files[] = {
-		"../../../examples/temperature/pub/sdds.xml",
-		"../../../examples/temperature/sub/sdds.xml",
-		"../../gen/data/config/basic_linux_linux_temperature_pub/sdds.xml",
-		"../../gen/data/config/probe_wide_sub/sdds.xml",
+	    "../../../examples/temperature/pub/sdds.xml",
+	    "../../../examples/temperature/sub/sdds.xml",
+	    "../../gen/data/config/basic_linux_linux_temperature_pub/sdds.xml",
+	    "../../gen/data/config/probe_wide_sub/sdds.xml",
 	};
 	char path[512];
 
@@ -92,31 +92,39 @@ struct bad {
 	const char *want; /* substring of the message */
 };
 
-#define HEAD "<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"x\">\n"
-#define T(name, dom, id) \
-	"<topic name=\"" name "\" domain=\"" dom "\" id=\"" id "\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
+#define HEAD                                                                                                 \
+	"<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" "           \
+	"iface=\"x\">\n"
+#define T(name, dom, id)                                                                                     \
+	"<topic name=\"" name "\" domain=\"" dom "\" id=\"" id                                               \
+	"\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
 
 static void test_refusals(void **state)
 {
 	static const struct bad bads[] = {
-		{ HEAD T("a", "1", "1A") "<role topic=\"a\" type=\"publisher\"/></project>", "bad.xml:2: topic 'a': id 26" },
-		{ HEAD T("a", "12", "A") "<role topic=\"a\" type=\"publisher\"/></project>", "out of range" },
-		{ HEAD T("a", "1", "3") "<role topic=\"a\" type=\"publisher\"/></project>", "builtin" },
-		{ HEAD T("a", "1", "A") T("b", "2", "A")
-		  "<role topic=\"a\" type=\"publisher\"/><role topic=\"b\" type=\"publisher\"/></project>",
-		  "bad.xml:3: topic 'b' has the id 10" },
-		{ HEAD T("a", "1", "A") "<role topic=\"a\" type=\"publisher\"/>\n"
-		  "<subscription topic=\"a\"><subscriber ip=\"10.0.0.1\"/></subscription></project>",
-		  "bad.xml:4: subscriber ip '10.0.0.1'" },
-		{ HEAD T("a", "1", "A") "<role topic=\"a\" type=\"publisher\"/>\n"
-		  "<subscription topic=\"a\"><subscriber ip=\"ff02::10\"/></subscription></project>",
-		  "not a unicast" },
-		{ HEAD T("a", "1", "A") "<role topic=\"a\" type=\"publisher\"/>\n"
-		  "<subscription topic=\"a\"><subscriber ip=\"fe80::1%\"/></subscription></project>",
-		  "bad.xml:4:" },
-		{ "<project name=\"t\" protocol=\"AF_INET\">" T("a", "1", "A")
-		  "<role topic=\"a\" type=\"publisher\"/></project>", "UDPv6" },
-		{ HEAD T("a", "1", "A") "<role topic=\"a\" type=\"publisher\"/>", "bad.xml" },
+	    {HEAD T("a", "1", "1A") "<role topic=\"a\" type=\"publisher\"/></project>",
+	     "bad.xml:2: topic 'a': id 26"},
+	    {HEAD T("a", "12", "A") "<role topic=\"a\" type=\"publisher\"/></project>", "out of range"},
+	    {HEAD T("a", "1", "3") "<role topic=\"a\" type=\"publisher\"/></project>", "builtin"},
+	    {HEAD T("a", "1", "A") T("b", "2", "A") "<role topic=\"a\" type=\"publisher\"/><role topic=\"b\" "
+						    "type=\"publisher\"/></project>",
+	     "bad.xml:3: topic 'b' has the id 10"},
+	    {HEAD T("a", "1",
+		    "A") "<role topic=\"a\" type=\"publisher\"/>\n"
+			 "<subscription topic=\"a\"><subscriber ip=\"10.0.0.1\"/></subscription></project>",
+	     "bad.xml:4: subscriber ip '10.0.0.1'"},
+	    {HEAD T("a", "1",
+		    "A") "<role topic=\"a\" type=\"publisher\"/>\n"
+			 "<subscription topic=\"a\"><subscriber ip=\"ff02::10\"/></subscription></project>",
+	     "not a unicast"},
+	    {HEAD T("a", "1",
+		    "A") "<role topic=\"a\" type=\"publisher\"/>\n"
+			 "<subscription topic=\"a\"><subscriber ip=\"fe80::1%\"/></subscription></project>",
+	     "bad.xml:4:"},
+	    {"<project name=\"t\" protocol=\"AF_INET\">" T(
+		 "a", "1", "A") "<role topic=\"a\" type=\"publisher\"/></project>",
+	     "UDPv6"},
+	    {HEAD T("a", "1", "A") "<role topic=\"a\" type=\"publisher\"/>", "bad.xml"},
 	};
 
 	(void)state;
@@ -147,10 +155,10 @@ static void test_missing_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_file_with_include),
-		cmocka_unit_test(test_example_configs),
-		cmocka_unit_test(test_refusals),
-		cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_file_with_include),
+	    cmocka_unit_test(test_example_configs),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_missing_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

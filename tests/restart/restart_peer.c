@@ -56,7 +56,7 @@ static int64_t peer_now_ns(void)
 
 static void peer_sleep_us(uint32_t us)
 {
-	struct timespec ts = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
+	struct timespec ts = {.tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000};
 
 	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
@@ -65,7 +65,7 @@ static void peer_sleep_us(uint32_t us)
 /* True once stdin reached EOF; never blocks. */
 static bool peer_stdin_closed(void)
 {
-	struct pollfd p = { .fd = 0, .events = POLLIN };
+	struct pollfd p = {.fd = 0, .events = POLLIN};
 	char buf[64];
 
 	if (poll(&p, 1, 0) <= 0)
@@ -90,16 +90,20 @@ static uint64_t peer_get64(const uint8_t *p)
 	return v;
 }
 
-static int peer_open(const char *sock, const char *name, bool reader, sdds_client **ret_c, sdds_writer **ret_w,
-		     sdds_reader **ret_r)
+static int peer_open(const char *sock, const char *name, bool reader, sdds_client **ret_c,
+		     sdds_writer **ret_w, sdds_reader **ret_r)
 {
 	static const sdds_field f[] = {
-		{ "seq", SDDS_FIELD_ULONGLONG, 8 },
-		{ "sent", SDDS_FIELD_ULONGLONG, 8 },
-		{ "check", SDDS_FIELD_ULONGLONG, 8 },
+	    {"seq", SDDS_FIELD_ULONGLONG, 8},
+	    {"sent", SDDS_FIELD_ULONGLONG, 8},
+	    {"check", SDDS_FIELD_ULONGLONG, 8},
 	};
-	sdds_topic_desc d = { .name = "restart", .domain = 0, .id = PEER_TOPIC, .sample_size = PEER_SAMPLE,
-			      .fields = f, .n_fields = 3 };
+	sdds_topic_desc d = {.name = "restart",
+			     .domain = 0,
+			     .id = PEER_TOPIC,
+			     .sample_size = PEER_SAMPLE,
+			     .fields = f,
+			     .n_fields = 3};
 	sdds_client_options o;
 	sdds_topic *t;
 	sdds_qos q;
@@ -218,12 +222,14 @@ static int peer_sub(const char *sock)
 			if (now_rc != seen_reconnects) {
 				gaps++;
 				lost += miss;
-				printf("gap n=%" PRIu64 " lost=%" PRIu64 " us=%" PRId64 " seq=%" PRIu64 "\n", now_rc, miss,
-				       (t - t_last) / 1000, seq);
+				printf("gap n=%" PRIu64 " lost=%" PRIu64 " us=%" PRId64 " seq=%" PRIu64 "\n",
+				       now_rc, miss, (t - t_last) / 1000, seq);
 				seen_reconnects = now_rc;
 			} else if (miss) {
 				/* A reliable reader loses nothing within one connection. */
-				fprintf(stderr, "restart-peer sub: %" PRIu64 " lost before %" PRIu64 " without a restart\n",
+				fprintf(stderr,
+					"restart-peer sub: %" PRIu64 " lost before %" PRIu64
+					" without a restart\n",
 					miss, seq);
 				errors++;
 			}
@@ -241,9 +247,9 @@ static int peer_sub(const char *sock)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "socket", required_argument, NULL, 's' },
-		{ "period-us", required_argument, NULL, 'p' },
-		{ NULL, 0, NULL, 0 },
+	    {"socket", required_argument, NULL, 's'},
+	    {"period-us", required_argument, NULL, 'p'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *sock = NULL;
 	uint32_t period_us = 500;

@@ -62,11 +62,11 @@ static struct {
 	char sock[100]; /* fits sun_path */
 	int lfd;
 	struct itest_proc daemon, pub, sub;
-} T = { .lfd = -1 };
+} T = {.lfd = -1};
 
 static int listen_socket(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
@@ -85,7 +85,7 @@ static int listen_socket(const char *path)
 static void daemon_spawn(void)
 {
 	char fdnum[16];
-	const char *argv[] = { T.wrapper, fdnum, T.sddsd, "--socket", T.sock, "--log-level", "warning", NULL };
+	const char *argv[] = {T.wrapper, fdnum, T.sddsd, "--socket", T.sock, "--log-level", "warning", NULL};
 	int rc;
 
 	snprintf(fdnum, sizeof(fdnum), "%d", T.lfd);
@@ -107,14 +107,14 @@ static void daemon_kill9(void)
 
 static void peer_spawn(struct itest_proc *p, const char *role)
 {
-	const char *plain[] = { T.peer, role, "--socket", T.sock, NULL };
+	const char *plain[] = {T.peer, role, "--socket", T.sock, NULL};
 	/*
 	 * Under the sanitizers the runtime's shadow memory needs RLIMIT_DATA
 	 * lifted and LeakSanitizer's ptrace is denied inside (as tests/sandbox
 	 * does it).
 	 */
-	const char *boxed[] = { T.sandbox, "--socket", T.sock, "--mem", itest_asan() ? "0" : "1G", "--",
-				T.peer, role, NULL };
+	const char *boxed[] = {T.sandbox, "--socket", T.sock, "--mem", itest_asan() ? "0" : "1G",
+			       "--",	  T.peer,     role,   NULL};
 	char line[ITEST_LINE_MAX];
 
 	assert_int_equal(itest_proc_spawn(p, T.sandbox ? boxed : plain), 0);
@@ -198,7 +198,8 @@ static void test_restart_cycles(void **state)
 	assert_true(itest_kv_u64(line, "lost", &v) && v == total_lost);
 	assert_true(itest_kv_u64(line, "last", &v) && v > last_gap_seq + 100);
 
-	fprintf(stderr, "# samples lost per restart: median %" PRIu64 ", max %" PRIu64 ", total %" PRIu64 "\n",
+	fprintf(stderr,
+		"# samples lost per restart: median %" PRIu64 ", max %" PRIu64 ", total %" PRIu64 "\n",
 		median(lost, T.cycles), maximum(lost, T.cycles), total_lost);
 	fprintf(stderr,
 		"# time without delivery (subscriber): median %.1f ms, max %.1f ms; kill to first delivery: "
@@ -242,7 +243,7 @@ static int teardown(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_restart_cycles, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_restart_cycles, setup, teardown),
 	};
 
 	T.cycles = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : RESTART_DEFAULT_CYCLES;

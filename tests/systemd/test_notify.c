@@ -58,7 +58,7 @@ static int64_t now_ms(void)
 
 static int bind_unix(int type, const char *path, bool do_listen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 
 	assert_true(fd >= 0);
@@ -96,7 +96,7 @@ static void svc_free(struct svc *s)
  */
 static void svc_start(struct svc *s, const char *watchdog, const char *watchdog_pid, const char *const *extra)
 {
-	const char *argv[16] = { sddsd_path };
+	const char *argv[16] = {sddsd_path};
 	int argc = 1;
 
 	for (int i = 0; extra != NULL && extra[i] != NULL && argc < 14; i++)
@@ -125,7 +125,7 @@ static void svc_start(struct svc *s, const char *watchdog, const char *watchdog_
 		execv(sddsd_path, (char *const *)argv);
 		_exit(127);
 	}
-	tc_daemon_track(&(struct tc_daemon){ .pid = s->pid });
+	tc_daemon_track(&(struct tc_daemon){.pid = s->pid});
 }
 
 /* Wait for the daemon's exit; returns the wait status. */
@@ -148,7 +148,7 @@ static int svc_wait(struct svc *s)
 /* One notification within timeout_ms into buf; false on timeout. */
 static bool recv_note(struct svc *s, int timeout_ms, char *buf, size_t cap)
 {
-	struct pollfd p = { .fd = s->notify_fd, .events = POLLIN };
+	struct pollfd p = {.fd = s->notify_fd, .events = POLLIN};
 	ssize_t n;
 
 	if (poll(&p, 1, timeout_ms) <= 0)
@@ -301,7 +301,7 @@ static void test_watchdog_other_pid(void **state)
 static void test_reload_notes(void **state)
 {
 	char policy[128], buf[1024];
-	const char *extra[] = { "--policy", policy, NULL };
+	const char *extra[] = {"--policy", policy, NULL};
 	struct svc s;
 	FILE *f;
 
@@ -388,11 +388,11 @@ static void test_socket_survives_restart(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_ready_status_stopping, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_watchdog, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_watchdog_other_pid, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_reload_notes, tc_daemon_cleanup),
-		cmocka_unit_test_teardown(test_socket_survives_restart, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_ready_status_stopping, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_watchdog, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_watchdog_other_pid, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_reload_notes, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_socket_survives_restart, tc_daemon_cleanup),
 	};
 
 	if (argc < 2) {

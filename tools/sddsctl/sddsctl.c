@@ -31,17 +31,25 @@
 
 #define SDDSCTL_TIMEOUT_S 5
 
-enum sddsctl_view { VIEW_CLIENTS, VIEW_TOPICS, VIEW_READERS, VIEW_WRITERS, VIEW_ENDPOINTS, VIEW_STATS, VIEW_DENIALS,
-		    VIEW_PEERS, VIEW_NET };
+enum sddsctl_view {
+	VIEW_CLIENTS,
+	VIEW_TOPICS,
+	VIEW_READERS,
+	VIEW_WRITERS,
+	VIEW_ENDPOINTS,
+	VIEW_STATS,
+	VIEW_DENIALS,
+	VIEW_PEERS,
+	VIEW_NET
+};
 
 static const struct {
 	const char *name;
 	enum sddsctl_view view;
 } sddsctl_views[] = {
-	{ "clients", VIEW_CLIENTS },     { "topics", VIEW_TOPICS }, { "readers", VIEW_READERS },
-	{ "writers", VIEW_WRITERS },      { "endpoints", VIEW_ENDPOINTS }, { "stats", VIEW_STATS },
-	{ "denials", VIEW_DENIALS },
-	{ "peers", VIEW_PEERS },	  { "net", VIEW_NET },
+    {"clients", VIEW_CLIENTS}, {"topics", VIEW_TOPICS},	      {"readers", VIEW_READERS},
+    {"writers", VIEW_WRITERS}, {"endpoints", VIEW_ENDPOINTS}, {"stats", VIEW_STATS},
+    {"denials", VIEW_DENIALS}, {"peers", VIEW_PEERS},	      {"net", VIEW_NET},
 };
 
 static void usage(FILE *f)
@@ -103,8 +111,8 @@ static int sddsctl_recv(int fd, uint32_t id, Sdds__Ctl__Reply **ret)
  */
 static int sddsctl_query(const char *path, Sdds__Ctl__Reply **ret)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct timeval tv = { .tv_sec = SDDSCTL_TIMEOUT_S };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = SDDSCTL_TIMEOUT_S};
 	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
 	Sdds__Ctl__Hello hello = SDDS__CTL__HELLO__INIT;
 	Sdds__Ctl__StatsQuery sq = SDDS__CTL__STATS_QUERY__INIT;
@@ -187,11 +195,21 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p != '\0'; p++) {
 		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\r': fputs("\\r", f); break;
-		case '\t': fputs("\\t", f); break;
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
 		default:
 			if (*p < 0x20 || *p >= 0x7f)
 				fprintf(f, "\\u%04x", *p);
@@ -208,8 +226,9 @@ static void json_counters(FILE *f, const Sdds__Ctl__Counters *c)
 
 	if (c == NULL)
 		c = &zero;
-	fprintf(f, "{\"written\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"dropped\": %" PRIu64
-		   ", \"rejected\": %" PRIu64 "}",
+	fprintf(f,
+		"{\"written\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"dropped\": %" PRIu64
+		", \"rejected\": %" PRIu64 "}",
 		c->written, c->delivered, c->dropped, c->rejected);
 }
 
@@ -272,8 +291,9 @@ static void json_endpoints(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_vie
 
 		if (!endpoint_shown(e, v))
 			continue;
-		fprintf(f, "%s\n    {\"id\": %u, \"session_id\": %u, \"domain\": %u, \"topic_id\": %u, "
-			   "\"kind\": \"%s\", \"reliability\": \"%s\", \"depth\": %u, \"counters\": ",
+		fprintf(f,
+			"%s\n    {\"id\": %u, \"session_id\": %u, \"domain\": %u, \"topic_id\": %u, "
+			"\"kind\": \"%s\", \"reliability\": \"%s\", \"depth\": %u, \"counters\": ",
 			first ? "" : ",", e->id, e->session_id, e->domain, e->topic_id,
 			e->reader ? "reader" : "writer", reliability_name(e->reliability), e->depth);
 		json_counters(f, e->counters);
@@ -310,8 +330,9 @@ static void stats_totals(const Sdds__Ctl__Stats *st, Sdds__Ctl__Counters *tot, u
 
 static void json_denials(FILE *f, const Sdds__Ctl__Stats *st)
 {
-	fprintf(f, "\"policy\": {\"loaded\": %s, \"denied\": %" PRIu64 ", \"reloads\": %" PRIu64
-		   ", \"reload_failures\": %" PRIu64 "},\n  \"denials\": [",
+	fprintf(f,
+		"\"policy\": {\"loaded\": %s, \"denied\": %" PRIu64 ", \"reloads\": %" PRIu64
+		", \"reload_failures\": %" PRIu64 "},\n  \"denials\": [",
 		st->policy_loaded ? "true" : "false", st->policy_denied, st->policy_reloads,
 		st->policy_reload_failures);
 	for (size_t i = 0; i < st->n_denials; i++) {
@@ -349,15 +370,17 @@ static void json_peers(FILE *f, const Sdds__Ctl__Stats *st)
 		json_str(f, p->address);
 		fputs(", \"iface\": ", f);
 		json_str(f, p->iface);
-		fprintf(f, ", \"port\": %u, \"static\": %s, \"swapped\": %s, \"seen\": %s, \"last_seen_ms\": %" PRIu64
-			   ", \"last_port\": %u, \"topics_in\": ",
+		fprintf(f,
+			", \"port\": %u, \"static\": %s, \"swapped\": %s, \"seen\": %s, \"last_seen_ms\": "
+			"%" PRIu64 ", \"last_port\": %u, \"topics_in\": ",
 			p->port, p->is_static ? "true" : "false", p->swapped ? "true" : "false",
 			p->seen ? "true" : "false", p->last_seen_ms, p->last_port);
 		json_topic_ids(f, p->topics_in, p->n_topics_in);
 		fputs(", \"topics_out\": ", f);
 		json_topic_ids(f, p->topics_out, p->n_topics_out);
-		fprintf(f, ", \"frames_in\": %" PRIu64 ", \"samples_in\": %" PRIu64 ", \"frames_out\": %" PRIu64
-			   ", \"samples_out\": %" PRIu64 ", \"malformed\": %" PRIu64 "}",
+		fprintf(f,
+			", \"frames_in\": %" PRIu64 ", \"samples_in\": %" PRIu64 ", \"frames_out\": %" PRIu64
+			", \"samples_out\": %" PRIu64 ", \"malformed\": %" PRIu64 "}",
 			p->frames_in, p->samples_in, p->frames_out, p->samples_out, p->malformed);
 	}
 	fputs(n != NULL && n->n_peers ? "\n  ]" : "]", f);
@@ -378,13 +401,15 @@ static void json_net(FILE *f, const Sdds__Ctl__Stats *st)
 		fputs(i ? ", " : "", f);
 		json_str(f, n->interfaces[i]);
 	}
-	fprintf(f, "], \"frames_in\": %" PRIu64 ", \"samples_in\": %" PRIu64 ", \"bytes_in\": %" PRIu64
-		   ", \"frames_out\": %" PRIu64 ", \"samples_out\": %" PRIu64 ", \"bytes_out\": %" PRIu64
-		   ", \"tx_errors\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"backlog\": %u"
-		   ", \"backlog_forced\": %" PRIu64 ", \"peer_table_full\": %" PRIu64
-		   ", \"local_overwritten\": %" PRIu64 ", \"rx_overflow\": %" PRIu64 ", \"drops\": {",
-		n->frames_in, n->samples_in, n->bytes_in, n->frames_out, n->samples_out, n->bytes_out, n->tx_errors,
-		n->malformed, n->backlog, n->backlog_forced, n->peer_table_full, n->local_overwritten, n->rx_overflow);
+	fprintf(f,
+		"], \"frames_in\": %" PRIu64 ", \"samples_in\": %" PRIu64 ", \"bytes_in\": %" PRIu64
+		", \"frames_out\": %" PRIu64 ", \"samples_out\": %" PRIu64 ", \"bytes_out\": %" PRIu64
+		", \"tx_errors\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"backlog\": %u"
+		", \"backlog_forced\": %" PRIu64 ", \"peer_table_full\": %" PRIu64
+		", \"local_overwritten\": %" PRIu64 ", \"rx_overflow\": %" PRIu64 ", \"drops\": {",
+		n->frames_in, n->samples_in, n->bytes_in, n->frames_out, n->samples_out, n->bytes_out,
+		n->tx_errors, n->malformed, n->backlog, n->backlog_forced, n->peer_table_full,
+		n->local_overwritten, n->rx_overflow);
 	for (size_t i = 0; i < n->n_drops; i++) {
 		fputs(i ? ", " : "", f);
 		json_str(f, n->drops[i]->reason);
@@ -394,19 +419,19 @@ static void json_net(FILE *f, const Sdds__Ctl__Stats *st)
 		"}, \"peers_expired\": %" PRIu64 ", \"dests_full\": %" PRIu64 ", \"seq_dropped\": %" PRIu64
 		", \"acks_out\": %" PRIu64 ", \"acks_in\": %" PRIu64 ", \"resent\": %" PRIu64
 		", \"seq_resync\": %" PRIu64 ", \"rel_given_up\": %" PRIu64 ", \"discovery\": ",
-		n->peers_expired, n->dests_full, n->seq_dropped, n->acks_out, n->acks_in, n->resent, n->seq_resync,
-		n->rel_given_up);
+		n->peers_expired, n->dests_full, n->seq_dropped, n->acks_out, n->acks_in, n->resent,
+		n->seq_resync, n->rel_given_up);
 	if (n->discovery == NULL) {
 		fputs("null}", f);
 		return;
 	}
 	fprintf(f,
-		"{\"node_id\": %u, \"participants\": %u, \"subscriptions\": %u, \"participants_expired\": %" PRIu64
-		", \"subscriptions_expired\": %" PRIu64 ", \"table_full\": %" PRIu64 ", \"id_clash\": %" PRIu64
-		", \"frames_out\": %" PRIu64 "}}",
+		"{\"node_id\": %u, \"participants\": %u, \"subscriptions\": %u, \"participants_expired\": "
+		"%" PRIu64 ", \"subscriptions_expired\": %" PRIu64 ", \"table_full\": %" PRIu64
+		", \"id_clash\": %" PRIu64 ", \"frames_out\": %" PRIu64 "}}",
 		n->discovery->node_id, n->discovery->participants, n->discovery->subscriptions,
-		n->discovery->participants_expired, n->discovery->subscriptions_expired, n->discovery->table_full,
-		n->discovery->id_clash, n->discovery->frames_out);
+		n->discovery->participants_expired, n->discovery->subscriptions_expired,
+		n->discovery->table_full, n->discovery->id_clash, n->discovery->frames_out);
 }
 
 static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
@@ -444,9 +469,10 @@ static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 		stats_totals(st, &tot, &nr, &nw);
 		fprintf(f, "\"epoch\": \"%016" PRIx64 "\",\n  \"uptime_ms\": %" PRIu64 ",\n", st->epoch,
 			st->uptime_ms);
-		fprintf(f, "  \"totals\": {\"clients\": %zu, \"topics\": %zu, \"readers\": %u, \"writers\": %u, "
-			   "\"sessions_total\": %" PRIu64 ", \"sessions_protocol_errors\": %" PRIu64
-			   ", \"sessions_over_limit\": %" PRIu64 ", \"counters\": ",
+		fprintf(f,
+			"  \"totals\": {\"clients\": %zu, \"topics\": %zu, \"readers\": %u, \"writers\": %u, "
+			"\"sessions_total\": %" PRIu64 ", \"sessions_protocol_errors\": %" PRIu64
+			", \"sessions_over_limit\": %" PRIu64 ", \"counters\": ",
 			st->n_clients, st->n_topics, nr, nw, st->sessions_total, st->sessions_protocol_errors,
 			st->sessions_over_limit);
 		json_counters(f, &tot);
@@ -497,8 +523,8 @@ static void text_clients(FILE *f, const Sdds__Ctl__Stats *st)
 {
 	char nb[64], ib[64];
 
-	fprintf(f, "%-8s %-8s %-6s %-20s %-16s %7s %7s ", "SESSION", "PID", "UID", "NAME", "IDENTITY", "READERS",
-		"WRITERS");
+	fprintf(f, "%-8s %-8s %-6s %-20s %-16s %7s %7s ", "SESSION", "PID", "UID", "NAME", "IDENTITY",
+		"READERS", "WRITERS");
 	fprintf(f, COUNTER_HDR);
 	for (size_t i = 0; i < st->n_clients; i++) {
 		const Sdds__Ctl__ClientInfo *c = st->clients[i];
@@ -541,20 +567,24 @@ static void text_endpoints(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_vie
 		if (!endpoint_shown(e, v))
 			continue;
 		fprintf(f, "%-10u %-8u %-6s %-6u %-6u %-11s %6u ", e->id, e->session_id,
-			e->reader ? "reader" : "writer", e->domain, e->topic_id, reliability_name(e->reliability),
-			e->depth);
+			e->reader ? "reader" : "writer", e->domain, e->topic_id,
+			reliability_name(e->reliability), e->depth);
 		text_counters(f, e->counters);
 		shown++;
 	}
 	if (shown == 0)
-		fprintf(f, "(no %s)\n", v == VIEW_READERS ? "readers" : v == VIEW_WRITERS ? "writers" : "endpoints");
+		fprintf(f, "(no %s)\n",
+			v == VIEW_READERS   ? "readers"
+			: v == VIEW_WRITERS ? "writers"
+					    : "endpoints");
 }
 
 static void text_denials(FILE *f, const Sdds__Ctl__Stats *st)
 {
 	char nb[64];
 
-	fprintf(f, "access policy             %s\n", st->policy_loaded ? "loaded" : "none (every topic open)");
+	fprintf(f, "access policy             %s\n",
+		st->policy_loaded ? "loaded" : "none (every topic open)");
 	fprintf(f, "requests denied           %" PRIu64 "\n", st->policy_denied);
 	fprintf(f, "reloads / refused files   %" PRIu64 " / %" PRIu64 "\n", st->policy_reloads,
 		st->policy_reload_failures);
@@ -563,9 +593,9 @@ static void text_denials(FILE *f, const Sdds__Ctl__Stats *st)
 	for (size_t i = 0; i < st->n_denials; i++) {
 		const Sdds__Ctl__Denial *d = st->denials[i];
 
-		fprintf(f, "%-8u %-8d %-6u %-20s %-6s %-6u %-6u %10" PRIu64 "\n", d->session_id, d->pid, d->uid,
-			printable(d->identity, nb, 21), d->reader ? "reader" : "writer", d->domain, d->topic_id,
-			d->age_ms);
+		fprintf(f, "%-8u %-8d %-6u %-20s %-6s %-6u %-6u %10" PRIu64 "\n", d->session_id, d->pid,
+			d->uid, printable(d->identity, nb, 21), d->reader ? "reader" : "writer", d->domain,
+			d->topic_id, d->age_ms);
 	}
 	if (st->n_denials == 0)
 		fputs("(no denials)\n", f);
@@ -599,10 +629,12 @@ static void text_peers(FILE *f, const Sdds__Ctl__Stats *st)
 				 (p->last_seen_ms % 1000) / 100);
 		else
 			snprintf(seen, sizeof(seen), "never");
-		fprintf(f, "%-28s %-10s %5u %-6s %10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "  ",
+		fprintf(f,
+			"%-28s %-10s %5u %-6s %10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+			" %8" PRIu64 "  ",
 			printable(p->address, a, sizeof(a)), printable(p->iface, nm, sizeof(nm)), p->port,
-			p->is_static ? (p->swapped ? "st/sw" : "static") : (p->swapped ? "dyn/sw" : "heard"), seen,
-			p->frames_in, p->samples_in, p->frames_out, p->samples_out, p->malformed);
+			p->is_static ? (p->swapped ? "st/sw" : "static") : (p->swapped ? "dyn/sw" : "heard"),
+			seen, p->frames_in, p->samples_in, p->frames_out, p->samples_out, p->malformed);
 		text_topic_ids(f, p->topics_in, p->n_topics_in);
 		fputc('/', f);
 		text_topic_ids(f, p->topics_out, p->n_topics_out);
@@ -621,8 +653,8 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 		fputs("(network off)\n", f);
 		return;
 	}
-	fprintf(f, "backend                   %s, port %u, max_frame %u, on", printable(n->backend, b, sizeof(b)),
-		n->port, n->max_frame);
+	fprintf(f, "backend                   %s, port %u, max_frame %u, on",
+		printable(n->backend, b, sizeof(b)), n->port, n->max_frame);
 	for (size_t i = 0; i < n->n_interfaces; i++)
 		fprintf(f, " %s", printable(n->interfaces[i], b, sizeof(b)));
 	fputc('\n', f);
@@ -633,14 +665,16 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f, "receive queue overflows   %" PRIu64 "\n", n->rx_overflow);
 	fprintf(f, "malformed datagrams       %" PRIu64 "\n", n->malformed);
 	for (size_t i = 0; i < n->n_drops; i++)
-		fprintf(f, "  %-23s %" PRIu64 "\n", printable(n->drops[i]->reason, b, sizeof(b)), n->drops[i]->count);
+		fprintf(f, "  %-23s %" PRIu64 "\n", printable(n->drops[i]->reason, b, sizeof(b)),
+			n->drops[i]->count);
 	fprintf(f, "backlog now / forced      %u / %" PRIu64 "\n", n->backlog, n->backlog_forced);
 	fprintf(f, "peer table full           %" PRIu64 "\n", n->peer_table_full);
 	fprintf(f, "local samples lost        %" PRIu64 "\n", n->local_overwritten);
 	fprintf(f, "peers expired             %" PRIu64 "\n", n->peers_expired);
 	fprintf(f, "learnt dests not added    %" PRIu64 "\n", n->dests_full);
 	fprintf(f, "seqnr drops / resyncs     %" PRIu64 " / %" PRIu64 "\n", n->seq_dropped, n->seq_resync);
-	fprintf(f, "acks out / in, resent     %" PRIu64 " / %" PRIu64 ", %" PRIu64 " (given up %" PRIu64 ")\n",
+	fprintf(f,
+		"acks out / in, resent     %" PRIu64 " / %" PRIu64 ", %" PRIu64 " (given up %" PRIu64 ")\n",
 		n->acks_out, n->acks_in, n->resent, n->rel_given_up);
 	if (n->discovery == NULL) {
 		fputs("discovery                 off\n", f);
@@ -717,10 +751,10 @@ static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"json", no_argument, NULL, 'j'},
+	    {"socket", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	const char *sock = NULL, *cmd = NULL;

@@ -11,26 +11,26 @@
 
 int main()
 {
-    DDS_ReturnCode_t ret;
+	DDS_ReturnCode_t ret;
 
-    Log_setLvl(4);
-    if (sDDS_init() == SDDS_RT_FAIL) {
-        return 1;
-    }
+	Log_setLvl(4);
+	if (sDDS_init() == SDDS_RT_FAIL) {
+		return 1;
+	}
 
-    static Temperature temperature_pub;
-    temperature_pub.device = NodeConfig_getNodeID();
-    temperature_pub.value = 21;
+	static Temperature temperature_pub;
+	temperature_pub.device = NodeConfig_getNodeID();
+	temperature_pub.value = 21;
 
-    for (;;) {
-        ret = DDS_TemperatureDataWriter_write (g_Temperature_writer, &temperature_pub, NULL);
-        if (ret != DDS_RETCODE_OK)
-            printf ("Failed to send topic temperature\n");
-        else
-            printf ("Send a temperature sample\n");
-        Log_debug("node %04X\n", temperature_pub.device);
-        sleep (1);
-    }
+	for (;;) {
+		ret = DDS_TemperatureDataWriter_write(g_Temperature_writer, &temperature_pub, NULL);
+		if (ret != DDS_RETCODE_OK)
+			printf("Failed to send topic temperature\n");
+		else
+			printf("Send a temperature sample\n");
+		Log_debug("node %04X\n", temperature_pub.device);
+		sleep(1);
+	}
 
-    return 0;
+	return 0;
 }
