@@ -54,6 +54,7 @@
 
 #include "broker.h"
 #include "ipc/doorbell.h"
+#include "ipc/probes.h"
 
 #define CLIENT_SPIN_NS_DEFAULT 20000
 #define CLIENT_DEPTH_DEFAULT 64
@@ -347,6 +348,7 @@ int client_wait_db(struct sdds_client *c, struct sdds_doorbell *db, struct clien
 	w->client = c;
 	rc = doorbell_wait(db, client_wait_cond, w, timeout_ns, c->spin_ns,
 			   c->mono ? 0 : CLIENT_WAIT_SLICE_NS, c->mono ? NULL : client_wait_abort);
+	SDDS_PROBE1(client_woken, rc);
 	if (client_gone(c) || rc == -ECANCELED)
 		return -ENOTCONN;
 	return rc;
@@ -587,6 +589,7 @@ int sdds_writer_write(sdds_writer *w, const void *sample, size_t len)
 		return -EINVAL;
 	if (len != w->topic->sample_size)
 		return -EMSGSIZE;
+	SDDS_PROBE2(write_enter, SDDS_PROBE_TOPIC(w->topic->desc.domain, w->topic->desc.id), len);
 	c = w->client;
 	for (;;) {
 		rc = client_enter(c, &c->gp, &ref);
@@ -714,6 +717,8 @@ static int client_take_once(struct sdds_reader *r, void *buf, size_t cap, size_t
 		if (kick)
 			c->ops->reader_kick(r);
 		if (rc > 0) {
+			SDDS_PROBE4(take_return, c->remote.epoch, atomic_load(&c->session_id),
+				    SDDS_PROBE_TOPIC(r->topic->desc.domain, r->topic->desc.id), w.seen64 - 1);
 			if (ret_len)
 				*ret_len = len;
 			return 1;

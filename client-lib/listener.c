@@ -40,6 +40,7 @@
 #include "internal.h"
 
 #include "ipc/doorbell.h"
+#include "ipc/probes.h"
 
 /* The client whose callback thread this is (NULL on other threads). */
 static __thread struct sdds_client *listener_tls_client;
@@ -106,6 +107,9 @@ restart:
 		/* cb_seen advances per call, so a restarted pass misses nothing. */
 		while (r->cb_seen != prod) {
 			r->cb_seen++;
+			SDDS_PROBE2(callback_enter,
+				    SDDS_PROBE_TOPIC(r->topic->desc.domain, r->topic->desc.id),
+				    r->cb_seen - 1);
 			r->fn(r, r->fn_arg);
 			/* The callback may have removed r or freed it: do not touch it. */
 			if (c->cb_gen != gen || atomic_load_explicit(&c->cb_stop, memory_order_relaxed))

@@ -71,6 +71,7 @@
 
 #include "ipc/ctl.h"
 #include "ipc/doorbell.h"
+#include "ipc/probes.h"
 
 /* A daemon that does not answer a control request within this is stuck. */
 #define REMOTE_RPC_TIMEOUT_S 10
@@ -1043,6 +1044,8 @@ static int remote_writer_write(struct sdds_writer *w, const void *sample, uint32
 			rec->handle = w->id;
 			memcpy(rec + 1, sample, len);
 			kick = ring_prod_publish(&rs->prod);
+			/* rec stays ours until the next reserve, under prod_lock. */
+			SDDS_PROBE3(req_enqueued, rs->epoch, atomic_load(&c->session_id), rec->seq);
 			pthread_mutex_unlock(&rs->prod_lock);
 			if (kick)
 				remote_kick(c);

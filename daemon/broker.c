@@ -51,6 +51,7 @@
 #include <string.h>
 
 #include "control.pb-c.h"
+#include "ipc/probes.h"
 
 #define BROKER_DEFAULT_MAX_TOPICS 1024u
 #define BROKER_DEFAULT_MAX_ENDPOINTS 16384u
@@ -593,6 +594,9 @@ static void route_push(struct broker *b, struct blink *list, const void *data, u
 			(*dropped)++;
 			continue;
 		}
+		SDDS_PROBE4(client_enqueued, rd->owner_id,
+			    SDDS_PROBE_TOPIC(rd->topic->desc.domain, rd->topic->desc.topic_id),
+			    rd->ring.prod - 1, origin);
 		overwritten = rd->ring.overwritten - overwritten;
 		rd->counters.delivered++;
 		rd->counters.dropped += overwritten;
@@ -620,6 +624,7 @@ static int route(struct broker_writer *w, const void *data, uint32_t len, uint32
 	r = route_check(t, skip_owner, force, ret_blocker);
 	if (r < 0)
 		return r;
+	SDDS_PROBE2(routed, SDDS_PROBE_TOPIC(t->desc.domain, t->desc.topic_id), w->owner_id);
 	route_push(t->b, &t->reliable, data, len, w->owner_id, skip_owner, &delivered, &dropped);
 	route_push(t->b, &t->best_effort, data, len, w->owner_id, skip_owner, &delivered, &dropped);
 

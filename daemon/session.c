@@ -35,6 +35,7 @@
 #include "doorbell.h"
 #include "layout.h"
 #include "log.h"
+#include "ipc/probes.h"
 #include "manager.h"
 
 #define SESSION_CTL_BATCH 16 /* control messages per readable event */
@@ -1272,6 +1273,7 @@ int session_pump(struct session *s, bool final)
 			break;
 		}
 		n++;
+		SDDS_PROBE4(daemon_dequeue, s->m->epoch, s->id, rec.handle, rec.seq);
 		if (rec.type != SDDS_REC_WRITE) {
 			session_kill(s, true, "request record of an unknown type");
 			break;

@@ -32,6 +32,7 @@
 
 #include "ring.h"
 #include "snps.h"
+#include "ipc/probes.h"
 
 #define NETIF_RX_BATCH 32u
 #define NETIF_TX_SLOTS 64u
@@ -211,6 +212,7 @@ static void netif_tx_send(struct netif *n)
 		snps_frame_finish(&n->tx_frame[i], &len);
 		n->tx[i].len = (uint32_t)len;
 	}
+	SDDS_PROBE1(backend_handed, n->tx_used);
 	while (k < n->tx_used) {
 		int err = 0;
 		int r = n->ops->tx(n->be, &n->tx[k], n->tx_used - k, &err);
@@ -229,6 +231,7 @@ static void netif_tx_send(struct netif *n)
 			k++;
 		}
 	}
+	SDDS_PROBE2(sent, n->tx_used, k);
 	n->tx_used = 0;
 }
 
@@ -332,11 +335,15 @@ static void netif_topic_drain(struct netif *n, struct netif_topic *t)
 			continue;
 		if (t->rel) {
 			netif_rel_push(n, t, n->sample_buf);
+			SDDS_PROBE3(encoded, SDDS_PROBE_TOPIC(t->cfg.desc.domain, t->cfg.desc.topic_id),
+				    t->cons.cons - 1, t->n_dests);
 			continue;
 		}
 		for (uint32_t i = 0; i < t->n_dests; i++)
 			netif_tx_append(n, t->dests[i], t, n->sample_buf, n->peers.v[t->dests[i]].swapped,
 					NULL);
+		SDDS_PROBE3(encoded, SDDS_PROBE_TOPIC(t->cfg.desc.domain, t->cfg.desc.topic_id),
+			    t->cons.cons - 1, t->n_dests);
 	}
 	n->c.local_overwritten += t->cons.lost;
 	t->cons.lost = 0;
@@ -670,6 +677,8 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		}
 	}
 	rx->samples++;
+	SDDS_PROBE3(decoded, SDDS_PROBE_TOPIC(ev->domain, ev->topic), ev->has_seqnr ? ev->seqnr.value : 0,
+		    rx->src->port);
 	if (rx->p != NULL)
 		rx->p->topics_in |= (uint16_t)(1u << ev->topic);
 	if (n->bl_n > 0 || netif_deliver(n, t, data, false) == -EAGAIN)
@@ -787,6 +796,7 @@ void netif_receive(struct netif *n)
 		}
 		if (r == 0)
 			break;
+		SDDS_PROBE1(received, r);
 		for (int i = 0; i < r; i++)
 			netif_handle(n, &n->rx[i]);
 		done += (uint32_t)r;
