@@ -32,6 +32,7 @@
 
 #include "baseline.h"
 #include "bench.h"
+#include "iceoryx.h"
 #include "local.h"
 #include "net.h"
 #include "proc.h"
@@ -52,6 +53,7 @@ static void main_usage(FILE *f)
 	fprintf(f,
 		"usage: sdds-bench local [options]\n"
 		"       sdds-bench net [options]   (the network path; sdds-bench net --help)\n"
+		"       sdds-bench iceoryx [options]  (the iceoryx peer; sdds-bench iceoryx --help)\n"
 		"\n"
 		"One-way latency (ping-pong, RTT/2) between two client processes through a\n"
 		"private sddsd in polling and blocking mode, throughput writer -> reader, the\n"
@@ -366,6 +368,8 @@ int main(int argc, char **argv)
 	/* `sdds-bench net`: the network path, its own options (net.c). */
 	if (argc >= 2 && strcmp(argv[1], "net") == 0)
 		return net_main(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "iceoryx") == 0)
+		return iceoryx_main(argc - 1, argv + 1);
 	rc = main_parse(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;

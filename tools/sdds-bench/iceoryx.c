@@ -1,0 +1,841 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iceoryx.c - `sdds-bench iceoryx` (see iceoryx.h).
+ *
+ * OVERVIEW
+ * The main process parses the options, starts one private RouDi (roudi.c)
+ * for both modes, forks leader and follower for each mode (proc_spawn;
+ * the main process never becomes an iceoryx runtime, so each child's
+ * runtime is its own), waits for them, stops RouDi and prints a table or
+ * one JSON object. SIGINT, SIGTERM and SIGHUP stop RouDi and remove its
+ * files before the default action; the children die with their parent
+ * (PR_SET_PDEATHSIG).
+ *
+ * Shared state (struct ix_shm, a memfd mapping made before the fork) and
+ * the ping-pong protocol are those of local.c: `ready` (the follower is
+ * connected), `abort` (a side failed), `stop` (the leader is done; it sets
+ * it and publishes one last ping that the follower does not answer) and
+ * rtt[] (leader only). Service "sdds-bench"/<instance>/"ping" and "pong",
+ * the instance unique per run, so a stale subscriber of an earlier run can
+ * never connect. The leader sends its first ping only when its ping has a
+ * subscriber and its pong subscription is up: iceoryx drops a sample
+ * published before the subscriber connected (no history requested).
+ *
+ * Waiting: polling reads the clock and the flags every 1024 empty takes,
+ * so the measured path is a bare take loop; waitset mode waits in slices
+ * of IX_SLICE_NS (iox_ws_timed_wait; HAS_DATA is a state, so a sample
+ * already queued ends the wait at once).
+ */
+#include "iceoryx.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "json.h"
+#include "proc.h"
+#include "roudi.h"
+
+#ifdef SDDS_BENCH_HAVE_ICEORYX
+#include <iceoryx_binding_c/log.h>
+#include <iceoryx_binding_c/publisher.h>
+#include <iceoryx_binding_c/runtime.h>
+#include <iceoryx_binding_c/subscriber.h>
+#include <iceoryx_binding_c/wait_set.h>
+#endif
+
+#define IX_DEFAULT_ITERATIONS 100000
+#define IX_DEFAULT_WARMUP 1000
+#define IX_DEFAULT_SIZE 2
+#define IX_DEFAULT_MAX_SECONDS 30.0
+#define IX_SLICE_NS (100 * 1000000LL)
+#define IX_HOP_TIMEOUT_NS (5 * 1000000000LL)
+#define IX_CONNECT_TIMEOUT_NS (10 * 1000000000LL)
+#define IX_NOT_BUILT "not built: iceoryx C binding not found at build time"
+#define IX_CACHELINE 64
+
+enum { IX_POLLING = 0, IX_WAITSET = 1, IX_N_MODES = 2 };
+enum { IX_SIDE_A = 0, IX_SIDE_B = 1 };
+
+static const char *const ix_mode_name[IX_N_MODES] = {"polling", "waitset"};
+
+struct ix_opts {
+	struct bench_opts b; /* size, iterations, warmup, max_seconds, json, raw_prefix */
+	int a_cpu, b_cpu;    /* leader, follower; BENCH_CPU_ANY: not pinned */
+	bool pin_given;
+	const char *roudi_path;
+};
+
+struct ix_results {
+	bool ok;
+	char why[BENCH_WHY_MAX];
+	char roudi[PATH_MAX]; /* the iox-roudi binary, or "" */
+	char roudi_note[BENCH_WHY_MAX];
+	int removed;	     /* files removed after RouDi stopped (not by RouDi itself) */
+	char leftovers[512]; /* iceoryx files still present after the run */
+	double load_start, load_end;
+	struct lat_result mode[IX_N_MODES];
+};
+
+struct ix_shm {
+	alignas(IX_CACHELINE) _Atomic uint32_t ready;
+	_Atomic uint32_t abort;
+	alignas(IX_CACHELINE) _Atomic uint32_t stop;
+	uint64_t n_measured;
+	uint32_t truncated;
+	char why[2][BENCH_WHY_MAX];
+	alignas(IX_CACHELINE) uint64_t rtt[];
+};
+
+struct ix_args {
+	const struct ix_opts *o;
+	struct ix_shm *s;
+	bool waitset;
+	char instance[64];
+	char name_a[64], name_b[64];
+};
+
+/*
+ * For the signal handler: the RouDi of the run, the children of the mode
+ * running and the /tmp files their runtimes make (socket and lock each).
+ */
+static struct roudi_proc *ix_roudi;
+static volatile pid_t ix_children[2];
+static char ix_app_files[4][PATH_MAX];
+
+static void ix_on_signal(int sig)
+{
+	for (int i = 0; i < 2; i++) {
+		pid_t pid = ix_children[i];
+		int st;
+
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+		}
+	}
+	if (ix_roudi)
+		roudi_stop_on_signal(ix_roudi);
+	for (int i = 0; i < 4; i++)
+		if (ix_app_files[i][0])
+			unlink(ix_app_files[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Record why `side` failed and tell the peer to give up; returns code. */
+static int ix_fail(struct ix_shm *s, int side, int code, const char *what)
+{
+	bench_why(s->why[side], "%s", what);
+	atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
+	return code;
+}
+
+#ifdef SDDS_BENCH_HAVE_ICEORYX
+
+/* The endpoints of one side; ix_close frees whatever is set. */
+struct ix_side {
+	iox_pub_storage_t pub_st;
+	iox_sub_storage_t sub_st;
+	iox_ws_storage_t ws_st;
+	iox_pub_t pub;
+	iox_sub_t sub;
+	iox_ws_t ws;
+	bool runtime;
+};
+
+static void ix_close(struct ix_side *x)
+{
+	if (x->ws) {
+		iox_ws_detach_subscriber_state(x->ws, x->sub, SubscriberState_HAS_DATA);
+		iox_ws_deinit(x->ws);
+	}
+	if (x->sub)
+		iox_sub_deinit(x->sub);
+	if (x->pub)
+		iox_pub_deinit(x->pub);
+	if (x->runtime)
+		iox_runtime_shutdown();
+	x->ws = NULL;
+	x->sub = NULL;
+	x->pub = NULL;
+	x->runtime = false;
+}
+
+/*
+ * Become runtime `name`, publish `out`, subscribe to `in`; with a waitset,
+ * attach the subscriber's HAS_DATA state. Returns 0 or -EIO.
+ */
+static int ix_open(const struct ix_args *a, const char *name, const char *in, const char *out,
+		   struct ix_side *x)
+{
+	iox_pub_options_t po;
+	iox_sub_options_t so;
+
+	/* Die with the benchmark: nobody else would stop a spinning side. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* Its debug lines on stderr would mix with the benchmark's progress. */
+	iox_set_loglevel(Iceoryx_LogLevel_Warn);
+	iox_runtime_init(name);
+	x->runtime = true;
+	iox_pub_options_init(&po);
+	po.historyCapacity = 0;
+	po.nodeName = "sdds-bench";
+	x->pub = iox_pub_init(&x->pub_st, "sdds-bench", a->instance, out, &po);
+	iox_sub_options_init(&so);
+	so.queueCapacity = 16;
+	so.historyRequest = 0;
+	so.nodeName = "sdds-bench";
+	x->sub = iox_sub_init(&x->sub_st, "sdds-bench", a->instance, in, &so);
+	if (!x->pub || !x->sub)
+		return -EIO;
+	if (a->waitset) {
+		x->ws = iox_ws_init(&x->ws_st);
+		if (!x->ws)
+			return -EIO;
+		if (iox_ws_attach_subscriber_state(x->ws, x->sub, SubscriberState_HAS_DATA, 0, NULL) !=
+		    WaitSetResult_SUCCESS) {
+			iox_ws_deinit(x->ws);
+			x->ws = NULL;
+			return -EIO;
+		}
+	}
+	return 0;
+}
+
+/* Both directions connected: our publisher has a subscriber, our subscription is up. */
+static int ix_wait_connected(struct ix_side *x, struct ix_shm *s)
+{
+	int64_t deadline = bench_now_ns() + IX_CONNECT_TIMEOUT_NS;
+
+	while (iox_sub_get_subscription_state(x->sub) != SubscribeState_SUBSCRIBED ||
+	       !iox_pub_has_subscribers(x->pub)) {
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+			return -ECANCELED;
+		if (bench_now_ns() > deadline)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/*
+ * Take one chunk within IX_HOP_TIMEOUT_NS. Returns 0 (*ret owned by the
+ * caller until iox_sub_release_chunk), 1 when `stop` was seen while
+ * waiting (only when watch_stop), -ECANCELED (peer failed), -ETIMEDOUT, or
+ * -EIO (iceoryx refused the take; *ret_res says why).
+ */
+static int ix_take(struct ix_side *x, struct ix_shm *s, bool watch_stop, const void **ret,
+		   enum iox_ChunkReceiveResult *ret_res)
+{
+	int64_t deadline = 0;
+
+	for (uint64_t spins = 0;; spins++) {
+		enum iox_ChunkReceiveResult r = iox_sub_take_chunk(x->sub, ret);
+
+		if (r == ChunkReceiveResult_SUCCESS)
+			return 0;
+		if (r != ChunkReceiveResult_NO_CHUNK_AVAILABLE) {
+			*ret_res = r;
+			return -EIO;
+		}
+		if (x->ws) {
+			iox_notification_info_t info[1];
+			uint64_t missed = 0;
+			struct timespec ts = {0, IX_SLICE_NS};
+
+			iox_ws_timed_wait(x->ws, ts, info, 1, &missed);
+		} else if ((spins & 1023) != 1023) {
+			continue;
+		}
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+			return -ECANCELED;
+		if (watch_stop && atomic_load_explicit(&s->stop, memory_order_acquire))
+			return 1;
+		if (deadline == 0)
+			deadline = bench_now_ns() + IX_HOP_TIMEOUT_NS;
+		else if (bench_now_ns() > deadline)
+			return -ETIMEDOUT;
+	}
+}
+
+static const char *ix_err_str(int err, enum iox_ChunkReceiveResult res)
+{
+	if (err == -ECANCELED)
+		return "peer failed";
+	if (err == -ETIMEDOUT)
+		return "nothing within 5 s";
+	if (err == -EPROTO)
+		return "wrong sample";
+	if (err == -EIO)
+		return res == ChunkReceiveResult_TOO_MANY_CHUNKS_HELD_IN_PARALLEL ? "too many chunks held"
+										  : "iceoryx take error";
+	return strerror(-err);
+}
+
+/* Loan, fill (copy len bytes of p) and publish. Returns 0 or -ENOMEM. */
+static int ix_publish(struct ix_side *x, const void *p, uint32_t len)
+{
+	void *chunk = NULL;
+
+	if (iox_pub_loan_chunk(x->pub, &chunk, len) != AllocationResult_SUCCESS)
+		return -ENOMEM;
+	memcpy(chunk, p, len);
+	iox_pub_publish_chunk(x->pub, chunk);
+	return 0;
+}
+
+static void ix_put_counter(uint8_t *p, uint32_t size, uint64_t i)
+{
+	for (uint32_t k = 0; k < size && k < 8; k++)
+		p[k] = (uint8_t)(i >> (8 * k));
+}
+
+static int ix_leader(struct ix_args *a, struct ix_side *x)
+{
+	const struct bench_opts *o = &a->o->b;
+	struct ix_shm *s = a->s;
+	uint8_t out[BENCH_MAX_SIZE] = {0};
+	uint64_t i, n = 0;
+	int64_t t_prev, t_cap = 0, warm_cap;
+	bool measuring;
+	char what[128];
+	int err;
+
+	if (ix_open(a, a->name_a, "pong", "ping", x) < 0)
+		return ix_fail(s, IX_SIDE_A, 2, "leader: iceoryx publisher, subscriber or waitset refused");
+	err = ix_wait_connected(x, s);
+	while (err == 0 && !atomic_load_explicit(&s->ready, memory_order_acquire)) {
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+			err = -ECANCELED;
+		usleep(1000);
+	}
+	if (err < 0) {
+		return ix_fail(s, IX_SIDE_A, 2,
+			       err == -ETIMEDOUT ? "leader: ping and pong not connected within 10 s"
+						 : "leader: peer failed before the start");
+	}
+	t_prev = bench_now_ns();
+	warm_cap = t_prev + (int64_t)(o->max_seconds / 4 * 1e9);
+	measuring = o->warmup == 0;
+	for (i = 0; n < o->iterations; i++) {
+		enum iox_ChunkReceiveResult res = ChunkReceiveResult_SUCCESS;
+		const void *in = NULL;
+		int64_t t;
+
+		ix_put_counter(out, o->size, i);
+		if (ix_publish(x, out, o->size) < 0) {
+			snprintf(what, sizeof(what), "leader: no chunk to loan for ping %llu",
+				 (unsigned long long)i);
+			return ix_fail(s, IX_SIDE_A, 3, what);
+		}
+		err = ix_take(x, s, false, &in, &res);
+		if (err == 0) {
+			if (memcmp(in, out, o->size) != 0)
+				err = -EPROTO;
+			iox_sub_release_chunk(x->sub, in);
+		}
+		if (err < 0) {
+			snprintf(what, sizeof(what), "leader: take pong %llu: %s", (unsigned long long)i,
+				 ix_err_str(err, res));
+			return ix_fail(s, IX_SIDE_A, 3, what);
+		}
+		t = bench_now_ns();
+		if (measuring) {
+			s->rtt[n++] = (uint64_t)(t - t_prev);
+			if (n == 1)
+				t_cap = t + (int64_t)(o->max_seconds * 1e9);
+			else if (t > t_cap)
+				break;
+		} else if (i + 1 >= o->warmup || t > warm_cap) {
+			measuring = true;
+		}
+		t_prev = t;
+	}
+	s->n_measured = n;
+	s->truncated = n < o->iterations;
+	atomic_store_explicit(&s->stop, 1, memory_order_release);
+	/* The last ping only carries `stop`; the follower does not answer it. */
+	ix_publish(x, out, o->size);
+	return 0;
+}
+
+static int ix_follower(struct ix_args *a, struct ix_side *x)
+{
+	const struct bench_opts *o = &a->o->b;
+	struct ix_shm *s = a->s;
+	char what[128];
+	int err;
+
+	if (ix_open(a, a->name_b, "ping", "pong", x) < 0)
+		return ix_fail(s, IX_SIDE_B, 2, "follower: iceoryx publisher, subscriber or waitset refused");
+	err = ix_wait_connected(x, s);
+	if (err < 0) {
+		return ix_fail(s, IX_SIDE_B, 2,
+			       err == -ETIMEDOUT ? "follower: ping and pong not connected within 10 s"
+						 : "follower: peer failed before the start");
+	}
+	atomic_store_explicit(&s->ready, 1, memory_order_release);
+	for (uint64_t i = 0;; i++) {
+		enum iox_ChunkReceiveResult res = ChunkReceiveResult_SUCCESS;
+		const void *in = NULL;
+
+		err = ix_take(x, s, true, &in, &res);
+		if (err == 0 && atomic_load_explicit(&s->stop, memory_order_acquire)) {
+			iox_sub_release_chunk(x->sub, in);
+			err = 1;
+		}
+		if (err == 1)
+			break;
+		if (err == 0) {
+			err = ix_publish(x, in, o->size);
+			iox_sub_release_chunk(x->sub, in);
+		}
+		if (err < 0) {
+			snprintf(what, sizeof(what), "follower: take ping or publish pong %llu: %s",
+				 (unsigned long long)i,
+				 err == -ENOMEM ? "no chunk to loan" : ix_err_str(err, res));
+			return ix_fail(s, IX_SIDE_B, 3, what);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The roles as processes. They end with exit(), not by returning into
+ * proc_spawn's _exit: the iceoryx runtime unregisters from RouDi in its
+ * static destructor, and a runtime that vanishes unregistered makes RouDi
+ * 2.0.3 try to kill it later and abort on the failure.
+ */
+static int ix_leader_role(void *arg)
+{
+	struct ix_side x = {0};
+	int rc = ix_leader(arg, &x);
+
+	ix_close(&x);
+	fflush(stdout);
+	fflush(stderr);
+	exit(rc);
+}
+
+static int ix_follower_role(void *arg)
+{
+	struct ix_side x = {0};
+	int rc = ix_follower(arg, &x);
+
+	ix_close(&x);
+	fflush(stdout);
+	fflush(stderr);
+	exit(rc);
+}
+
+/* One mode: fork follower then leader, wait, fill *ret. */
+static void ix_run_mode(const struct ix_opts *o, int mode, struct lat_result *ret)
+{
+	struct ix_args a = {.o = o, .waitset = mode == IX_WAITSET};
+	struct proc_shm shm;
+	char name[64], s0[64], s1[64];
+	pid_t pids[2];
+	int st[2] = {0, 0};
+	int64_t deadline;
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->ran = true;
+	ret->requested = o->b.iterations;
+	snprintf(a.instance, sizeof(a.instance), "run%d-%s", (int)getpid(), ix_mode_name[mode]);
+	snprintf(a.name_a, sizeof(a.name_a), ROUDI_APP_PREFIX "%d-%s-leader", (int)getpid(),
+		 ix_mode_name[mode]);
+	snprintf(a.name_b, sizeof(a.name_b), ROUDI_APP_PREFIX "%d-%s-follower", (int)getpid(),
+		 ix_mode_name[mode]);
+	snprintf(ix_app_files[0], sizeof(ix_app_files[0]), "/tmp/%s", a.name_a);
+	snprintf(ix_app_files[1], sizeof(ix_app_files[1]), "/tmp/%s.lock", a.name_a);
+	snprintf(ix_app_files[2], sizeof(ix_app_files[2]), "/tmp/%s", a.name_b);
+	snprintf(ix_app_files[3], sizeof(ix_app_files[3]), "/tmp/%s.lock", a.name_b);
+	err = proc_shm_new(sizeof(struct ix_shm) + o->b.iterations * sizeof(uint64_t), &shm);
+	if (err < 0) {
+		bench_why(ret->why, "shared memory: %s", strerror(-err));
+		return;
+	}
+	a.s = shm.base;
+	err = proc_spawn(o->b_cpu, ix_follower_role, &a, &pids[1]);
+	if (err < 0) {
+		bench_why(ret->why, "fork: %s", strerror(-err));
+		goto out_free_shm;
+	}
+	ix_children[1] = pids[1];
+	err = proc_spawn(o->a_cpu, ix_leader_role, &a, &pids[0]);
+	if (err < 0) {
+		bench_why(ret->why, "fork: %s", strerror(-err));
+		kill(pids[1], SIGKILL);
+		proc_wait_all(&pids[1], 1, 0, st);
+		ix_children[1] = 0;
+		goto out_free_shm;
+	}
+	ix_children[0] = pids[0];
+	deadline = bench_now_ns() + (int64_t)((o->b.max_seconds * 2 + 60) * 1e9);
+	err = proc_wait_all(pids, 2, deadline, st);
+	ix_children[0] = ix_children[1] = 0;
+	if (err < 0) {
+		struct ix_shm *s = a.s;
+
+		proc_status_str(st[0], s0, sizeof(s0));
+		proc_status_str(st[1], s1, sizeof(s1));
+		if (s->why[0][0] || s->why[1][0])
+			bench_why(ret->why, "%s%s%s%s", err == -ETIMEDOUT ? "killed at the deadline: " : "",
+				  s->why[0], s->why[0][0] && s->why[1][0] ? "; " : "", s->why[1]);
+		else
+			bench_why(ret->why, "a side died (leader %s, follower %s)", s0, s1);
+		goto out_free_shm;
+	}
+	ret->truncated = a.s->truncated != 0;
+	snprintf(name, sizeof(name), "iceoryx-%s", ix_mode_name[mode]);
+	bench_lat_finish(&o->b, name, a.s->rtt, a.s->n_measured, ret);
+
+out_free_shm:
+	proc_shm_free(&shm);
+}
+
+/* Start RouDi, run both modes, stop it. */
+static void ix_run(const struct ix_opts *o, struct ix_results *r)
+{
+	static struct roudi_proc rp;
+	char why[BENCH_WHY_MAX];
+	int err;
+
+	if (roudi_find(o->roudi_path, r->roudi, sizeof(r->roudi)) < 0) {
+		r->roudi[0] = '\0';
+		bench_why(r->why, "iox-roudi not found%s%s (Debian package iceoryx)",
+			  o->roudi_path ? " at " : " in PATH", o->roudi_path ? o->roudi_path : "");
+		return;
+	}
+	fprintf(stderr, "sdds-bench: starting %s\n", r->roudi);
+	err = roudi_start(r->roudi, o->b.size, &rp, why);
+	if (err < 0) {
+		memcpy(r->why, why, sizeof(why));
+		return;
+	}
+	ix_roudi = &rp;
+	signal(SIGINT, ix_on_signal);
+	signal(SIGTERM, ix_on_signal);
+	signal(SIGHUP, ix_on_signal);
+	for (int m = 0; m < IX_N_MODES; m++) {
+		fprintf(stderr, "sdds-bench: iceoryx %s latency\n", ix_mode_name[m]);
+		ix_run_mode(o, m, &r->mode[m]);
+	}
+	err = roudi_stop(&rp, &r->removed, why);
+	ix_roudi = NULL;
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (err < 0)
+		memcpy(r->roudi_note, why, sizeof(why));
+	r->ok = r->mode[IX_POLLING].ok && r->mode[IX_WAITSET].ok;
+	if (!r->ok)
+		bench_why(r->why, "a mode failed");
+}
+
+#else /* !SDDS_BENCH_HAVE_ICEORYX */
+
+static void ix_run(const struct ix_opts *o, struct ix_results *r)
+{
+	(void)o;
+	(void)ix_fail;
+	(void)ix_on_signal;
+	(void)ix_roudi;
+	if (roudi_find(NULL, r->roudi, sizeof(r->roudi)) < 0)
+		r->roudi[0] = '\0';
+	bench_why(r->why, IX_NOT_BUILT);
+}
+
+#endif /* SDDS_BENCH_HAVE_ICEORYX */
+
+/* --------------------------------------------------------------- output */
+
+static void ix_cpu_str(int cpu, char *buf, size_t cap)
+{
+	if (cpu == BENCH_CPU_ANY)
+		snprintf(buf, cap, "unpinned");
+	else
+		snprintf(buf, cap, "cpu%d", cpu);
+}
+
+static void ix_json(const struct ix_opts *o, const struct ix_results *r)
+{
+	struct json j;
+	char a[16], b[16];
+
+	ix_cpu_str(o->a_cpu, a, sizeof(a));
+	ix_cpu_str(o->b_cpu, b, sizeof(b));
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "bench", "iceoryx");
+	json_bool(&j, "ok", r->ok);
+	json_str(&j, "why", r->why);
+	json_uint(&j, "size", o->b.size);
+	json_uint(&j, "n", o->b.iterations);
+	json_uint(&j, "warmup", o->b.warmup);
+#ifdef SDDS_BENCH_HAVE_ICEORYX
+	json_bool(&j, "built", true);
+#else
+	json_bool(&j, "built", false);
+#endif
+	json_str(&j, "roudi", r->roudi[0] ? r->roudi : NULL);
+	json_str(&j, "leader_cpu", a);
+	json_str(&j, "follower_cpu", b);
+	json_str(&j, "roudi_note", r->roudi_note);
+	json_int(&j, "leftovers_removed", r->removed);
+	json_str(&j, "leftovers", r->leftovers);
+	json_num(&j, "load_start", r->load_start);
+	json_num(&j, "load_end", r->load_end);
+	json_arr_begin(&j, "modes");
+	for (int m = 0; m < IX_N_MODES; m++) {
+		const struct lat_result *l = &r->mode[m];
+
+		json_obj_begin(&j, NULL);
+		json_str(&j, "mode", ix_mode_name[m]);
+		json_bool(&j, "ok", l->ok);
+		json_str(&j, "why", l->ok ? "" : l->ran ? l->why : r->why);
+		if (l->ok) {
+			json_num(&j, "median_us", l->st.median / 1e3);
+			json_num(&j, "p99_us", l->st.p99 / 1e3);
+			json_num(&j, "p999_us", l->st.p999 / 1e3);
+			json_num(&j, "max_us", l->st.max / 1e3);
+			json_num(&j, "min_us", l->st.min / 1e3);
+			json_num(&j, "mean_us", l->st.mean / 1e3);
+			json_uint(&j, "iterations", l->st.n);
+			json_bool(&j, "truncated", l->truncated);
+		}
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+static void ix_table(const struct ix_opts *o, const struct ix_results *r)
+{
+	char a[16], b[16];
+
+	ix_cpu_str(o->a_cpu, a, sizeof(a));
+	ix_cpu_str(o->b_cpu, b, sizeof(b));
+	printf(
+	    "sdds-bench iceoryx: ping-pong through the iceoryx C binding, %u-byte payload, one-way = RTT/2\n",
+	    o->b.size);
+	printf("leader %s, follower %s, RouDi unpinned (%s); load average %.2f -> %.2f\n", a, b,
+	       r->roudi[0] ? r->roudi : "iox-roudi not found", r->load_start, r->load_end);
+	printf("\n%-8s %10s %10s %10s %10s %10s\n", "mode", "iterations", "median_us", "p99_us", "p99.9_us",
+	       "max_us");
+	for (int m = 0; m < IX_N_MODES; m++) {
+		const struct lat_result *l = &r->mode[m];
+
+		if (!l->ok) {
+			printf("%-8s n/a: %s\n", ix_mode_name[m], l->ran ? l->why : r->why);
+			continue;
+		}
+		printf("%-8s %10llu %10.2f %10.2f %10.2f %10.2f%s\n", ix_mode_name[m],
+		       (unsigned long long)l->st.n, l->st.median / 1e3, l->st.p99 / 1e3, l->st.p999 / 1e3,
+		       l->st.max / 1e3, l->truncated ? "  (time cap)" : "");
+	}
+	if (r->roudi_note[0])
+		printf("\nRouDi: %s\n", r->roudi_note);
+	if (r->removed > 0)
+		printf("removed %d iceoryx file(s) RouDi left behind\n", r->removed);
+	if (r->leftovers[0])
+		printf("iceoryx files present after the run (not ours): %s\n", r->leftovers);
+	printf("\nFigures on a shared 2-CPU machine are noisy: compare with sdds-bench local run at the same "
+	       "time.\n");
+}
+
+/* ---------------------------------------------------------------- options */
+
+static void ix_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sdds-bench iceoryx [options]\n"
+		"\n"
+		"One-way latency (ping-pong, RTT/2) between two iceoryx processes (C binding)\n"
+		"under a private iox-roudi, polling subscriber and WaitSet: the peer figures\n"
+		"for sdds-bench local.\n"
+		"\n"
+		"  -n, --iterations N   measured round trips per mode (default %d)\n"
+		"      --warmup N       unmeasured round trips first (default %d)\n"
+		"  -s, --size N         payload bytes, 1..%u (default %d)\n"
+		"      --max-seconds S  cap on the measured part of one mode (default %.0f)\n"
+		"      --pin A,B        leader on CPU A, follower on CPU B ('-' unpinned);\n"
+		"                       default: two different CPUs when there are two\n"
+		"      --roudi PATH     the iox-roudi binary (default: from PATH)\n"
+		"      --raw PREFIX     write one-way ns per iteration to PREFIX-iceoryx-<mode>.txt\n"
+		"      --json           print one JSON object instead of the table\n"
+		"  -h, --help\n",
+		IX_DEFAULT_ITERATIONS, IX_DEFAULT_WARMUP, BENCH_MAX_SIZE, IX_DEFAULT_SIZE,
+		IX_DEFAULT_MAX_SECONDS);
+}
+
+static int ix_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (*s == '-')
+		return -EINVAL;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+static int ix_parse_cpu(const char *s, int *ret)
+{
+	uint64_t v;
+
+	if (strcmp(s, "-") == 0) {
+		*ret = BENCH_CPU_ANY;
+		return 0;
+	}
+	if (ix_parse_u64(s, 0, 1023, &v) < 0)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+/* "A,B" into *a, *b. */
+static int ix_parse_pin(const char *s, int *a, int *b)
+{
+	char buf[32];
+	char *comma;
+
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		return -EINVAL;
+	comma = strchr(buf, ',');
+	if (!comma)
+		return -EINVAL;
+	*comma = '\0';
+	if (ix_parse_cpu(buf, a) < 0 || ix_parse_cpu(comma + 1, b) < 0)
+		return -EINVAL;
+	return 0;
+}
+
+enum { IX_OPT_WARMUP = 256, IX_OPT_MAX_SECONDS, IX_OPT_PIN, IX_OPT_ROUDI, IX_OPT_RAW, IX_OPT_JSON };
+
+/* Returns 0, 1 for --help or -EINVAL (message printed). */
+static int ix_parse(int argc, char **argv, struct ix_opts *o)
+{
+	static const struct option longopts[] = {
+	    {"iterations", required_argument, NULL, 'n'},
+	    {"warmup", required_argument, NULL, IX_OPT_WARMUP},
+	    {"size", required_argument, NULL, 's'},
+	    {"max-seconds", required_argument, NULL, IX_OPT_MAX_SECONDS},
+	    {"pin", required_argument, NULL, IX_OPT_PIN},
+	    {"roudi", required_argument, NULL, IX_OPT_ROUDI},
+	    {"raw", required_argument, NULL, IX_OPT_RAW},
+	    {"json", no_argument, NULL, IX_OPT_JSON},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	uint64_t v;
+	int c;
+
+	*o = (struct ix_opts){
+	    .b = {.size = IX_DEFAULT_SIZE,
+		  .iterations = IX_DEFAULT_ITERATIONS,
+		  .warmup = IX_DEFAULT_WARMUP,
+		  .max_seconds = IX_DEFAULT_MAX_SECONDS},
+	    .a_cpu = BENCH_CPU_ANY,
+	    .b_cpu = BENCH_CPU_ANY,
+	};
+	while ((c = getopt_long(argc, argv, "n:s:h", longopts, NULL)) != -1) {
+		int err = 0;
+
+		switch (c) {
+		case 'n':
+			err = ix_parse_u64(optarg, 1, 1000000000, &o->b.iterations);
+			break;
+		case IX_OPT_WARMUP:
+			err = ix_parse_u64(optarg, 0, 1000000000, &o->b.warmup);
+			break;
+		case 's':
+			err = ix_parse_u64(optarg, 1, BENCH_MAX_SIZE, &v);
+			o->b.size = (uint32_t)v;
+			break;
+		case IX_OPT_MAX_SECONDS: {
+			char *end;
+
+			errno = 0;
+			o->b.max_seconds = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(o->b.max_seconds >= 0.1 && o->b.max_seconds <= 86400))
+				err = -EINVAL;
+			break;
+		}
+		case IX_OPT_PIN:
+			err = ix_parse_pin(optarg, &o->a_cpu, &o->b_cpu);
+			o->pin_given = true;
+			break;
+		case IX_OPT_ROUDI:
+			o->roudi_path = optarg;
+			break;
+		case IX_OPT_RAW:
+			o->b.raw_prefix = optarg;
+			break;
+		case IX_OPT_JSON:
+			o->b.json = true;
+			break;
+		case 'h':
+			ix_usage(stdout);
+			return 1;
+		default:
+			ix_usage(stderr);
+			return -EINVAL;
+		}
+		if (err < 0) {
+			fprintf(stderr, "sdds-bench iceoryx: bad value for %s: %s\n", argv[optind - 1],
+				optarg ? optarg : "");
+			return -EINVAL;
+		}
+	}
+	if (optind != argc) {
+		ix_usage(stderr);
+		return -EINVAL;
+	}
+	/* Two busy-polling sides need a CPU each; RouDi sleeps and runs anywhere. */
+	if (!o->pin_given && proc_cpu_count() >= 2) {
+		o->a_cpu = proc_cpu_nth(0);
+		o->b_cpu = proc_cpu_nth(1);
+	}
+	return 0;
+}
+
+int iceoryx_main(int argc, char **argv)
+{
+	static struct ix_results r;
+	struct ix_opts o;
+	double l;
+	int rc;
+
+	rc = ix_parse(argc, argv, &o);
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	r.load_start = getloadavg(&l, 1) == 1 ? l : -1;
+	ix_run(&o, &r);
+	roudi_leftovers(r.leftovers, sizeof(r.leftovers));
+	r.load_end = getloadavg(&l, 1) == 1 ? l : -1;
+	if (o.b.json)
+		ix_json(&o, &r);
+	else
+		ix_table(&o, &r);
+	return r.ok ? 0 : 1;
+}
