@@ -37,6 +37,7 @@
 #include "net.h"
 #include "proc.h"
 #include "report.h"
+#include "scale.h"
 #include "sddsd.h"
 
 #define MAIN_DEFAULT_ITERATIONS 100000
@@ -54,6 +55,7 @@ static void main_usage(FILE *f)
 		"usage: sdds-bench local [options]\n"
 		"       sdds-bench net [options]   (the network path; sdds-bench net --help)\n"
 		"       sdds-bench iceoryx [options]  (the iceoryx peer; sdds-bench iceoryx --help)\n"
+		"       sdds-bench scale [options]    (clients 1..256; sdds-bench scale --help)\n"
 		"\n"
 		"One-way latency (ping-pong, RTT/2) between two client processes through a\n"
 		"private sddsd in polling and blocking mode, throughput writer -> reader, the\n"
@@ -370,6 +372,8 @@ int main(int argc, char **argv)
 		return net_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "iceoryx") == 0)
 		return iceoryx_main(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "scale") == 0)
+		return scale_main(argc - 1, argv + 1);
 	rc = main_parse(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
