@@ -369,7 +369,7 @@ static void roudi_claim_run_files(struct roudi_proc *r)
 			if (!strstr(e->d_name, "iceoryx") || roudi_was_there(r, e->d_name) ||
 			    strlen(e->d_name) > 100)
 				continue;
-			snprintf(path, sizeof(path), "/dev/shm/%s", e->d_name);
+			snprintf(path, sizeof(path), "/dev/shm/%.100s", e->d_name);
 			roudi_claim_late(r, path);
 		}
 		closedir(d);
@@ -380,7 +380,7 @@ static void roudi_claim_run_files(struct roudi_proc *r)
 			if (strncmp(e->d_name, ROUDI_APP_PREFIX, strlen(ROUDI_APP_PREFIX)) != 0 ||
 			    strlen(e->d_name) > 100)
 				continue;
-			snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
+			snprintf(path, sizeof(path), "/tmp/%.100s", e->d_name);
 			roudi_claim_late(r, path);
 		}
 		closedir(d);
