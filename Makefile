@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 MESON_TEST_ARGS ?= --print-errorlogs
 
-.PHONY: all deps build asan run test test-plain test-asan fuzz fuzz-smoke bench install clean format format-check
+.PHONY: all deps build asan run test test-plain test-asan fuzz fuzz-smoke bench report install clean format format-check
 
 all: build
 
@@ -60,6 +60,12 @@ fuzz: deps $(FUZZ_BUILD)/build.ninja
 
 bench: build
 	$(BUILD)/tools/sdds-bench/sdds-bench local
+
+# Every benchmark and the peers, one Markdown report with plots (docs/perf-report.md).
+# Root for the network namespaces; takes some 15-25 minutes. REPORT_ARGS=--quick for a smoke run.
+REPORT_DIR ?= docs/report
+report: build
+	$(BUILD)/tools/sdds-bench/sdds-bench report --out $(REPORT_DIR) $(REPORT_ARGS)
 
 install: build
 	meson install -C $(BUILD)

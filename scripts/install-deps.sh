@@ -10,13 +10,14 @@ set -eu
 # clang-format: `make format-check`, part of `make test`
 # libbpf-dev, bpftool, systemtap-sdt-dev: USDT probes and sdds-trace (BPF CO-RE)
 # gnuplot-nox, valgrind, cyclonedds-tools, iceoryx, libiceoryx-binding-c-dev:
-# sdds-bench report (plots, instructions per sample, ddsperf and iceoryx baselines)
+# sdds-bench report (plots, instructions per sample, ddsperf and iceoryx baselines);
+# libjson-c-dev: sdds-bench report reads the JSON of the benchmarks it runs
 PKGS="gcc clang clang-format make meson ninja-build pkg-config python3
 libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev
 libseccomp-dev iproute2 procps nftables
 systemd debootstrap systemd-container
 libbpf-dev bpftool systemtap-sdt-dev
-gnuplot-nox valgrind cyclonedds-tools iceoryx libiceoryx-binding-c-dev"
+gnuplot-nox valgrind cyclonedds-tools iceoryx libiceoryx-binding-c-dev libjson-c-dev"
 
 missing=""
 for p in $PKGS; do

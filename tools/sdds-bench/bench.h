@@ -39,6 +39,7 @@ struct bench_opts {
 	uint64_t warmup;     /* unmeasured round trips before them (cut at max_seconds / 4) */
 	double max_seconds;  /* cap on the measured part of one latency run */
 	double tput_seconds; /* length of one throughput run */
+	uint64_t tput_count; /* 0, or the writer stops after this many samples (callgrind.c) */
 	uint32_t depth;	     /* reader history depth in the throughput run */
 	bool reliable;	     /* QoS of every writer and reader */
 	bool json;

@@ -435,6 +435,8 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
 				 (unsigned long long)i);
 			return lc_fail(s, LC_SIDE_A, 3, what, err);
 		}
+		if (o->tput_count != 0 && i + 1 >= o->tput_count)
+			break;
 		/* The clock every 256 samples: a read costs a fifth of a sample at 10 M/s. */
 		if ((i & 255) == 255 && bench_now_ns() >= end)
 			break;

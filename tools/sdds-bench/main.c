@@ -33,7 +33,9 @@
 #include "baseline.h"
 #include "bench.h"
 #include "iceoryx.h"
+#include "callgrind.h"
 #include "local.h"
+#include "mdreport.h"
 #include "net.h"
 #include "proc.h"
 #include "report.h"
@@ -56,6 +58,8 @@ static void main_usage(FILE *f)
 		"       sdds-bench net [options]   (the network path; sdds-bench net --help)\n"
 		"       sdds-bench iceoryx [options]  (the iceoryx peer; sdds-bench iceoryx --help)\n"
 		"       sdds-bench scale [options]    (clients 1..256; sdds-bench scale --help)\n"
+		"       sdds-bench callgrind [options]   (instructions per sample in sddsd)\n"
+		"       sdds-bench report [options]   (every benchmark, a Markdown report with plots)\n"
 		"\n"
 		"One-way latency (ping-pong, RTT/2) between two client processes through a\n"
 		"private sddsd in polling and blocking mode, throughput writer -> reader, the\n"
@@ -374,6 +378,11 @@ int main(int argc, char **argv)
 		return iceoryx_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "scale") == 0)
 		return scale_main(argc - 1, argv + 1);
+	/* `sdds-bench callgrind`: instructions per sample (callgrind.c); `report`: all of it (mdreport.c). */
+	if (argc >= 2 && strcmp(argv[1], "callgrind") == 0)
+		return callgrind_main(argc - 1, argv + 1);
+	if (argc >= 2 && strcmp(argv[1], "report") == 0)
+		return mdreport_main(argc - 1, argv + 1);
 	rc = main_parse(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
