@@ -75,6 +75,7 @@ void sdds_client_options_init(sdds_client_options *opts)
 	opts->reconnect = -1;
 	opts->reconnect_wait = false;
 	opts->reconnect_max_ms = 1000;
+	opts->spin_yield_ns = -1;
 }
 
 void sdds_qos_init(sdds_qos *qos)
@@ -87,18 +88,19 @@ void sdds_qos_init(sdds_qos *qos)
 	qos->max_blocking_ms = CLIENT_MAX_BLOCKING_DEFAULT;
 }
 
-static int64_t client_spin_from_env(void)
+/* A non-negative integer from the environment variable var, or def. */
+static int64_t client_ns_from_env(const char *var, int64_t def)
 {
-	const char *v = getenv("SDDS_SPIN_NS");
+	const char *v = getenv(var);
 	char *end;
 	long long n;
 
 	if (!v || !*v)
-		return CLIENT_SPIN_NS_DEFAULT;
+		return def;
 	errno = 0;
 	n = strtoll(v, &end, 10);
 	if (errno || *end || n < 0)
-		return CLIENT_SPIN_NS_DEFAULT;
+		return def;
 	return n;
 }
 
@@ -152,7 +154,10 @@ int sdds_client_new(const sdds_client_options *opts, sdds_client **ret_client)
 	c->remote.seg.fd = -1;
 	/* Until a transport supplies its own, wake-ups go to a private doorbell. */
 	c->evt = &c->local_evt;
-	c->spin_ns = opts->spin_ns >= 0 ? opts->spin_ns : client_spin_from_env();
+	c->spin_ns =
+	    opts->spin_ns >= 0 ? opts->spin_ns : client_ns_from_env("SDDS_SPIN_NS", CLIENT_SPIN_NS_DEFAULT);
+	c->spin_yield_ns =
+	    opts->spin_yield_ns >= 0 ? opts->spin_yield_ns : client_ns_from_env("SDDS_SPIN_YIELD_NS", -1);
 	c->mono = opts->monolithic || client_mono_from_env();
 
 	if (c->mono) {
@@ -346,8 +351,8 @@ int client_wait_db(struct sdds_client *c, struct sdds_doorbell *db, struct clien
 	int rc;
 
 	w->client = c;
-	rc = doorbell_wait(db, client_wait_cond, w, timeout_ns, c->spin_ns,
-			   c->mono ? 0 : CLIENT_WAIT_SLICE_NS, c->mono ? NULL : client_wait_abort);
+	rc = doorbell_wait_yield(db, client_wait_cond, w, timeout_ns, c->spin_ns, c->spin_yield_ns,
+				 c->mono ? 0 : CLIENT_WAIT_SLICE_NS, c->mono ? NULL : client_wait_abort);
 	SDDS_PROBE1(client_woken, rc);
 	if (client_gone(c) || rc == -ECANCELED)
 		return -ENOTCONN;

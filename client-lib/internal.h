@@ -173,6 +173,7 @@ struct sdds_client {
 	const struct client_ops *ops;
 	bool mono;
 	int64_t spin_ns;
+	int64_t spin_yield_ns; /* pure spin before the spin phase yields; <0: never */
 	_Atomic uint32_t session_id;
 	atomic_bool disconnected;
 	/* Samples are announced here: the segment's or the local doorbell. */

@@ -62,6 +62,9 @@ static const struct config_key config_keys[] = {
     KEY(socket, CT_PATH, 0, 0, 0),
     KEY(poll, CT_BOOL, 0, 1, 0),
     KEY(spin_ns, CT_I64, 0, 10ull * 1000 * 1000 * 1000, 0),
+    /* Bounded: control requests, timers and the network wait at most this long. */
+    KEY(poll_turn_ns, CT_I64, 0, 100ull * 1000 * 1000, 0),
+    KEY(poll_yield_ns, CT_I64, 0, 10ull * 1000 * 1000 * 1000, 0),
     KEY(max_clients, CT_U32, 1, 65536, 0),
     KEY(max_readers_per_client, CT_U32, 0, 4096, 0),
     KEY(max_writers_per_client, CT_U32, 0, 4096, 0),
@@ -98,6 +101,8 @@ void config_init(struct sddsd_config *cfg)
 	cfg->socket[0] = '\0';
 	cfg->poll = false;
 	cfg->spin_ns = 20000;
+	cfg->poll_turn_ns = 100000;
+	cfg->poll_yield_ns = 1000000;
 	cfg->max_clients = 256;
 	cfg->max_readers_per_client = 64;
 	cfg->max_writers_per_client = 64;

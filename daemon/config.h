@@ -39,6 +39,8 @@ struct sddsd_config {
 	char socket[CONFIG_SOCKET_MAX]; /* "" = ctl_default_path() */
 	bool poll;			/* polling mode: the loop never sleeps */
 	int64_t spin_ns;		/* blocking mode: keep pumping this long after activity */
+	int64_t poll_turn_ns;		/* polling mode: pump rings this long between two loop turns */
+	int64_t poll_yield_ns;		/* polling mode: yield the CPU once idle this long; 0: never */
 	uint32_t max_clients;
 	uint32_t max_readers_per_client;
 	uint32_t max_writers_per_client;

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "doorbell.h"
 #include "log.h"
 #include "netif.h"
 #include "netstats.h"
@@ -49,6 +51,7 @@
 #define MANAGER_LISTEN_RETRY_MS 100
 #define MANAGER_BACKLOG 128
 #define MANAGER_RUN_DIR "/run/sdds"
+#define MANAGER_POLL_CLOCK_EVERY 16
 
 /* ---------------- the listening socket ------------------------------------ */
 
@@ -428,23 +431,69 @@ static void manager_on_stall_timer(uv_timer_t *t)
 	manager_reap(m);
 }
 
+/*
+ * Polling mode, one idle callback: pump every session's request ring in a
+ * tight loop for up to poll_turn_ns, then return to libuv for one turn
+ * (control sockets, timers, signals, the network: one epoll_wait(0)). So a
+ * sample costs no system call, and control and timers still run at least
+ * every poll_turn_ns. Once nothing moved for poll_yield_ns the loop yields
+ * the CPU every round: a client sharing the CPU runs within microseconds
+ * instead of at the next tick, and an idle daemon lets others work.
+ * Sessions are only added and removed in libuv callbacks or manager_reap,
+ * so walking the list here is safe; the clock is read every
+ * MANAGER_POLL_CLOCK_EVERY rounds while samples move (it costs more than a
+ * round over empty rings).
+ */
+static void manager_poll_turn(struct manager *m)
+{
+	int64_t now = log_now_ns();
+	int64_t end = now + m->cfg.poll_turn_ns;
+	uint32_t round = 0;
+
+	for (;;) {
+		struct session *s;
+		bool moved = false;
+
+		if (m->retry_pending || !TAILQ_EMPTY(&m->stalled))
+			manager_retry_stalled(m);
+		TAILQ_FOREACH(s, &m->sessions, link)
+		{
+			if (!s->dead && !s->stalled && session_pump(s, false) > 0)
+				moved = true;
+		}
+		manager_reap(m);
+		if (m->stopping)
+			return;
+		if (moved) {
+			m->poll_moved = true;
+			if (++round % MANAGER_POLL_CLOCK_EVERY != 0)
+				continue;
+		}
+		now = log_now_ns();
+		if (m->poll_moved) {
+			m->poll_moved = false;
+			m->poll_active_ns = now;
+		} else if (m->cfg.poll_yield_ns > 0 && now - m->poll_active_ns >= m->cfg.poll_yield_ns) {
+			(void)sched_yield();
+		}
+		if (now >= end)
+			return;
+		doorbell_cpu_relax();
+	}
+}
+
 static void manager_on_idle(uv_idle_t *h)
 {
 	struct manager *m = h->data;
 	struct session *s, *next;
 	int64_t now;
 
-	if (m->retry_pending || (m->cfg.poll && !TAILQ_EMPTY(&m->stalled)))
-		manager_retry_stalled(m);
 	if (m->cfg.poll) {
-		TAILQ_FOREACH(s, &m->sessions, link)
-		{
-			if (!s->dead && !s->stalled)
-				session_pump(s, false);
-		}
-		manager_reap(m);
+		manager_poll_turn(m);
 		return;
 	}
+	if (m->retry_pending)
+		manager_retry_stalled(m);
 	now = log_now_ns();
 	for (s = TAILQ_FIRST(&m->hot); s != NULL; s = next) {
 		next = TAILQ_NEXT(s, hot_link);

@@ -95,6 +95,8 @@ struct manager {
 	uv_idle_t idle;
 	uv_async_t stop_async;
 	bool idle_active;
+	bool poll_moved;	/* polling: a pump moved records since the last clock read */
+	int64_t poll_active_ns; /* polling: when records last moved (for poll_yield_ns) */
 	bool stopping;
 	bool retry_pending;	    /* stalled sessions should be retried next turn */
 	int64_t stall_timer_due_ns; /* 0: not armed */

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -101,6 +102,12 @@ static int64_t doorbell_add_sat(int64_t a, int64_t b)
 int doorbell_wait(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg, int64_t timeout_ns,
 		  int64_t spin_ns, int64_t slice_ns, doorbell_cond_fn abort_fn)
 {
+	return doorbell_wait_yield(db, cond, arg, timeout_ns, spin_ns, -1, slice_ns, abort_fn);
+}
+
+int doorbell_wait_yield(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg, int64_t timeout_ns,
+			int64_t spin_ns, int64_t yield_after_ns, int64_t slice_ns, doorbell_cond_fn abort_fn)
+{
 	int64_t start, deadline;
 	int rc;
 
@@ -114,17 +121,30 @@ int doorbell_wait(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg, in
 
 	if (spin_ns > 0) {
 		int64_t spin_end = doorbell_add_sat(start, spin_ns);
+		int64_t yield_at = yield_after_ns < 0 ? INT64_MAX : doorbell_add_sat(start, yield_after_ns);
+		bool yielding = yield_after_ns == 0;
 		unsigned n = 0;
 
 		if (spin_end > deadline)
 			spin_end = deadline;
 		for (;;) {
-			doorbell_cpu_relax();
+			if (yielding)
+				(void)sched_yield();
+			else
+				doorbell_cpu_relax();
 			if (cond(arg))
 				return 0;
-			/* Reading the clock costs more than a pause: not every turn. */
-			if (++n % DOORBELL_SPIN_CLOCK_EVERY == 0 && doorbell_now_ns() >= spin_end)
-				break;
+			/*
+			 * Reading the clock costs more than a pause: not every
+			 * turn. A yield costs more than the clock: every turn.
+			 */
+			if (yielding || ++n % DOORBELL_SPIN_CLOCK_EVERY == 0) {
+				int64_t now = doorbell_now_ns();
+
+				if (now >= spin_end)
+					break;
+				yielding = now >= yield_at;
+			}
 		}
 		if (spin_end >= deadline)
 			return -ETIMEDOUT;

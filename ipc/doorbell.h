@@ -23,6 +23,12 @@
  * Cost when the other side is awake: one fence and one load per notify
  * batch, no system call.
  *
+ * The spin phase may yield: after yield_after_ns of pure spinning it calls
+ * sched_yield() between checks. Two spinning processes that share one CPU
+ * then hand it to each other within microseconds, where pure spinners take
+ * turns only at the scheduler tick (4 ms at 250 Hz). A spinner alone on its
+ * CPU pays one system call per check and otherwise loses nothing.
+ *
  * The futex is shared (no FUTEX_PRIVATE_FLAG): the word lives in a memfd
  * mapped by two processes.
  */
@@ -60,6 +66,15 @@ bool doorbell_has_waiters(struct sdds_doorbell *db);
  */
 int doorbell_wait(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg, int64_t timeout_ns,
 		  int64_t spin_ns, int64_t slice_ns, doorbell_cond_fn abort_fn);
+
+/*
+ * doorbell_wait whose spin phase yields the CPU (sched_yield) between checks
+ * once it has spun yield_after_ns without yielding; yield_after_ns < 0 never
+ * yields (doorbell_wait), 0 yields from the first check on. The spin budget
+ * spin_ns covers both parts.
+ */
+int doorbell_wait_yield(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg, int64_t timeout_ns,
+			int64_t spin_ns, int64_t yield_after_ns, int64_t slice_ns, doorbell_cond_fn abort_fn);
 
 /* Monotonic clock in nanoseconds. */
 int64_t doorbell_now_ns(void);

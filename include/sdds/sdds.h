@@ -94,11 +94,18 @@ typedef struct sdds_client_options {
 	bool reconnect_wait;	   /* during the gap, writes and takes wait for the
 				    * new connection within their time budget */
 	uint32_t reconnect_max_ms; /* longest backoff delay; 0: 1000 */
+	int64_t spin_yield_ns;	   /* after this much pure spinning, the spin
+				    * phase yields the CPU (sched_yield) between
+				    * checks, so spinners sharing a CPU alternate
+				    * within microseconds instead of at the
+				    * scheduler tick; 0: yield at once; <0:
+				    * $SDDS_SPIN_YIELD_NS, else never yield */
 } sdds_client_options;
 
 /* Fill defaults: socket_path NULL, name NULL, ctl_fd -1, spin_ns -1,
  * monolithic false ($SDDS_MONOLITHIC=1 turns it on at sdds_client_new),
- * reconnect -1, reconnect_wait false, reconnect_max_ms 1000. */
+ * reconnect -1, reconnect_wait false, reconnect_max_ms 1000,
+ * spin_yield_ns -1. */
 SDDS_API void sdds_client_options_init(sdds_client_options *opts);
 
 /* Connect. opts may be NULL for defaults. */

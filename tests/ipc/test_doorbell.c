@@ -2,7 +2,9 @@
 /*
  * test_doorbell.c - the doorbell protocol: immediate conditions, timeouts,
  * wake-ups from another thread and from another process (shared futex on a
- * memfd), abort_fn with slicing, and EINTR not shortening a wait.
+ * memfd), abort_fn with slicing, EINTR not shortening a wait, and the
+ * yielding spin (doorbell_wait_yield): bounded by its budget like a pure
+ * spin, and two yielding spinners on one CPU hand it to each other.
  *
  * OVERVIEW
  * Timing assertions use generous upper bounds (the VM is shared and a wake
@@ -11,6 +13,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -347,6 +350,119 @@ static void test_cross_process(void **state)
 	close(fd);
 }
 
+/* A yielding spin ends at its budget and then sleeps like any other wait. */
+static void test_yield_budget(void **state)
+{
+	struct flagdb *f = flagdb_new();
+	int64_t t0, dt;
+
+	(void)state;
+	t0 = doorbell_now_ns();
+	assert_int_equal(doorbell_wait_yield(&f->db, flag_cond, f, 20 * MS, 1000 * MS, 0, 0, NULL),
+			 -ETIMEDOUT);
+	dt = doorbell_now_ns() - t0;
+	assert_true(dt >= 20 * MS);
+	assert_true(dt < 5000 * MS);
+	/* Pure spin first, then yields: every check still runs. */
+	atomic_store(&f->cond_calls, 0);
+	assert_int_equal(doorbell_wait_yield(&f->db, flag_cond, f, 20 * MS, 1000 * MS, 2 * MS, 0, NULL),
+			 -ETIMEDOUT);
+	assert_true(atomic_load(&f->cond_calls) > 1);
+	assert_int_equal(atomic_load(&f->db.waiters), 0);
+	free(f);
+}
+
+struct yield_pp {
+	struct flagdb *ping, *pong;
+	int cpu;
+	int rounds;
+	atomic_int failed;
+};
+
+static void yield_pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+/* A condition true once `flag` reached the round the waiter wants. */
+struct yield_want {
+	struct flagdb *f;
+	int want;
+};
+
+static bool yield_want_cond(void *arg)
+{
+	struct yield_want *w = arg;
+
+	return atomic_load(&w->f->flag) >= w->want;
+}
+
+/* Pong side: wait for ping i (yielding), answer with pong i. */
+static void *yield_pong_main(void *arg)
+{
+	struct yield_pp *pp = arg;
+
+	yield_pin(pp->cpu);
+	for (int i = 1; i <= pp->rounds; i++) {
+		struct yield_want w = {pp->ping, i};
+
+		if (doorbell_wait_yield(&pp->ping->db, yield_want_cond, &w, 10000 * MS, 60000 * MS, 0, 0,
+					NULL) != 0 ||
+		    atomic_load(&pp->ping->flag) != i) {
+			atomic_store(&pp->failed, 1);
+			return NULL;
+		}
+		atomic_store(&pp->pong->flag, i);
+		doorbell_notify(&pp->pong->db);
+	}
+	return NULL;
+}
+
+/*
+ * Two spinners pinned to one CPU: pure spinners only take turns at the
+ * scheduler tick (4 ms here); yielding ones hand the CPU over at once when
+ * nothing else runs there. Every round must arrive, and neither side ever
+ * falls asleep on the futex (the spin budget is a minute). The time is
+ * printed, not asserted: on the shared VM other runnable processes get
+ * the CPU at every yield too.
+ */
+static void test_yield_same_cpu(void **state)
+{
+	struct yield_pp pp = {.ping = flagdb_new(), .pong = flagdb_new(), .rounds = 5000};
+	pthread_t th;
+	int64_t t0, dt;
+
+	(void)state;
+	pp.cpu = sched_getcpu();
+	assert_true(pp.cpu >= 0);
+	yield_pin(pp.cpu);
+	assert_int_equal(pthread_create(&th, NULL, yield_pong_main, &pp), 0);
+	t0 = doorbell_now_ns();
+	for (int i = 1; i <= pp.rounds && !atomic_load(&pp.failed); i++) {
+		struct yield_want w = {pp.pong, i};
+
+		atomic_store(&pp.ping->flag, i);
+		doorbell_notify(&pp.ping->db);
+		assert_int_equal(doorbell_wait_yield(&pp.pong->db, yield_want_cond, &w, 10000 * MS,
+						     60000 * MS, 0, 0, NULL),
+				 0);
+		assert_int_equal(atomic_load(&pp.pong->flag), i);
+	}
+	pthread_join(th, NULL);
+	dt = doorbell_now_ns() - t0;
+	assert_int_equal(atomic_load(&pp.failed), 0);
+	assert_int_equal(atomic_load(&pp.ping->db.waiters), 0);
+	assert_int_equal(atomic_load(&pp.pong->db.waiters), 0);
+	print_message("%d round trips on cpu %d: %.1f us each\n", pp.rounds, pp.cpu,
+		      (double)dt / pp.rounds / 1e3);
+	free(pp.ping);
+	free(pp.pong);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +479,8 @@ int main(void)
 	    cmocka_unit_test(test_abort_before_sleep),
 	    cmocka_unit_test(test_eintr),
 	    cmocka_unit_test(test_cross_process),
+	    cmocka_unit_test(test_yield_budget),
+	    cmocka_unit_test(test_yield_same_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

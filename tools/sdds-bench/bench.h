@@ -47,6 +47,7 @@ struct bench_opts {
 	bool pin_sweep;			 /* try every placement of pin_list */
 	struct bench_placement pin_spec; /* the placement when pin && !pin_sweep */
 	int64_t poll_spin_ns;		 /* client spin budget in polling mode */
+	int64_t poll_yield_ns;		 /* polling clients yield after this much pure spin; -1: never */
 	const char *sddsd_path;		 /* the daemon binary */
 	const char *raw_prefix;		 /* NULL, or write per-iteration values to PREFIX-<run>.txt */
 };

@@ -79,6 +79,7 @@ struct lc_args {
 	struct lc_shm *s;
 	const char *sock;
 	int64_t spin_ns;
+	int64_t spin_yield_ns; /* the clients' spin_yield_ns; -1: pure spin */
 	bool monolithic;
 	const struct bench_placement *pl;
 };
@@ -121,6 +122,7 @@ static int lc_connect(const struct lc_args *a, const char *name, sdds_client **r
 	opts.socket_path = a->sock;
 	opts.name = name;
 	opts.spin_ns = a->spin_ns;
+	opts.spin_yield_ns = a->spin_yield_ns;
 	opts.monolithic = a->monolithic;
 	return sdds_client_new(&opts, ret);
 }
@@ -392,6 +394,7 @@ void local_latency(const struct bench_opts *o, const char *sock, bool polling,
 	ret->ran = true;
 	ret->requested = o->iterations;
 	a.spin_ns = polling ? o->poll_spin_ns : 0;
+	a.spin_yield_ns = polling ? o->poll_yield_ns : -1;
 	err = proc_shm_new(sizeof(struct lc_shm) + o->iterations * sizeof(uint64_t), &shm);
 	if (err < 0) {
 		bench_why(ret->why, "shared memory: %s", strerror(-err));
@@ -610,6 +613,7 @@ void local_throughput(const struct bench_opts *o, const char *sock, bool polling
 	memset(ret, 0, sizeof(*ret));
 	ret->ran = true;
 	a.spin_ns = polling ? o->poll_spin_ns : 0;
+	a.spin_yield_ns = polling ? o->poll_yield_ns : -1;
 	err = proc_shm_new(sizeof(struct lc_shm), &shm);
 	if (err < 0) {
 		bench_why(ret->why, "shared memory: %s", strerror(-err));
@@ -719,6 +723,7 @@ void local_monolithic(const struct bench_opts *o, bool spinning, const struct be
 	memset(ret, 0, sizeof(*ret));
 	ret->ran = true;
 	a.spin_ns = spinning ? o->poll_spin_ns : 0;
+	a.spin_yield_ns = spinning ? o->poll_yield_ns : -1;
 	err = proc_shm_new(sizeof(struct lc_shm), &shm);
 	if (err < 0) {
 		bench_why(ret->why, "shared memory: %s", strerror(-err));

@@ -50,6 +50,7 @@
 #define MAIN_DEFAULT_DEPTH 1024
 /* "Very large": longer than any wait of the benchmark, so polling clients never sleep. */
 #define MAIN_DEFAULT_POLL_SPIN_NS (10 * 1000000000LL)
+#define MAIN_DEFAULT_POLL_YIELD_NS 0LL
 
 static void main_usage(FILE *f)
 {
@@ -77,13 +78,17 @@ static void main_usage(FILE *f)
 		"                       B = pong/reader) to CPUs; without a value try several\n"
 		"                       placements and report the best; '-' leaves one unpinned\n"
 		"      --poll-spin-ns N client spin budget in polling mode (default %lld)\n"
+		"      --poll-yield-ns N|never  polling clients yield the CPU between checks\n"
+		"                       after N ns of pure spinning (default %lld); 'never'\n"
+		"                       spins purely (three busy processes on two CPUs then\n"
+		"                       take turns at the scheduler tick)\n"
 		"      --sddsd PATH     the daemon binary (default: ../../daemon/sddsd from here)\n"
 		"      --raw PREFIX     write per-iteration one-way ns to PREFIX-<run>.txt\n"
 		"      --json           print one JSON object instead of the table\n"
 		"  -h, --help\n",
 		MAIN_DEFAULT_ITERATIONS, MAIN_DEFAULT_WARMUP, BENCH_MAX_SIZE, MAIN_DEFAULT_SIZE,
 		MAIN_DEFAULT_MAX_SECONDS, MAIN_DEFAULT_TPUT_SECONDS, MAIN_DEFAULT_DEPTH,
-		(long long)MAIN_DEFAULT_POLL_SPIN_NS);
+		(long long)MAIN_DEFAULT_POLL_SPIN_NS, (long long)MAIN_DEFAULT_POLL_YIELD_NS);
 }
 
 static int main_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
@@ -160,6 +165,7 @@ enum {
 	OPT_BEST_EFFORT,
 	OPT_PIN,
 	OPT_POLL_SPIN,
+	OPT_POLL_YIELD,
 	OPT_SDDSD,
 	OPT_RAW,
 	OPT_JSON,
@@ -178,6 +184,7 @@ static int main_parse(int argc, char **argv, struct bench_opts *o)
 	    {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
 	    {"pin", optional_argument, NULL, OPT_PIN},
 	    {"poll-spin-ns", required_argument, NULL, OPT_POLL_SPIN},
+	    {"poll-yield-ns", required_argument, NULL, OPT_POLL_YIELD},
 	    {"sddsd", required_argument, NULL, OPT_SDDSD},
 	    {"raw", required_argument, NULL, OPT_RAW},
 	    {"json", no_argument, NULL, OPT_JSON},
@@ -196,6 +203,7 @@ static int main_parse(int argc, char **argv, struct bench_opts *o)
 	    .depth = MAIN_DEFAULT_DEPTH,
 	    .reliable = true,
 	    .poll_spin_ns = MAIN_DEFAULT_POLL_SPIN_NS,
+	    .poll_yield_ns = MAIN_DEFAULT_POLL_YIELD_NS,
 	};
 	while ((c = getopt_long(argc, argv, "n:s:t:h", longopts, NULL)) != -1) {
 		int err = 0;
@@ -233,6 +241,15 @@ static int main_parse(int argc, char **argv, struct bench_opts *o)
 		case OPT_POLL_SPIN:
 			err = main_parse_u64(optarg, 0, INT64_MAX, &v);
 			o->poll_spin_ns = (int64_t)v;
+			break;
+		case OPT_POLL_YIELD:
+			/* "never": the pure-spin variant (three busy processes take turns at the tick). */
+			if (strcmp(optarg, "never") == 0) {
+				o->poll_yield_ns = -1;
+				break;
+			}
+			err = main_parse_u64(optarg, 0, INT64_MAX, &v);
+			o->poll_yield_ns = (int64_t)v;
 			break;
 		case OPT_SDDSD:
 			o->sddsd_path = optarg;
@@ -418,6 +435,14 @@ int main(int argc, char **argv)
 	r.n_placements = n;
 	for (int i = 0; i < n; i++) {
 		r.polling[i].pl = pl[i];
+		/*
+		 * Unpinned, polling means three busy processes on however many
+		 * CPUs: on two, the daemon alone on one CPU and the yielding
+		 * clients on the other is the placement that works.
+		 */
+		if (!o.pin && r.n_cpus >= 2)
+			r.polling[i].pl =
+			    (struct bench_placement){proc_cpu_nth(0), proc_cpu_nth(1), proc_cpu_nth(1)};
 		main_run_mode(&o, r.sddsd_path, true, &r.polling[i]);
 	}
 	for (int i = 0; i < n; i++) {

@@ -119,22 +119,33 @@ static void report_ratio_row(FILE *f, const char *label, double v, double goal)
 	fputc('\n', f);
 }
 
+/* How polling clients wait: spinning purely, or yielding the CPU between checks. */
+static const char *report_spin_kind(const struct bench_opts *o)
+{
+	return o->poll_yield_ns < 0 ? "spin" : "yield-spin";
+}
+
+/* " <budget> us": a spin budget that can run out is named. */
+static const char *report_spin_budget(const struct bench_opts *o, char *buf, size_t cap)
+{
+	snprintf(buf, cap, " %lld us", (long long)(o->poll_spin_ns / 1000));
+	return buf;
+}
+
 void report_table(FILE *f, const struct bench_opts *o, const struct bench_results *r)
 {
 	const struct mode_result *p = report_best(r->polling, r->best_polling);
 	const struct mode_result *b = report_best(r->blocking, r->best_blocking);
 	struct report_ratios x;
-	char pl[96], poll_label[48];
+	char pl[96], poll_label[80], budget[24];
 
 	report_ratios_compute(r, &x);
 	/* The default budget never runs out; a smaller one (--poll-spin-ns) is named. */
-	if (o->poll_spin_ns >= 1000000000)
-		snprintf(poll_label, sizeof(poll_label), "sddsd --poll, clients spin");
-	else if (o->poll_spin_ns == 0)
+	if (o->poll_spin_ns == 0)
 		snprintf(poll_label, sizeof(poll_label), "sddsd --poll, clients sleep");
 	else
-		snprintf(poll_label, sizeof(poll_label), "sddsd --poll, clients spin %lld us",
-			 (long long)(o->poll_spin_ns / 1000));
+		snprintf(poll_label, sizeof(poll_label), "sddsd --poll, clients %s%s", report_spin_kind(o),
+			 o->poll_spin_ns >= 1000000000 ? "" : report_spin_budget(o, budget, sizeof(budget)));
 	fprintf(
 	    f,
 	    "sdds-bench local: %u-byte samples, %s, %llu iterations (+%llu warm-up, cap %.0f s), %d CPUs\n",
@@ -143,8 +154,17 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	fprintf(f, "sddsd: %s\n", r->sddsd_path ? r->sddsd_path : "(not found)");
 	report_placement_str(&r->base_pl, pl, sizeof(pl));
 	fprintf(f, "baselines: ping side %s\n", strstr(pl, "A:") ? strstr(pl, "A:") : pl);
-	if (!o->pin)
+	if (!o->pin && r->n_cpus >= 2)
+		fprintf(f, "pinning: polling as sddsd alone on one CPU, both clients on the other (the "
+			   "placement that works on two CPUs); blocking and monolithic unpinned "
+			   "(--pin tries placements, --pin=D,A,B sets one, --pin=-,-,- pins nothing)\n");
+	else if (!o->pin)
 		fprintf(f, "pinning: none (--pin tries placements, --pin=D,A,B sets one)\n");
+	if (o->poll_spin_ns != 0)
+		fprintf(f, "polling clients: %s\n",
+			o->poll_yield_ns < 0 ? "spin purely (--poll-yield-ns never)"
+					     : "spin, yielding the CPU between checks (sched_yield) after "
+					       "--poll-yield-ns of pure spin");
 	if (r->load_start >= 0)
 		fprintf(f, "load average (1 min): %.2f before, %.2f after the run (which adds its own)%s\n",
 			r->load_start, r->load_end,
@@ -334,6 +354,7 @@ void report_json(FILE *f, const struct bench_opts *o, const struct bench_results
 	json_uint(&j, "depth", o->depth);
 	json_str(&j, "reliability", o->reliable ? "reliable" : "best_effort");
 	json_int(&j, "poll_spin_ns", o->poll_spin_ns);
+	json_int(&j, "poll_yield_ns", o->poll_yield_ns);
 	json_int(&j, "cpus", r->n_cpus);
 	json_num(&j, "loadavg_start", r->load_start);
 	json_num(&j, "loadavg_end", r->load_end);
