@@ -172,8 +172,14 @@ struct md_ctx {
 	struct md_tput t_poll, t_block, t_mono_spin, t_mono_sleep, t_dds;
 	char local_poll_note[160];
 
-	struct md_lat n_blk, n_poll, n_mono_blk, n_mono_poll, n_raw, n_dds;
-	struct md_tput t_net, t_net_raw, t_net_mono;
+	struct md_lat n_blk, n_poll, n_mono_blk, n_mono_poll, n_raw, n_raw_busy, n_dds;
+	struct md_tput t_net, t_net_frames, t_net_raw, t_net_mono;
+	/* net --poll --monolithic: isolated / monolithic per leg (A->B send side, B->A receive side). */
+	struct md_num {
+		bool ok;
+		double v;
+		char why[MD_WHY];
+	} leg_send, leg_recv;
 	char dds_payload[128];
 
 	struct md_scale_pt sc[MD_MAX_SCALE];
@@ -867,6 +873,41 @@ static void md_net_mono(struct json_object *j, const char *raw, struct md_lat *l
 	md_lat_raw_glob(l, pat);
 }
 
+/* Every row of one net run (blocking: poll false) takes why; the ddsperf row only when dds. */
+static void md_net_fail(struct md_ctx *c, bool poll, bool dds, const char *why)
+{
+	if (poll) {
+		md_lat_fail(&c->n_poll, why);
+		md_lat_fail(&c->n_mono_poll, why);
+		md_lat_fail(&c->n_raw_busy, why);
+		bench_why(c->leg_send.why, "%s", why);
+		bench_why(c->leg_recv.why, "%s", why);
+		return;
+	}
+	md_lat_fail(&c->n_blk, why);
+	md_lat_fail(&c->n_mono_blk, why);
+	md_lat_fail(&c->n_raw, why);
+	if (dds)
+		md_lat_fail(&c->n_dds, why);
+	md_tput_fail(&c->t_net, why);
+	md_tput_fail(&c->t_net_frames, why);
+	md_tput_fail(&c->t_net_raw, why);
+	md_tput_fail(&c->t_net_mono, why);
+}
+
+/* A ratio net computed from its shared clock; without it, the monolithic row's reason. */
+static void md_net_leg(struct json_object *j, const char *key, const struct md_lat *mono, struct md_num *n)
+{
+	if (mdrun_jnum(j, key, &n->v) == 0) {
+		n->ok = true;
+		n->why[0] = '\0';
+	} else if (!mono->ok) {
+		bench_why(n->why, "%s", mono->why);
+	} else {
+		bench_why(n->why, "net printed no %s (it needs both legs of both runs)", key);
+	}
+}
+
 static void md_net_run(struct md_ctx *c, bool poll)
 {
 	char n[32], w[32], s[32], raw[PATH_MAX + 32], path[PATH_MAX + 64], why[MD_WHY], dpath[PATH_MAX + 8];
@@ -942,16 +983,7 @@ static void md_net_run(struct md_ctx *c, bool poll)
 		}
 		if (!poll)
 			bench_why(c->part[MD_NET].why, "%s", why);
-		md_lat_fail(l, why);
-		md_lat_fail(poll ? &c->n_mono_poll : &c->n_mono_blk, why);
-		if (!poll) {
-			md_lat_fail(&c->n_raw, why);
-			if (with_dds)
-				md_lat_fail(&c->n_dds, why);
-			md_tput_fail(&c->t_net, why);
-			md_tput_fail(&c->t_net_raw, why);
-			md_tput_fail(&c->t_net_mono, why);
-		}
+		md_net_fail(c, poll, with_dds || poll, why);
 		return;
 	}
 	c->part[MD_NET].ok = true;
@@ -960,7 +992,14 @@ static void md_net_run(struct md_ctx *c, bool poll)
 	snprintf(path, sizeof(path), "%s-net-sddsd.txt", raw);
 	md_lat_raw(l, path);
 	md_net_mono(j, raw, poll ? &c->n_mono_poll : &c->n_mono_blk, poll ? NULL : &c->t_net_mono);
-	if (!poll) {
+	if (poll) {
+		md_lat_json(&c->n_raw_busy, j, "latency.raw_udp6_busy", "n", "why");
+		snprintf(path, sizeof(path), "%s-net-raw-busy.txt", raw);
+		md_lat_raw(&c->n_raw_busy, path);
+		md_net_leg(j, "monolithic.ratio_send", &c->n_mono_poll, &c->leg_send);
+		md_net_leg(j, "monolithic.ratio_receive", &c->n_mono_poll, &c->leg_recv);
+	} else {
+		md_tput_json(&c->t_net_frames, j, "throughput.sddsd_frames", "rate", "why");
 		md_lat_json(&c->n_raw, j, "latency.raw_udp6", "n", "why");
 		snprintf(path, sizeof(path), "%s-net-raw.txt", raw);
 		md_lat_raw(&c->n_raw, path);
@@ -1002,22 +1041,14 @@ static void md_net(struct md_ctx *c)
 		const char *why = "--skip net";
 
 		bench_why(c->part[MD_NET].why, "%s", why);
-		md_lat_fail(&c->n_blk, why);
-		md_lat_fail(&c->n_poll, why);
-		md_lat_fail(&c->n_mono_blk, why);
-		md_lat_fail(&c->n_mono_poll, why);
-		md_lat_fail(&c->n_raw, why);
-		md_lat_fail(&c->n_dds, why);
-		md_tput_fail(&c->t_net, why);
-		md_tput_fail(&c->t_net_raw, why);
-		md_tput_fail(&c->t_net_mono, why);
+		md_net_fail(c, false, true, why);
+		md_net_fail(c, true, true, why);
 		return;
 	}
 	md_net_run(c, false);
 	if (!c->part[MD_NET].ok) {
 		/* The polling run would fail for the same reason. */
-		md_lat_fail(&c->n_poll, c->part[MD_NET].why);
-		md_lat_fail(&c->n_mono_poll, c->part[MD_NET].why);
+		md_net_fail(c, true, false, c->part[MD_NET].why);
 		return;
 	}
 	md_net_run(c, true);
@@ -1320,14 +1351,18 @@ static void md_plots(struct md_ctx *c)
 					   c->plots[MD_PLOT_LOCAL].why) == 0;
 	}
 	{
-		const struct md_lat *rows[] = {&c->n_blk, &c->n_poll, &c->n_mono_blk, &c->n_mono_poll,
-					       &c->n_raw};
-		const char *titles[] = {"sddsd isolated, blocking daemons", "sddsd isolated, polling daemons",
-					"monolithic, blocking", "monolithic, polling", "raw UDPv6"};
-		struct mdplot_curve cv[5];
+		const struct md_lat *rows[] = {&c->n_blk,	&c->n_poll, &c->n_mono_blk,
+					       &c->n_mono_poll, &c->n_raw,  &c->n_raw_busy};
+		const char *titles[] = {"sddsd isolated, blocking daemons",
+					"sddsd isolated, polling daemons",
+					"monolithic, blocking",
+					"monolithic, polling",
+					"raw UDPv6",
+					"raw UDPv6, busy-polled"};
+		struct mdplot_curve cv[6];
 		size_t n = 0;
 
-		for (size_t i = 0; i < 5; i++)
+		for (size_t i = 0; i < 6; i++)
 			if (rows[i]->raw[0])
 				cv[n++] = (struct mdplot_curve){titles[i], rows[i]->raw};
 		if (n == 0)
@@ -1491,7 +1526,7 @@ static void md_trace_totals(const struct md_ctx *c, const char *path, struct md_
 static void md_ratios(struct md_ctx *c)
 {
 	struct md_ratio *r;
-	struct md_fig iso, mono, best_tput;
+	struct md_fig iso, mono, best_tput, one = {"one", true, 1, ""};
 
 	r = md_ratio_new(c, "local one-way, sddsd polling / iceoryx polling (median)", "x", -1, 1.0,
 			 "<= 1 (sddsd polling <= 0.6 us = iceoryx polling here)");
@@ -1532,7 +1567,22 @@ static void md_ratios(struct md_ctx *c)
 			 "<= 5%");
 	md_ratio_div(r, md_fig_p50("net sddsd (polling daemons)", &c->n_poll),
 		     md_fig_p50("net monolithic (polling)", &c->n_mono_poll), 100, -1);
-	r = md_ratio_new(c, "net throughput, sddsd / raw UDPv6 sendmmsg", "x", +1, 0.9, ">= 0.9");
+	r = md_ratio_new(c, "net isolation cost, polling, send side (A->B legs, median)", "%", 0, 0,
+			 "paper (STM32F4): +16%");
+	md_ratio_div(r, (struct md_fig){"send-side ratio", c->leg_send.ok, c->leg_send.v, c->leg_send.why},
+		     one, 100, -1);
+	r = md_ratio_new(c, "net isolation cost, polling, receive side (B->A legs, median)", "%", 0, 0,
+			 "paper (STM32F4): +44%");
+	md_ratio_div(r, (struct md_fig){"receive-side ratio", c->leg_recv.ok, c->leg_recv.v, c->leg_recv.why},
+		     one, 100, -1);
+	r = md_ratio_new(c, "net one-way, sddsd polling / raw UDPv6 busy-polled (median)", "x", 0, 0, "");
+	md_ratio_div(r, md_fig_p50("net sddsd (polling daemons)", &c->n_poll),
+		     md_fig_p50("busy-polled raw UDPv6", &c->n_raw_busy), 1, 0);
+	r = md_ratio_new(c, "net throughput, sddsd frames / raw UDPv6 sendmmsg datagrams (same size)", "x",
+			 +1, 0.9, ">= 0.9");
+	md_ratio_div(r, md_fig_rate("sddsd frames/s", &c->t_net_frames),
+		     md_fig_rate("raw UDPv6 throughput", &c->t_net_raw), 1, 0);
+	r = md_ratio_new(c, "net throughput, sddsd samples / raw UDPv6 datagrams", "x", 0, 0, "");
 	md_ratio_div(r, md_fig_rate("net sddsd throughput", &c->t_net),
 		     md_fig_rate("raw UDPv6 throughput", &c->t_net_raw), 1, 0);
 	md_trace_totals(c, "receive", &iso, &mono);
@@ -1816,6 +1866,7 @@ static int md_write_md(const struct md_ctx *c, const char *path)
 	md_lat_row(f, &c->n_mono_blk);
 	md_lat_row(f, &c->n_mono_poll);
 	md_lat_row(f, &c->n_raw);
+	md_lat_row(f, &c->n_raw_busy);
 	md_lat_row(f, &c->n_dds);
 	md_plot_ref(f, &c->plots[MD_PLOT_NET]);
 
@@ -1828,6 +1879,7 @@ static int md_write_md(const struct md_ctx *c, const char *path)
 	md_tput_row(f, &c->t_mono_sleep);
 	md_tput_row(f, &c->t_dds);
 	md_tput_row(f, &c->t_net);
+	md_tput_row(f, &c->t_net_frames);
 	md_tput_row(f, &c->t_net_mono);
 	md_tput_row(f, &c->t_net_raw);
 
@@ -1939,10 +1991,11 @@ static void md_write_json(const struct md_ctx *c, FILE *f)
 {
 	const struct md_lat *loc[] = {&c->l_spin,     &c->l_futex,    &c->l_poll, &c->l_block,
 				      &c->l_ice_poll, &c->l_ice_wait, &c->l_dds,  &c->l_dds_wait};
-	const struct md_lat *net[] = {&c->n_blk,       &c->n_poll, &c->n_mono_blk,
-				      &c->n_mono_poll, &c->n_raw,  &c->n_dds};
-	const struct md_tput *tp[] = {&c->t_poll, &c->t_block, &c->t_mono_spin, &c->t_mono_sleep,
-				      &c->t_dds,  &c->t_net,   &c->t_net_mono,	&c->t_net_raw};
+	const struct md_lat *net[] = {&c->n_blk, &c->n_poll,	 &c->n_mono_blk, &c->n_mono_poll,
+				      &c->n_raw, &c->n_raw_busy, &c->n_dds};
+	const struct md_tput *tp[] = {&c->t_poll,	&c->t_block,	&c->t_mono_spin,
+				      &c->t_mono_sleep, &c->t_dds,	&c->t_net,
+				      &c->t_net_frames, &c->t_net_mono, &c->t_net_raw};
 	struct json j;
 
 	json_init(&j, f);
@@ -2234,7 +2287,10 @@ int mdreport_main(int argc, char **argv)
 	md_lat_init(&c.n_poll, "sddsd isolated, polling daemons");
 	md_lat_init(&c.n_mono_blk, "monolithic, blocking");
 	md_lat_init(&c.n_mono_poll, "monolithic, polling");
-	md_lat_init(&c.n_raw, "raw UDPv6 ping-pong (baseline)");
+	md_lat_init(&c.n_raw, "raw UDPv6 ping-pong, blocking recv (baseline)");
+	md_lat_init(&c.n_raw_busy, "raw UDPv6 ping-pong, busy-polled recv (baseline)");
+	bench_why(c.leg_send.why, "not run");
+	bench_why(c.leg_recv.why, "not run");
 	md_lat_init(&c.n_dds, "Cyclone DDS ddsperf (veth)");
 	md_tput_init(&c.t_poll, "local, sddsd polling");
 	md_tput_init(&c.t_block, "local, sddsd blocking");
@@ -2243,6 +2299,7 @@ int mdreport_main(int argc, char **argv)
 	md_tput_init(&c.t_dds, "local, Cyclone DDS ddsperf pub/sub (loopback)");
 	md_tput_init(&c.t_net, "net, sddsd (blocking daemons)");
 	md_tput_init(&c.t_net_mono, "net, monolithic");
+	md_tput_init(&c.t_net_frames, "net, sddsd frames/s (daemon B's counters; not samples)");
 	md_tput_init(&c.t_net_raw, "net, raw UDPv6 sendmmsg (baseline)");
 
 	md_machine(&c);
