@@ -99,7 +99,8 @@ static void trace_on_sigint(int sig)
 
 static bool trace_verbose;
 
-static int trace_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static int trace_libbpf_print(enum libbpf_print_level level,
+								    const char *fmt, va_list ap)
 {
 	/* Probes a binary lacks make libbpf warn once per attempt: expected, quiet unless -v. */
 	if (!trace_verbose || level == LIBBPF_DEBUG)
@@ -317,6 +318,7 @@ static int trace_run(const struct opts *o, char **cmd, struct trace_matcher **re
 	pid_t child = -1;
 	int status = 0, rc;
 	uint64_t takes = 0;
+	int n_links;
 	size_t end;
 
 	rc = tracer_open(&t, o, cmd != NULL);
@@ -341,6 +343,7 @@ static int trace_run(const struct opts *o, char **cmd, struct trace_matcher **re
 	}
 	(void)ring_buffer__consume(t.rb);
 	*ret_dropped = t.skel->bss->dropped;
+	n_links = t.n_links;
 	tracer_close(&t);
 	if (child > 0) {
 		/* The limit was reached (or SIGINT): the workload runs to its end untraced. */
@@ -354,6 +357,9 @@ static int trace_run(const struct opts *o, char **cmd, struct trace_matcher **re
 		free(t.col.ev);
 		return SDDS_TRACE_EXIT_FAIL;
 	}
+	if (o->verbose)
+		fprintf(stderr, "sdds-trace: %zu events, %llu dropped, %d probe attachments\n", t.col.n,
+			(unsigned long long)*ret_dropped, n_links);
 	qsort(t.col.ev, t.col.n, sizeof(t.col.ev[0]), trace_event_cmp);
 	/* Cut after the n-th take in time order: what follows belongs to samples not counted. */
 	end = t.col.n;
