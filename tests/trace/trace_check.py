@@ -74,7 +74,12 @@ def check_runs(doc, mode, path, expect):
     check(doc.get("dropped_events") == 0, "no event lost (dropped_events %s)" % doc.get("dropped_events"))
     check(doc.get("unmatched_other") == 0, "every sample fits a path (unmatched_other %s)"
           % doc.get("unmatched_other"))
-    runs = [r for r in doc["runs"] if r["mode"] == mode and r["path"] == path]
+    check(all(r["waited"] for r in doc["runs"]), "runs: the samples the reader waited for")
+    check(all(not r["waited"] for r in doc.get("runs_no_wait", [])), "runs_no_wait: the others")
+    # One main run per mode, path and callback (what sdds-bench report keys on).
+    keys = [(r["mode"], r["path"], r["callback"]) for r in doc["runs"]]
+    check(len(keys) == len(set(keys)), "one run per mode, path and callback in runs")
+    runs = [r for r in doc["runs"] + doc.get("runs_no_wait", []) if r["mode"] == mode and r["path"] == path]
     check(len(runs) > 0, "%s %s: a run" % (mode, path))
     total = sum(r["samples"] for r in runs)
     check(total == expect, "%s %s: %d samples followed, %d expected" % (mode, path, total, expect))
@@ -129,11 +134,13 @@ def main():
         doc = run_trace([trace, "--json", "--", load, "local", "-n", str(n), "--sddsd", sddsd], 120)
         if doc:
             check_runs(doc, "isolated", "local", 2 * n)
-            check(not [r for r in doc["runs"] if r["mode"] != "isolated"], "isolated workload: isolated runs only")
+            check(not [r for r in doc["runs"] + doc["runs_no_wait"] if r["mode"] != "isolated"],
+                  "isolated workload: isolated runs only")
         doc = run_trace([trace, "--json", "--", load, "local", "--mono", "-n", str(n)], 120)
         if doc:
             check_runs(doc, "monolithic", "local", 2 * n)
-            check(not [r for r in doc["runs"] if r["mode"] != "monolithic"], "--mono: monolithic runs only")
+            check(not [r for r in doc["runs"] + doc["runs_no_wait"] if r["mode"] != "monolithic"],
+                  "--mono: monolithic runs only")
     elif mode == "net":
         n, trace, bench, sddsd = int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
         need_root()

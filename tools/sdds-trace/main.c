@@ -78,6 +78,8 @@ struct opts {
 	pid_t pids[SDDS_TRACE_MAX_PIDS];
 	int n_pids;
 	char **cmd; /* NULL: until SIGINT or -n */
+	/* compare's monolithic network run: -n counts only takes in monolithic clients (epoch 0). */
+	bool count_mono;
 };
 
 struct collect {
@@ -85,7 +87,8 @@ struct collect {
 	size_t n, cap;
 	uint64_t takes;
 	uint64_t limit;
-	bool full; /* limit reached */
+	bool count_mono; /* see struct opts */
+	bool full;	 /* limit reached */
 	bool nomem;
 };
 
@@ -143,7 +146,8 @@ static int trace_on_event(void *ctx, void *data, size_t size)
 		c->cap = cap;
 	}
 	c->ev[c->n++] = *e;
-	if (e->phase == TP_TAKE_RETURN && ++c->takes >= c->limit && c->limit != 0)
+	if (e->phase == TP_TAKE_RETURN && (!c->count_mono || e->arg[0] == 0) && ++c->takes >= c->limit &&
+	    c->limit != 0)
 		c->full = true;
 	return 0;
 }
@@ -245,6 +249,7 @@ static int tracer_open(struct tracer *t, const struct opts *o, bool filter)
 		}
 	}
 	t->col.limit = o->n;
+	t->col.count_mono = o->count_mono;
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), trace_on_event, &t->col, NULL);
 	if (!t->rb) {
 		fprintf(stderr, "sdds-trace: ring buffer: %s\n", strerror(errno));
@@ -364,7 +369,8 @@ static int trace_run(const struct opts *o, char **cmd, struct trace_matcher **re
 	/* Cut after the n-th take in time order: what follows belongs to samples not counted. */
 	end = t.col.n;
 	for (size_t i = 0; o->n != 0 && i < t.col.n; i++) {
-		if (t.col.ev[i].phase == TP_TAKE_RETURN && ++takes == o->n) {
+		if (t.col.ev[i].phase == TP_TAKE_RETURN && (!o->count_mono || t.col.ev[i].arg[0] == 0) &&
+		    ++takes == o->n) {
 			end = i + 1;
 			break;
 		}
@@ -620,7 +626,9 @@ static int main_compare(const struct opts *o0)
 		uint64_t d = 0;
 		int status;
 
+		/* It may run the isolated ping-pong too: count the monolithic takes only. */
 		o.n = iters * 2;
+		o.count_mono = true;
 		rc = trace_run(&o, cmd, &parts[n_parts].m, &status, &d);
 		if (rc != 0)
 			goto out;

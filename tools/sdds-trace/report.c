@@ -192,6 +192,25 @@ static void json_stat(FILE *f, const struct trace_stat *s)
 		(unsigned long long)s->n);
 }
 
+static void json_run(FILE *f, const struct trace_run *r, bool comma)
+{
+	fprintf(f,
+		"%s{\"mode\":\"%s\",\"path\":\"%s\",\"callback\":%s,\"waited\":%s,\"samples\":%llu,"
+		"\"unmatched\":%llu,\"phases\":[",
+		comma ? "," : "", trace_mode_name(r->mode), trace_path_name(r->path),
+		r->callback ? "true" : "false", r->waited ? "true" : "false", (unsigned long long)r->samples,
+		(unsigned long long)r->unmatched);
+	for (unsigned k = 0; k + 1 < r->n_phases; k++) {
+		fprintf(f, "%s{\"phase\":\"%s->%s\",", k ? "," : "", trace_phase_name(r->phase[k]),
+			trace_phase_name(r->phase[k + 1]));
+		json_stat(f, &r->delta[k]);
+		fputc('}', f);
+	}
+	fprintf(f, "],\"total\":{");
+	json_stat(f, &r->total);
+	fprintf(f, "}}");
+}
+
 void report_json(FILE *f, const struct report_input *in)
 {
 	bool first = true;
@@ -201,25 +220,21 @@ void report_json(FILE *f, const struct report_input *in)
 		fprintf(f, ",\"workload\":");
 		json_str(f, in->workload);
 	}
-	fprintf(f, ",\"runs\":[");
-	for (size_t i = 0; i < in->n_runs; i++) {
-		const struct trace_run *r = &in->runs[i];
+	/*
+	 * "runs" holds one run per mode, path and callback: the samples the
+	 * reader waited for. Those it found already there go to "runs_no_wait"
+	 * (same shape), so a consumer keyed on mode and path gets the main run.
+	 */
+	for (int w = 1; w >= 0; w--) {
+		bool any = false;
 
-		fprintf(f,
-			"%s{\"mode\":\"%s\",\"path\":\"%s\",\"callback\":%s,\"waited\":%s,\"samples\":%llu,"
-			"\"unmatched\":%llu,\"phases\":[",
-			i ? "," : "", trace_mode_name(r->mode), trace_path_name(r->path),
-			r->callback ? "true" : "false", r->waited ? "true" : "false",
-			(unsigned long long)r->samples, (unsigned long long)r->unmatched);
-		for (unsigned k = 0; k + 1 < r->n_phases; k++) {
-			fprintf(f, "%s{\"phase\":\"%s->%s\",", k ? "," : "", trace_phase_name(r->phase[k]),
-				trace_phase_name(r->phase[k + 1]));
-			json_stat(f, &r->delta[k]);
-			fputc('}', f);
+		fprintf(f, w ? ",\"runs\":[" : "],\"runs_no_wait\":[");
+		for (size_t i = 0; i < in->n_runs; i++) {
+			if (in->runs[i].waited == (w == 1)) {
+				json_run(f, &in->runs[i], any);
+				any = true;
+			}
 		}
-		fprintf(f, "],\"total\":{");
-		json_stat(f, &r->total);
-		fprintf(f, "}}");
 	}
 	fprintf(f, "],\"missing\":[");
 	for (int m = 0; m < TM_MAX_; m++) {
@@ -236,7 +251,7 @@ void report_json(FILE *f, const struct report_input *in)
 	fprintf(f, "],\"ratios\":[");
 	first = true;
 	for (int p = 0; p < TPATH_MAX_; p++) {
-		for (int cb = 0; cb < 4; cb++) {
+		for (int cb = 0; cb < 2; cb++) {
 			const struct trace_run *a = find_run(in, TM_ISOLATED, (enum trace_path)p, cb);
 			const struct trace_run *b = find_run(in, TM_MONOLITHIC, (enum trace_path)p, cb);
 
