@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "ddsperf.h"
 #include "json.h"
 #include "mdplot.h"
 #include "mdrun.h"
@@ -645,128 +646,54 @@ static int md_dds_pair(struct md_ctx *c, const char *name, char *const server[],
 	return 0;
 }
 
-static int md_dbl_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double md_median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), md_dbl_cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/*
- * ddsperf ping prints one summary per second ("... size S mean Mus min Xus
- * 50% Aus 90% Bus 99% Cus max Dus cnt N"), already one-way. The first is
- * dropped as warm-up when three or more came; the row gets the median of
- * the per-second medians and of the per-second p99s, the largest max and
- * the sum of counts. ddsperf gives no p99.9 and no per-sample values.
- */
+/* A ping's summaries into a row (ddsperf.h says how they are combined); no p99.9, no per-sample file. */
 static void md_dds_parse_lat(const char *path, struct md_lat *l)
 {
-	double p50[256], p99[256], mx = 0, cnt = 0, mx_all[256], cnt_all[256];
-	char line[1024];
-	int n = 0, first;
+	struct ddsperf_lat d;
 	FILE *f = fopen(path, "re");
+	int err;
 
 	if (f == NULL) {
 		bench_why(l->why, "no ddsperf output (%s)", strerror(errno));
 		return;
 	}
-	while (fgets(line, sizeof(line), f) != NULL && n < 256) {
-		const char *p = strstr(line, " size ");
-		unsigned sz;
-		double mean, mn, a, b, cc, d, nn;
-
-		if (p == NULL || strstr(p, " mean ") == NULL)
-			continue;
-		if (sscanf(p,
-			   " size %u mean %lfus min %lfus 50%% %lfus 90%% %lfus 99%% %lfus max %lfus cnt %lf",
-			   &sz, &mean, &mn, &a, &b, &cc, &d, &nn) == 8) {
-			p50[n] = a;
-			p99[n] = cc;
-			mx_all[n] = d;
-			cnt_all[n] = nn;
-			n++;
-		}
-	}
+	err = ddsperf_parse_lat(f, &d);
 	fclose(f);
-	if (n == 0) {
+	if (err < 0) {
 		bench_why(l->why, "ddsperf printed no round-trip summary");
 		return;
 	}
-	first = n >= 3 ? 1 : 0;
-	for (int i = first; i < n; i++) {
-		mx = fmax(mx, mx_all[i]);
-		cnt += cnt_all[i];
-	}
-	l->max = mx;
-	l->n = cnt;
-	l->p50 = md_median(p50 + first, n - first);
-	l->p99 = md_median(p99 + first, n - first);
+	l->p50 = d.p50_us;
+	l->p99 = d.p99_us;
 	l->p999 = NAN;
+	l->max = d.max_us;
+	l->n = d.count;
 	snprintf(l->note, sizeof(l->note),
-		 "ddsperf's own per-second summaries: median of %d per-second p50s and p99s%s", n - first,
-		 first ? ", first second dropped" : "");
+		 "ddsperf's own per-second summaries: median of %d per-second p50s and p99s%s", d.seconds,
+		 d.first_dropped ? ", first second dropped" : "");
 	l->ok = true;
 	l->why[0] = '\0';
 }
 
-/*
- * ddsperf sub prints per second "[pid] T  size S total N lost L delta D ...".
- * The rate is the sum of deltas over the sum of intervals, without the
- * first and the last interval that carried data (start and end of pub).
- */
 static void md_dds_parse_tput(const char *path, struct md_tput *t)
 {
-	double ts[512], dl[512], prev = 0, sum_d = 0, sum_t = 0;
-	char line[1024];
-	int n = 0, lo = -1, hi = -1;
+	struct ddsperf_tput d;
 	FILE *f = fopen(path, "re");
+	int err;
 
 	if (f == NULL) {
 		bench_why(t->why, "no ddsperf sub output (%s)", strerror(errno));
 		return;
 	}
-	while (fgets(line, sizeof(line), f) != NULL && n < 512) {
-		const char *p = strstr(line, " delta ");
-		double tt, d;
-
-		if (p == NULL || strstr(line, " total ") == NULL)
-			continue;
-		if (sscanf(line, "[%*d] %lf", &tt) == 1 && sscanf(p, " delta %lf", &d) == 1) {
-			ts[n] = tt;
-			dl[n] = d;
-			n++;
-		}
-	}
+	err = ddsperf_parse_tput(f, &d);
 	fclose(f);
-	for (int i = 0; i < n; i++)
-		if (dl[i] > 0) {
-			if (lo < 0)
-				lo = i;
-			hi = i;
-		}
-	if (lo < 0 || hi - lo < 2) {
-		bench_why(t->why, "ddsperf sub saw data in fewer than 3 intervals (%d lines)", n);
+	if (err < 0) {
+		bench_why(t->why, "ddsperf sub saw data in fewer than 3 intervals");
 		return;
 	}
-	prev = ts[lo];
-	for (int i = lo + 1; i < hi; i++) {
-		sum_d += dl[i];
-		sum_t += ts[i] - prev;
-		prev = ts[i];
-	}
-	if (sum_t <= 0) {
-		bench_why(t->why, "ddsperf sub intervals without duration");
-		return;
-	}
-	t->rate = sum_d / sum_t;
+	t->rate = d.rate;
 	snprintf(t->note, sizeof(t->note), "ddsperf sub's per-second deltas over %d full intervals",
-		 hi - lo - 1);
+		 d.intervals);
 	t->ok = true;
 	t->why[0] = '\0';
 }
