@@ -709,8 +709,13 @@ static int client_take_once(struct sdds_reader *r, void *buf, size_t cap, size_t
 		if (client_gone(c))
 			return -ENOTCONN;
 		pthread_mutex_lock(&r->take_lock);
-		/* Only a reliable ring can have a waiting producer: spare best effort the fence. */
-		rc = rring_cons_take(&r->cons, buf, cap, &len, NULL, r->reliable ? &kick : NULL);
+		/*
+		 * Only a reliable ring can have a waiting producer, and a
+		 * polling daemon retries a full ring every round without
+		 * asking for a kick: spare the others the full fence.
+		 */
+		rc = rring_cons_take(&r->cons, buf, cap, &len, NULL,
+				     r->reliable && !c->remote.daemon_polling ? &kick : NULL);
 		if (r->cons.lost != atomic_load_explicit(&r->lost, memory_order_relaxed))
 			atomic_store_explicit(&r->lost, r->cons.lost, memory_order_relaxed);
 		/* The position the wait compares the producer's prod with. */

@@ -1043,7 +1043,16 @@ static int remote_writer_write(struct sdds_writer *w, const void *sample, uint32
 			rec->flags = 0;
 			rec->handle = w->id;
 			memcpy(rec + 1, sample, len);
-			kick = ring_prod_publish(&rs->prod);
+			/*
+			 * A polling daemon never sleeps on the ring: spare the
+			 * full fence of the waiter check on every write.
+			 */
+			if (rs->daemon_polling) {
+				ring_prod_publish_nowake(&rs->prod);
+				kick = false;
+			} else {
+				kick = ring_prod_publish(&rs->prod);
+			}
 			/* rec stays ours until the next reserve, under prod_lock. */
 			SDDS_PROBE3(req_enqueued, rs->epoch, atomic_load(&c->session_id), rec->seq);
 			pthread_mutex_unlock(&rs->prod_lock);

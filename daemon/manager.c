@@ -12,9 +12,11 @@
  *   stall retry is pending); otherwise the loop sleeps in epoll and only
  *   eventfds, control sockets and timers wake it.
  * - Blocking mode: every established session that is not stalled is hot or
- *   armed (data.waiters announced). Only a pump that made progress withdraws
- *   the announcement, and it makes the session hot; only session_arm takes
- *   a session off the hot list. A stalled session is on the stall list
+ *   armed (data.waiters announced). A pump that made progress withdraws
+ *   the announcement and makes the session hot; a client that kicks takes
+ *   the announcement with the kick, and the pump on that kick either finds
+ *   its records (hot) or announces again. Only session_arm takes a session
+ *   off the hot list. A stalled session is on the stall list
  *   instead and becomes hot when its stall resolves.
  * - The stall timer is armed for the earliest stall deadline, so a stall
  *   never outlives its writer's max_blocking_ms by more than a millisecond
@@ -461,6 +463,9 @@ static void manager_poll_turn(struct manager *m)
 			if (!s->dead && !s->stalled && session_pump(s, false) > 0)
 				moved = true;
 		}
+		/* Frames for the network go out now, not at the next loop turn. */
+		if (moved && m->net != NULL)
+			netif_flush(m->net);
 		manager_reap(m);
 		if (m->stopping)
 			return;

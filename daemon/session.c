@@ -1099,8 +1099,12 @@ static void session_on_evt(uv_poll_t *h, int status, int events)
 	 * request; then the ring is empty and the client must still kick for
 	 * its next record. session_pump disarms once it finds records (and
 	 * makes the session hot), so a session is always hot or armed.
+	 * The client took the announcement with its kick (ring_prod_publish,
+	 * rring_cons_need_kick clear it): a session still armed after a pump
+	 * that found nothing announces again, so its next record kicks.
 	 */
-	session_pump(s, false);
+	if (session_pump(s, false) == 0 && s->armed && !s->stalled && !s->dead && !session_arm(s))
+		session_pump(s, false);
 	/* The kick may also say: a reliable reader of this client made room. */
 	if (!TAILQ_EMPTY(&m->stalled))
 		manager_retry_stalled(m);

@@ -199,7 +199,21 @@ bool ring_prod_publish(struct ring_prod *p)
 	 * load of data.waiters: Dekker with ring_cons_wait_data, so either the
 	 * daemon's re-check sees the records or we see that it sleeps.
 	 */
-	return doorbell_has_waiters(&p->ctl->data);
+	if (!doorbell_has_waiters(&p->ctl->data))
+		return false;
+	/*
+	 * Take the announcement: one kick per sleep of the daemon, not one
+	 * per publish until the woken daemon withdraws it. Whoever clears
+	 * it kicks; the daemon pumps on the kick and announces again before
+	 * it sleeps, so no wake-up is lost.
+	 */
+	return atomic_exchange_explicit(&p->ctl->data.waiters, 0, memory_order_relaxed) != 0;
+}
+
+void ring_prod_publish_nowake(struct ring_prod *p)
+{
+	/* Release: as in ring_prod_publish. */
+	atomic_store_explicit(&p->ctl->prod, p->prod, memory_order_release);
 }
 
 uint32_t ring_prod_free(struct ring_prod *p)
@@ -501,7 +515,15 @@ bool rring_cons_need_kick(struct rring_cons *c)
 {
 	/* Full fence: our cons store before the space.waiters load (see above). */
 	atomic_thread_fence(memory_order_seq_cst);
-	return atomic_load_explicit(&c->ctl->space.waiters, memory_order_relaxed) != 0;
+	if (atomic_load_explicit(&c->ctl->space.waiters, memory_order_relaxed) == 0)
+		return false;
+	/*
+	 * Take the announcement: one kick per wait of the producer, not one
+	 * per take until the woken producer withdraws it (a system call per
+	 * sample while a reliable reader drains a full ring). The producer
+	 * retries on the kick and announces again if it still waits.
+	 */
+	return atomic_exchange_explicit(&c->ctl->space.waiters, 0, memory_order_relaxed) != 0;
 }
 
 int rring_cons_take(struct rring_cons *c, void *buf, size_t buf_cap, uint32_t *ret_len, uint32_t *ret_origin,

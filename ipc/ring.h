@@ -71,9 +71,17 @@ int ring_prod_reserve(struct ring_prod *p, uint32_t len, struct sdds_rec **ret_r
 /*
  * Publish every reserved record (one release store). Returns true when the
  * consumer has announced that it sleeps (data.waiters != 0) and must be
- * kicked; the fence that makes this check correct is inside.
+ * kicked; the fence that makes this check correct is inside. The
+ * announcement is taken (cleared) with it: the consumer is kicked once per
+ * announcement and announces again (ring_cons_wait_data) before it sleeps.
  */
 bool ring_prod_publish(struct ring_prod *p);
+
+/*
+ * Publish for a consumer that never sleeps (a polling daemon): the release
+ * store only, no fence and no waiter check, so no kick is ever due.
+ */
+void ring_prod_publish_nowake(struct ring_prod *p);
 
 /* Bytes free for the producer right now (refreshes cons_cache). */
 uint32_t ring_prod_free(struct ring_prod *p);
@@ -208,7 +216,9 @@ int rring_cons_take(struct rring_cons *c, void *buf, size_t buf_cap, uint32_t *r
 
 /*
  * Consumer: full fence, then true when the daemon waits for space in this
- * ring (space.waiters) and must be kicked. Once per batch of takes.
+ * ring (space.waiters) and must be kicked. Once per batch of takes. The
+ * announcement is taken (cleared) with it: one kick per announcement; a
+ * producer that still waits after the kick announces again.
  */
 bool rring_cons_need_kick(struct rring_cons *c);
 

@@ -773,6 +773,95 @@ static void test_polling_mode(void **state)
 	stop(&d);
 }
 
+/* Total written on topic (domain 0, id) from a Stats reply, or 0. */
+static uint64_t topic_written(const Sdds__Ctl__Stats *st, uint32_t id)
+{
+	for (size_t i = 0; i < st->n_topics; i++)
+		if (st->topics[i]->domain == 0 && st->topics[i]->topic_id == id && st->topics[i]->counters)
+			return st->topics[i]->counters->written;
+	return 0;
+}
+
+/*
+ * Polling mode pumps the request rings in a tight loop and gives libuv a
+ * turn only every poll_turn_ns: while another client floods its ring
+ * without pause, control requests are still answered, the 100 ms heartbeat
+ * timer still ticks, and samples of a second client still arrive in order.
+ */
+static void test_polling_flood_control(void **state)
+{
+	static const char *const extra[] = {"--poll", NULL};
+	struct tc_daemon d;
+	struct tc_client c;
+	struct rring_cons ring;
+	Sdds__Ctl__Reply *rep;
+	uint32_t t, t2, w, r, len;
+	uint64_t sample, hb0, hb1, flood0, flood1;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	start(&d, extra, NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct tc_client f;
+		struct rring_cons fr;
+		uint32_t ft, fw, frd;
+		uint64_t i = 0;
+		time_t end = time(NULL) + 4;
+
+		alarm(30);
+		if (tc_client_open(&f, d.sock, "flooder") != 0 ||
+		    tc_register_topic(&f, 0, 7, "flood", 8, &ft) != 0 ||
+		    tc_create_reader(&f, ft, false, 64, &frd, &fr) != 0 ||
+		    tc_create_writer(&f, ft, false, 0, &fw) != 0)
+			_exit(10);
+		/* Best effort into a reader that never takes: the daemon routes every record. */
+		while (time(NULL) < end) {
+			i++;
+			(void)tc_write(&f, fw, &i, sizeof(i));
+		}
+		tc_client_close(&f);
+		_exit(0);
+	}
+	assert_int_equal(tc_client_open(&c, d.sock, "observer"), 0);
+	/* Wait until the flood runs (its topic has written samples). */
+	flood0 = 0;
+	for (int tries = 0; tries < 200 && flood0 == 0; tries++) {
+		tc_sleep_ms(10);
+		assert_int_equal(tc_stats(&c, &rep), 0);
+		flood0 = topic_written(rep->stats, 7);
+		sdds__ctl__reply__free_unpacked(rep, NULL);
+	}
+	assert_true(flood0 > 0);
+	hb0 = atomic_load(&segment_hdr(&c.seg)->heartbeat);
+	/* Control requests while the flood goes on. */
+	assert_int_equal(tc_register_topic(&c, 0, 8, "t", 8, &t), 0);
+	assert_int_equal(tc_register_topic(&c, 0, 9, "u", 8, &t2), 0);
+	assert_int_equal(tc_create_reader(&c, t, true, 128, &r, &ring), 0);
+	assert_int_equal(tc_create_writer(&c, t, true, 100, &w), 0);
+	for (uint64_t i = 1; i <= 100; i++)
+		assert_int_equal(tc_write(&c, w, &i, sizeof(i)), 0);
+	for (uint64_t i = 1; i <= 100; i++) {
+		assert_int_equal(tc_take(&c, &ring, &sample, sizeof(sample), &len, 2000), 1);
+		assert_int_equal(sample, i);
+	}
+	tc_sleep_ms(1000);
+	hb1 = atomic_load(&segment_hdr(&c.seg)->heartbeat);
+	assert_int_equal(tc_stats(&c, &rep), 0);
+	flood1 = topic_written(rep->stats, 7);
+	sdds__ctl__reply__free_unpacked(rep, NULL);
+	/* The flood went on meanwhile; the timer ticked (10 per s; 3 is generous on a busy VM). */
+	assert_true(flood1 > flood0);
+	assert_true(hb1 >= hb0 + 3);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	tc_client_close(&c);
+	stop(&d);
+}
+
 static void test_exit_drains_ring(void **state)
 {
 	struct tc_daemon d;
@@ -1021,6 +1110,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_teardown(test_writer_ids, tc_daemon_cleanup),
 	    cmocka_unit_test_teardown(test_corrupt_request_ring, tc_daemon_cleanup),
 	    cmocka_unit_test_teardown(test_polling_mode, tc_daemon_cleanup),
+	    cmocka_unit_test_teardown(test_polling_flood_control, tc_daemon_cleanup),
 	    cmocka_unit_test_teardown(test_exit_drains_ring, tc_daemon_cleanup),
 	    cmocka_unit_test_teardown(test_socket_stale_and_busy, tc_daemon_cleanup),
 	    cmocka_unit_test_teardown(test_socket_activation, tc_daemon_cleanup),

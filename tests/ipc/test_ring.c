@@ -336,6 +336,9 @@ static void test_req_waiters(void **state)
 	assert_false(ring_cons_wait_data(&f->c));
 	assert_int_equal(req_put(f, 4, 1), 0);
 	assert_true(ring_prod_publish(&f->p));
+	/* One kick per announcement: the next publish does not kick again. */
+	assert_int_equal(atomic_load(&f->ctl->data.waiters), 0);
+	assert_false(ring_prod_publish(&f->p));
 	/* Data already there: wait_data tells the daemon not to sleep. */
 	assert_true(ring_cons_wait_data(&f->c));
 	ring_cons_stop_wait_data(&f->c);
@@ -726,6 +729,11 @@ static void test_rr_wait_space_kick(void **state)
 	assert_int_equal(atomic_load(&f->ctl->space.waiters), 1);
 	assert_int_equal(rring_cons_take(&f->c, buf, sizeof(buf), &len, NULL, &kick), 1);
 	assert_true(kick);
+	/* The kick took the announcement: no second kick for the same wait. */
+	assert_int_equal(atomic_load(&f->ctl->space.waiters), 0);
+	assert_false(rring_cons_need_kick(&f->c));
+	/* Announced again: kicked again. */
+	assert_true(rring_prod_wait_space(&f->p));
 	assert_true(rring_cons_need_kick(&f->c));
 	assert_true(rring_prod_wait_space(&f->p));
 	rring_prod_stop_wait_space(&f->p);
