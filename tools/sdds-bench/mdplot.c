@@ -339,6 +339,7 @@ int mdplot_scaling(const struct mdplot *p, const char *png, const struct mdplot_
 	}
 	for (size_t i = 0; i < n; i++) {
 		fprintf(d, "%g", pts[i].clients);
+		fprintf(d, isnan(pts[i].p50_us) ? " -" : " %.4f", pts[i].p50_us);
 		fprintf(d, isnan(pts[i].p99_us) ? " -" : " %.4f", pts[i].p99_us);
 		fprintf(d, isnan(pts[i].rss_per_client_kib) ? " -\n" : " %.4f\n", pts[i].rss_per_client_kib);
 	}
@@ -349,14 +350,17 @@ int mdplot_scaling(const struct mdplot *p, const char *png, const struct mdplot_
 	f = mdplot_script(p, "scaling", png, 1000, 600, why);
 	if (f == NULL)
 		return -EIO;
-	fprintf(f, "set datafile missing '-'\nset logscale x 2\nset format x '%%g'\n");
+	fprintf(f, "set datafile missing '-'\nset logscale x 2\nset format x '%%g'\nset key opaque\n");
 	fprintf(f, "set title 'scaling with the number of connected clients'\n");
-	fprintf(f, "set xlabel 'connected clients'\nset ylabel 'p99 one-way latency (us)'\n");
+	fprintf(
+	    f,
+	    "set xlabel 'connected clients'\nset ylabel 'one-way latency (us, log scale)'\nset logscale y\n");
 	fprintf(f, "set y2label 'daemon RSS per client (KiB)'\nset ytics nomirror\nset y2tics\n");
-	fprintf(f, "set yrange [0:*]\nset y2range [0:*]\n");
+	fprintf(f, "set y2range [0:*]\n");
 	fprintf(f,
-		"plot '%s' using 1:2 with linespoints lw 2 title 'p99 latency', "
-		"'' using 1:3 axes x1y2 with linespoints lw 2 title 'RSS per client'\n",
+		"plot '%s' using 1:2 with linespoints lw 2 title 'p50 latency', "
+		"'' using 1:3 with linespoints lw 2 title 'p99 latency', "
+		"'' using 1:4 axes x1y2 with linespoints lw 2 title 'RSS per client'\n",
 		dat);
 	if (fclose(f) != 0) {
 		bench_why(why, "writing the scaling script: %s", strerror(errno));

@@ -43,7 +43,7 @@ struct mdplot_panel {
 
 /* One point of the scaling plot. */
 struct mdplot_scale_point {
-	double clients, p99_us, rss_per_client_kib;
+	double clients, p50_us, p99_us, rss_per_client_kib;
 };
 
 struct mdplot {
@@ -70,7 +70,7 @@ int mdplot_profile(const struct mdplot *p, const char *png, const char *title, c
 int mdplot_phases(const struct mdplot *p, const char *png, const struct mdplot_panel *panels, size_t n,
 		  char *why);
 
-/* p99 latency and daemon RSS per client against the number of clients. 0, or -errno with why. */
+/* p50 and p99 latency and daemon RSS per client against the number of clients. 0, or -errno with why. */
 int mdplot_scaling(const struct mdplot *p, const char *png, const struct mdplot_scale_point *pts, size_t n,
 		   char *why);
 

@@ -1355,7 +1355,8 @@ static void md_plots(struct md_ctx *c)
 		struct mdplot_scale_point pts[MD_MAX_SCALE];
 
 		for (int i = 0; i < c->n_sc; i++)
-			pts[i] = (struct mdplot_scale_point){c->sc[i].clients, c->sc[i].p99, c->sc[i].rss_pc};
+			pts[i] = (struct mdplot_scale_point){c->sc[i].clients, c->sc[i].p50, c->sc[i].p99,
+							     c->sc[i].rss_pc};
 		c->plots[MD_PLOT_SCALING].ok =
 		    mdplot_scaling(&p, files[MD_PLOT_SCALING], pts, (size_t)c->n_sc,
 				   c->plots[MD_PLOT_SCALING].why) == 0;
