@@ -533,6 +533,17 @@ static void ix_run(const struct ix_opts *o, struct ix_results *r)
 	for (int m = 0; m < IX_N_MODES; m++) {
 		fprintf(stderr, "sdds-bench: iceoryx %s latency\n", ix_mode_name[m]);
 		ix_run_mode(o, m, &r->mode[m]);
+		if (!r->mode[m].ok) {
+			char tail[160];
+
+			roudi_log_tail(&rp, tail, sizeof(tail));
+			if (tail[0]) {
+				size_t len = strlen(r->mode[m].why);
+
+				snprintf(r->mode[m].why + len, sizeof(r->mode[m].why) - len,
+					 "; RouDi said: %s", tail);
+			}
+		}
 	}
 	err = roudi_stop(&rp, &r->removed, why);
 	ix_roudi = NULL;

@@ -290,7 +290,12 @@ int roudi_start(const char *bin, uint32_t max_payload, struct roudi_proc *ret, c
 		goto fail_rmdir;
 	}
 	if (r.pid == 0) {
-		char *argv[] = {(char *)bin, "-c", r.cfg, NULL};
+		/*
+		 * Monitoring off: under load a runtime's keep-alive thread can
+		 * starve past RouDi's 1.5 s limit, and RouDi then cuts the
+		 * ping-pong mid-run. Dead runtimes are this program's to clean.
+		 */
+		char *argv[] = {(char *)bin, "-c", r.cfg, "-m", "off", NULL};
 		int fd = open(r.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
@@ -448,6 +453,22 @@ void roudi_stop_on_signal(struct roudi_proc *r)
 		unlink(r->log);
 	if (r->dir[0])
 		rmdir(r->dir);
+}
+
+void roudi_log_tail(const struct roudi_proc *r, char *buf, size_t cap)
+{
+	char log[8192];
+	char *ready, *after;
+
+	buf[0] = '\0';
+	roudi_read_log(r, log, sizeof(log));
+	ready = strstr(log, ROUDI_READY_LINE);
+	if (!ready)
+		return;
+	after = ready + strlen(ROUDI_READY_LINE);
+	if (after[strspn(after, " \r\n")] == '\0')
+		return; /* nothing since "ready" */
+	roudi_last_line(after, buf, cap);
 }
 
 int roudi_leftovers(char *buf, size_t cap)

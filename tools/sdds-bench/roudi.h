@@ -10,7 +10,9 @@
  * e.g. another worktree's test, waits for it), refuses to start when an
  * iox-roudi it did not start is running (it never touches someone else's
  * RouDi), and starts iox-roudi with a private config (small mempools) from
- * a fresh temporary directory, which also holds its log. RouDi is up when
+ * a fresh temporary directory, which also holds its log, with process
+ * monitoring off (under load a keep-alive can miss RouDi's deadline and
+ * RouDi would disconnect a live runtime mid-run). RouDi is up when
  * its log says "RouDi is ready for clients". The RouDi child gets
  * PR_SET_PDEATHSIG(SIGTERM): if sdds-bench dies, RouDi stops and removes its
  * shared memory itself.
@@ -77,6 +79,9 @@ int roudi_stop(struct roudi_proc *r, int *ret_removed, char *why);
 
 /* The signal-handler version of roudi_stop: no reason, no allocation. */
 void roudi_stop_on_signal(struct roudi_proc *r);
+
+/* RouDi's last log line when it logged anything after "ready" (a warning), else "". */
+void roudi_log_tail(const struct roudi_proc *r, char *buf, size_t cap);
 
 /*
  * Names of iceoryx files present now: /dev/shm entries named iceoryx_mgmt
