@@ -1043,6 +1043,8 @@ static int remote_writer_write(struct sdds_writer *w, const void *sample, uint32
 			rec->flags = 0;
 			rec->handle = w->id;
 			memcpy(rec + 1, sample, len);
+			/* Before the publish: the daemon may take the record before we get back here. */
+			SDDS_PROBE3(req_enqueued, rs->epoch, atomic_load(&c->session_id), rec->seq);
 			/*
 			 * A polling daemon never sleeps on the ring: spare the
 			 * full fence of the waiter check on every write.
@@ -1053,8 +1055,6 @@ static int remote_writer_write(struct sdds_writer *w, const void *sample, uint32
 			} else {
 				kick = ring_prod_publish(&rs->prod);
 			}
-			/* rec stays ours until the next reserve, under prod_lock. */
-			SDDS_PROBE3(req_enqueued, rs->epoch, atomic_load(&c->session_id), rec->seq);
 			pthread_mutex_unlock(&rs->prod_lock);
 			if (kick)
 				remote_kick(c);

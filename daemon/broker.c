@@ -587,6 +587,10 @@ static void route_push(struct broker *b, struct blink *list, const void *data, u
 		 * room, so this only overwrites if the client broke the protocol
 		 * in between, and then only its own unread samples.
 		 */
+		/* Before the publish: a spinning reader may take the slot before we get back here. */
+		SDDS_PROBE4(client_enqueued, rd->owner_id,
+			    SDDS_PROBE_TOPIC(rd->topic->desc.domain, rd->topic->desc.topic_id), rd->ring.prod,
+			    origin);
 		r = rring_prod_push(&rd->ring, data, len, origin, false);
 		if (r < 0) {
 			/* Unreachable by the slot-size check; keep the count honest. */
@@ -594,9 +598,6 @@ static void route_push(struct broker *b, struct blink *list, const void *data, u
 			(*dropped)++;
 			continue;
 		}
-		SDDS_PROBE4(client_enqueued, rd->owner_id,
-			    SDDS_PROBE_TOPIC(rd->topic->desc.domain, rd->topic->desc.topic_id),
-			    rd->ring.prod - 1, origin);
 		overwritten = rd->ring.overwritten - overwritten;
 		rd->counters.delivered++;
 		rd->counters.dropped += overwritten;
