@@ -76,6 +76,7 @@ void sdds_client_options_init(sdds_client_options *opts)
 	opts->reconnect_wait = false;
 	opts->reconnect_max_ms = 1000;
 	opts->spin_yield_ns = -1;
+	opts->net_config = NULL;
 }
 
 void sdds_qos_init(sdds_qos *qos)
@@ -162,7 +163,7 @@ int sdds_client_new(const sdds_client_options *opts, sdds_client **ret_client)
 
 	if (c->mono) {
 		c->ops = &mono_ops;
-		rc = mono_open(c);
+		rc = mono_open(c, opts->net_config != NULL ? opts->net_config : getenv("SDDS_NET_CONFIG"));
 	} else {
 		c->ops = &remote_ops;
 		rc = remote_open(c, opts);

@@ -268,7 +268,7 @@ extern const struct client_ops mono_ops;
 /* remote.c: connect and hello; fills c->remote, c->session_id, c->evt. */
 int remote_open(struct sdds_client *c, const sdds_client_options *opts);
 /* mono.c: join the process-wide broker; fills c->evt. */
-int mono_open(struct sdds_client *c);
+int mono_open(struct sdds_client *c, const char *net_config);
 
 /*
  * client.c: mark the client disconnected (once) and wake everybody who

@@ -28,6 +28,13 @@
  * After max_blocking_ms the sample goes to the readers with room
  * (broker_write_force: the full reader counts it as dropped), as sddsd does,
  * and the write returns -ETIMEDOUT to say that not every reader got it.
+ *
+ * Network (mononet.c): the first client may give a daemon-style config
+ * (sdds_client_options.net_config, $SDDS_NET_CONFIG); then sddsd's network
+ * layer runs on a thread of the process, on this broker, under mono.lock,
+ * until the last client leaves. Later clients share it whatever they ask.
+ * mono.life serialises the first open and the last close, which start and
+ * stop that thread without holding mono.lock (the thread takes it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,35 +44,56 @@
 
 #include "broker.h"
 #include "ipc/doorbell.h"
+#include "mononet.h"
 
 #define MONO_MAX_SLOTS (1u << 16)
 
 static struct {
+	pthread_mutex_t life; /* first open, last close; taken before lock */
 	pthread_mutex_t lock;
 	struct broker *broker;	/* while refs > 0 */
+	struct mono_net *net;	/* the network side, if the first client asked for one */
 	unsigned refs;		/* monolithic clients alive */
 	struct cl_link readers; /* every monolithic reader, for the blocker lookup */
 	uint64_t next_serial;
 	struct sdds_doorbell space;
 	_Atomic uint32_t space_gen;
 } mono = {
+    .life = PTHREAD_MUTEX_INITIALIZER,
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .readers = {&mono.readers, &mono.readers},
 };
 
-int mono_open(struct sdds_client *c)
+int mono_open(struct sdds_client *c, const char *net_config)
 {
 	struct broker_limits limits;
+	struct mono_net *net = NULL;
 	int rc = 0;
 
-	pthread_mutex_lock(&mono.lock);
+	pthread_mutex_lock(&mono.life);
+	/* refs and broker change only under life too: stable here. */
 	if (mono.refs == 0) {
 		broker_limits_init(&limits);
+		pthread_mutex_lock(&mono.lock);
 		rc = broker_new(&limits, &mono.broker);
+		pthread_mutex_unlock(&mono.lock);
+		if (rc == 0 && net_config != NULL && net_config[0] != '\0') {
+			rc = mononet_start(mono.broker, &mono.lock, net_config, &net);
+			if (rc < 0) {
+				pthread_mutex_lock(&mono.lock);
+				broker_free(mono.broker);
+				mono.broker = NULL;
+				pthread_mutex_unlock(&mono.lock);
+			}
+		}
 	}
-	if (rc == 0)
-		mono.refs++;
-	pthread_mutex_unlock(&mono.lock);
+	if (rc == 0) {
+		pthread_mutex_lock(&mono.lock);
+		if (mono.refs++ == 0)
+			mono.net = net;
+		pthread_mutex_unlock(&mono.lock);
+	}
+	pthread_mutex_unlock(&mono.life);
 	if (rc < 0)
 		return rc;
 	c->session_id = 0;
@@ -94,13 +122,27 @@ static void mono_closing(struct sdds_client *c)
 
 static void mono_destroy(struct sdds_client *c)
 {
+	struct mono_net *net = NULL;
+	bool last;
+
 	(void)c;
+	pthread_mutex_lock(&mono.life);
 	pthread_mutex_lock(&mono.lock);
-	if (--mono.refs == 0) {
-		broker_free(mono.broker);
-		mono.broker = NULL;
+	last = --mono.refs == 0;
+	if (last) {
+		net = mono.net;
+		mono.net = NULL;
 	}
 	pthread_mutex_unlock(&mono.lock);
+	if (last) {
+		/* The network thread takes mono.lock: stopped without holding it. */
+		mononet_stop(net);
+		pthread_mutex_lock(&mono.lock);
+		broker_free(mono.broker);
+		mono.broker = NULL;
+		pthread_mutex_unlock(&mono.lock);
+	}
+	pthread_mutex_unlock(&mono.life);
 }
 
 /* ---------------- topics ---------------- */
@@ -321,6 +363,7 @@ static void mono_reader_free(struct sdds_reader *r, bool closing)
 {
 	(void)closing;
 	pthread_mutex_lock(&mono.lock);
+	mononet_reader_gone(mono.net, r->br);
 	broker_reader_free(r->br);
 	r->br = NULL;
 	cl_list_del(&r->mono_node);
@@ -336,6 +379,8 @@ static void mono_reader_kick(struct sdds_reader *r)
 {
 	(void)r;
 	mono_space_wake();
+	/* The network layer's writer may wait for this room too (its backlog). */
+	mononet_kick(mono.net);
 }
 
 const struct client_ops mono_ops = {

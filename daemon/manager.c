@@ -44,6 +44,7 @@
 #include "ctl.h"
 #include "doorbell.h"
 #include "log.h"
+#include "netconf.h"
 #include "netif.h"
 #include "netstats.h"
 #include "session.h"
@@ -792,65 +793,30 @@ static void manager_net_dropped(void *ctx, unsigned reason, const struct net_add
  */
 static int manager_net_start(struct manager *m)
 {
-	struct netif_hooks hooks = {manager_net_kill_owner, manager_net_after, manager_net_dropped, m};
-	struct in6_addr swap[CONFIG_NET_SWAP_MAX];
-	struct netif_options o;
-	struct nodecfg_error nerr;
-	struct nodecfg *nc = NULL;
+	struct netif_hooks hooks = {manager_net_kill_owner, manager_net_after, manager_net_dropped, m, NULL};
+	struct netconf nc;
 	char why[NODECFG_ERROR_MAX];
 	int rc;
 
-	if (m->cfg.net == 0 || m->cfg.node_config[0] == '\0')
+	if (!netconf_wanted(&m->cfg))
 		return 0;
-	rc = nodecfg_load(m->cfg.node_config, &nc, &nerr);
+	rc = netconf_load(&m->cfg, &nc, why, sizeof(why));
 	if (rc < 0) {
-		log_err("%s", nerr.msg);
+		log_err("%s", why);
 		return rc;
 	}
-	netif_options_init(&o);
-	o.backend = net_backend_find(m->cfg.backend);
-	if (o.backend == NULL) {
-		log_err("backend = %s: unknown (known: %s)", m->cfg.backend, net_backend_names());
-		free(nc);
-		return -EINVAL;
-	}
-	o.node = nc;
-	for (uint32_t i = 0; i < m->cfg.n_interfaces && i < NET_MAX_LINKS; i++)
-		o.links[o.n_links++] = m->cfg.interfaces[i];
-	if (o.n_links == 0 && nc->iface[0] != '\0')
-		o.links[o.n_links++] = nc->iface;
-	if (o.n_links == 0) {
-		log_err(
-		    "%s: no interface: set interface = NAME in the daemon config or iface in the node config",
-		    nc->loc);
-		free(nc);
-		return -EINVAL;
-	}
-	o.max_frame = m->cfg.max_frame;
-	o.max_peers = m->cfg.max_peers;
-	for (uint32_t i = 0; i < m->cfg.n_peer_endian_swap; i++)
-		memcpy(&swap[i], m->cfg.peer_endian_swap[i], 16);
-	o.swap_peers = swap;
-	o.n_swap_peers = m->cfg.n_peer_endian_swap;
-	o.disc.on = m->cfg.discovery;
-	o.disc.node_id = (uint16_t)m->cfg.node_id;
-	o.disc.participant_ms = m->cfg.discovery_participant_ms;
-	o.disc.publication_ms = m->cfg.discovery_publication_ms;
-	o.disc.expire_ms = m->cfg.discovery_expire_ms;
-	o.disc.unicast = m->cfg.discovery_unicast;
-	o.disc.max_subs = m->cfg.discovery_max_subscriptions;
-	rc = netif_new(&m->loop, m->broker, &o, &hooks, &m->net, why, sizeof(why));
+	rc = netif_new(&m->loop, m->broker, &nc.o, &hooks, &m->net, why, sizeof(why));
 	if (rc < 0)
 		log_err("network: %s", why[0] != '\0' ? why : strerror(-rc));
 	else
 		log_info("network: %u topics from %s, %s backend on %s%s, port %u, %u static subscribers",
-			 nc->n_topics, m->cfg.node_config, m->cfg.backend, o.links[0],
-			 o.n_links > 1 ? ",..." : "", nc->port, nc->n_dests);
+			 nc.node->n_topics, m->cfg.node_config, m->cfg.backend, nc.o.links[0],
+			 nc.o.n_links > 1 ? ",..." : "", nc.node->port, nc.node->n_dests);
 	if (rc == 0 && netif_discovery(m->net) != NULL)
 		log_info("network: discovery on, node id 0x%04x, %s mode",
 			 disc_node_id(netif_discovery(m->net)),
 			 m->cfg.discovery_unicast ? "unicast" : "multicast");
-	free(nc);
+	netconf_fini(&nc);
 	return rc;
 }
 

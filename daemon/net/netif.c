@@ -280,6 +280,13 @@ static int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topi
 
 static void netif_on_rel_timer(uv_timer_t *h);
 
+/* Start of every libuv callback of the layer: the owner's lock, if any. */
+static void netif_enter(struct netif *n)
+{
+	if (n->hooks.enter != NULL)
+		n->hooks.enter(n->hooks.ctx);
+}
+
 /* Send window entry k of reliable topic t to the destinations in mask. */
 static void netif_rel_send(struct netif *n, struct netif_topic *t, uint32_t k, uint64_t mask)
 {
@@ -314,7 +321,8 @@ static void netif_rel_push(struct netif *n, struct netif_topic *t, const uint8_t
 		return; /* nobody to wait for */
 	t->win_n++;
 	t->sent_ns = n->ops->clock_ns(n->be);
-	if (n->handles_open && !uv_is_active((uv_handle_t *)&n->rel_timer))
+	/* Threaded: the caller may not be the loop's thread; the timer runs for good (netif_new). */
+	if (n->handles_open && !n->opt.threaded && !uv_is_active((uv_handle_t *)&n->rel_timer))
 		uv_timer_start(&n->rel_timer, netif_on_rel_timer, NETIF_REL_RTO_MS, NETIF_REL_RTO_MS);
 }
 
@@ -410,7 +418,7 @@ static void netif_rel_resend(struct netif *n)
 		t->sent_ns = now;
 		netif_rel_pop(n, t);
 	}
-	if (!waiting && n->handles_open)
+	if (!waiting && n->handles_open && !n->opt.threaded)
 		uv_timer_stop(&n->rel_timer);
 }
 
@@ -418,6 +426,7 @@ static void netif_on_rel_timer(uv_timer_t *h)
 {
 	struct netif *n = h->data;
 
+	netif_enter(n);
 	netif_rel_resend(n);
 	if (n->tx_used > 0)
 		netif_tx_send(n);
@@ -432,6 +441,10 @@ static void netif_reader_notify(struct broker_reader *r, void *owner)
 
 	(void)r;
 	netif_topic_drain(t->n, t);
+	/* Threaded: the writer's own call puts its sample on the wire (no turn of
+	 * the loop to wait for, as a monolithic node sends from its write). */
+	if (t->n->opt.threaded && t->n->tx_used > 0)
+		netif_tx_send(t->n);
 }
 
 /* ---------------- network -> local --------------------------------------- */
@@ -809,10 +822,18 @@ static void netif_on_readable(struct net_backend *b, void *ctx)
 {
 	struct netif *n = ctx;
 
+	netif_enter(n);
 	(void)b;
 	netif_receive(n);
 	if (n->hooks.after != NULL)
 		n->hooks.after(n->hooks.ctx);
+}
+
+void netif_poll(struct netif *n)
+{
+	if (n == NULL || n->closing)
+		return;
+	netif_on_readable(n->be, n);
 }
 
 void netif_flush(struct netif *n)
@@ -829,6 +850,7 @@ static void netif_on_prepare(uv_prepare_t *h)
 {
 	struct netif *n = h->data;
 
+	netif_enter(n);
 	netif_flush(n);
 	if (n->hooks.after != NULL)
 		n->hooks.after(n->hooks.ctx);
@@ -838,6 +860,7 @@ static void netif_on_retry(uv_timer_t *h)
 {
 	struct netif *n = h->data;
 
+	netif_enter(n);
 	/* A safety net: the blocker's kick normally wakes the loop first. */
 	netif_flush(n);
 	if (n->hooks.after != NULL)
@@ -1118,6 +1141,7 @@ static void netif_on_disc_timer(uv_timer_t *h)
 {
 	struct netif *n = h->data;
 
+	netif_enter(n);
 	netif_tick(n);
 	if (n->hooks.after != NULL)
 		n->hooks.after(n->hooks.ctx);
@@ -1300,6 +1324,15 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 		/* §10.2: a Participant and every Publication at start; they leave at the end of the turn. */
 		disc_start(n->disc, n->ops->clock_ns(n->be));
 		uv_timer_start(&n->disc_timer, netif_on_disc_timer, NETIF_DISC_TICK_MS, NETIF_DISC_TICK_MS);
+	}
+	if (n->opt.threaded) {
+		for (uint32_t i = 0; i < n->n_topics; i++) {
+			if (n->topics[i].rel) {
+				uv_timer_start(&n->rel_timer, netif_on_rel_timer, NETIF_REL_RTO_MS,
+					       NETIF_REL_RTO_MS);
+				break;
+			}
+		}
 	}
 	*ret = n;
 	return 0;

@@ -30,7 +30,10 @@
  * the readers with room (counted in backlog_forced).
  *
  * Ownership and threads: the layer owns its broker objects, rings, peer
- * table and the backend; everything runs on the loop thread. netif_close
+ * table and the backend; everything runs on the loop thread, except with
+ * netif_options.threaded (monolithic mode: client-lib/mononet.c), where a
+ * local writer's thread also runs the reader notify and sends, all under
+ * the owner's broker lock. netif_close
  * starts closing the handles (the loop must run to finish), netif_free
  * releases the rest. Library code: it does not log; it counts, and the
  * hooks' owner (the manager) logs.
@@ -96,6 +99,9 @@ struct netif_hooks {
 	/* A datagram or sample was dropped (for a rate-limited log); may be NULL. */
 	void (*dropped)(void *ctx, unsigned reason, const struct net_addr *src);
 	void *ctx;
+	/* Start of every libuv callback of the layer, paired with `after`: a
+	 * threaded owner takes its broker lock here (may be NULL). */
+	void (*enter)(void *ctx);
 };
 
 struct netif_options {
@@ -111,6 +117,15 @@ struct netif_options {
 	uint32_t reader_depth;	 /* slots of each local -> network ring (power of two) */
 	uint32_t rx_budget;	 /* datagrams per readable callback */
 	uint32_t rcvbuf, sndbuf; /* socket queue bytes (backend.h) */
+	/*
+	 * The broker is shared with other threads (monolithic mode), every call
+	 * into it under one lock that the hooks' enter/after take around the
+	 * layer's callbacks and that other threads hold around their broker
+	 * calls. Then a local write's notify sends its frames at once from the
+	 * writer's thread (no loop turn to wait for), and the resend timer of
+	 * reliable topics runs for good, since it cannot be started from there.
+	 */
+	bool threaded;
 	/* Multicast discovery (discovery.h, snps-wire.md §10); off: static mode only. */
 	struct {
 		bool on;
@@ -151,6 +166,14 @@ void netif_flush(struct netif *n);
 
 /* Receive and handle what the backend has now (the readable callback's body). */
 void netif_receive(struct netif *n);
+
+/*
+ * Busy-poll: the readable callback as the backend would call it, hooks
+ * included (enter, receive without waiting, after), for an owner that
+ * polls between loop turns instead of sleeping (sddsd's and a monolithic
+ * application's polling mode). Accepts NULL.
+ */
+void netif_poll(struct netif *n);
 
 /* The timers' body: resends of unacknowledged reliable samples; discovery's
  * announcements, expiry of subscriptions and of silent dynamic peers (the

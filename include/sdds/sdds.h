@@ -100,12 +100,19 @@ typedef struct sdds_client_options {
 				    * within microseconds instead of at the
 				    * scheduler tick; 0: yield at once; <0:
 				    * $SDDS_SPIN_YIELD_NS, else never yield */
+	const char *net_config;	   /* monolithic mode: a daemon-style config file
+				    * (sddsd.conf keys node_config, interface,
+				    * discovery..., poll) whose network side runs
+				    * in this process, on a thread of the library,
+				    * as sddsd would run it; NULL: $SDDS_NET_CONFIG,
+				    * unset: no network. The first monolithic
+				    * client of the process decides. */
 } sdds_client_options;
 
 /* Fill defaults: socket_path NULL, name NULL, ctl_fd -1, spin_ns -1,
  * monolithic false ($SDDS_MONOLITHIC=1 turns it on at sdds_client_new),
  * reconnect -1, reconnect_wait false, reconnect_max_ms 1000,
- * spin_yield_ns -1. */
+ * spin_yield_ns -1, net_config NULL. */
 SDDS_API void sdds_client_options_init(sdds_client_options *opts);
 
 /* Connect. opts may be NULL for defaults. */

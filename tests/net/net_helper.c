@@ -23,6 +23,14 @@
  *                                             source port to the captured
  *                                             destination (groups too) and port
  *
+ *   net_helper exchange SOCKET OUT IN COUNT MS GO  one client: a reader of IN,
+ *                                             "ready", then once the file GO
+ *                                             exists COUNT samples of OUT
+ *                                             written, then COUNT of IN read
+ *                                             as `read` does
+ *
+ * SOCKET "mono:CONFIG" runs the client monolithic with the network side of
+ * the daemon-style config CONFIG in the helper's process (no daemon).
  * TOPIC is "temperature" (domain 1, id 10: device, value; the sample's
  * value carries the number) or "counter" (domain 2, id 11: seq, tag[7]).
  * Exit status: 0 success, 1 a check failed, 2 an error.
@@ -101,6 +109,10 @@ static int connect_topic(const char *sock, const char *topic, sdds_client **rc_c
 	}
 	sdds_client_options_init(&o);
 	o.socket_path = sock;
+	if (strncmp(sock, "mono:", 5) == 0) {
+		o.monolithic = true;
+		o.net_config = sock + 5;
+	}
 	o.name = "net_helper";
 	o.reconnect = 0;
 	rc = sdds_client_new(&o, rc_client);
@@ -116,17 +128,13 @@ static int connect_topic(const char *sock, const char *topic, sdds_client **rc_c
 	return rc;
 }
 
-static int do_write(const char *sock, const char *topic, uint32_t count)
+/* COUNT numbered samples of t, paced; 0 or 2 (an error). */
+static int write_n(sdds_topic *t, const sdds_topic_desc *d, uint32_t count)
 {
-	sdds_client *c;
-	sdds_topic *t;
 	sdds_writer *w;
-	sdds_topic_desc d;
 	sdds_qos q;
 	uint8_t s[64];
 
-	if (connect_topic(sock, topic, &c, &t, &d) < 0)
-		return 2;
 	sdds_qos_init(&q);
 	q.reliability = SDDS_RELIABLE;
 	q.max_blocking_ms = 2000;
@@ -135,8 +143,8 @@ static int do_write(const char *sock, const char *topic, uint32_t count)
 	for (uint32_t i = 0; i < count; i++) {
 		int rc;
 
-		sample_make(&d, i, s);
-		rc = sdds_writer_write(w, s, d.sample_size);
+		sample_make(d, i, s);
+		rc = sdds_writer_write(w, s, d->sample_size);
 		if (rc < 0) {
 			fprintf(stderr, "net_helper: write %u: %s\n", i, sdds_strerror(rc));
 			return 2;
@@ -147,31 +155,41 @@ static int do_write(const char *sock, const char *topic, uint32_t count)
 	}
 	usleep(200 * 1000); /* let the daemon route the tail before the writer goes */
 	sdds_writer_free(w);
+	return 0;
+}
+
+static int do_write(const char *sock, const char *topic, uint32_t count)
+{
+	sdds_client *c;
+	sdds_topic *t;
+	sdds_topic_desc d;
+
+	if (connect_topic(sock, topic, &c, &t, &d) < 0)
+		return 2;
+	if (write_n(t, &d, count) != 0)
+		return 2;
 	sdds_topic_free(t);
 	sdds_client_free(c);
 	return 0;
 }
 
-static int do_read(const char *sock, const char *topic, uint32_t count, int64_t ms)
+static int reader_open(sdds_topic *t, sdds_reader **ret)
 {
-	sdds_client *c;
-	sdds_topic *t;
-	sdds_reader *r;
-	sdds_topic_desc d;
 	sdds_qos q;
+
+	sdds_qos_init(&q);
+	q.reliability = SDDS_RELIABLE;
+	q.history_depth = 256;
+	return sdds_reader_new(t, &q, ret);
+}
+
+/* Exactly COUNT numbered samples in order, then nothing for 300 ms: 0, else 1. */
+static int read_n(sdds_reader *r, const sdds_topic_desc *d, const char *topic, uint32_t count, int64_t ms)
+{
 	uint8_t s[64], want[64];
 	size_t len;
 	int rc;
 
-	if (connect_topic(sock, topic, &c, &t, &d) < 0)
-		return 2;
-	sdds_qos_init(&q);
-	q.reliability = SDDS_RELIABLE;
-	q.history_depth = 256;
-	if (sdds_reader_new(t, &q, &r) < 0)
-		return 2;
-	printf("ready\n");
-	fflush(stdout);
 	for (uint32_t i = 0; i < count; i++) {
 		rc = sdds_reader_take(r, s, sizeof(s), &len, ms * 1000000);
 		if (rc < 0) {
@@ -179,8 +197,8 @@ static int do_read(const char *sock, const char *topic, uint32_t count, int64_t 
 				sdds_strerror(rc));
 			return 1;
 		}
-		sample_make(&d, i, want);
-		if (len != d.sample_size || memcmp(s, want, len) != 0) {
+		sample_make(d, i, want);
+		if (len != d->sample_size || memcmp(s, want, len) != 0) {
 			fprintf(stderr,
 				"net_helper: %s: sample %u is not the one written (out of order or corrupt):",
 				topic, i);
@@ -196,8 +214,62 @@ static int do_read(const char *sock, const char *topic, uint32_t count, int64_t 
 		return 1;
 	}
 	fprintf(stderr, "%s: %u samples in order\n", topic, count);
+	return 0;
+}
+
+static int do_read(const char *sock, const char *topic, uint32_t count, int64_t ms)
+{
+	sdds_client *c;
+	sdds_topic *t;
+	sdds_reader *r;
+	sdds_topic_desc d;
+	int rc;
+
+	if (connect_topic(sock, topic, &c, &t, &d) < 0)
+		return 2;
+	if (reader_open(t, &r) < 0)
+		return 2;
+	printf("ready\n");
+	fflush(stdout);
+	rc = read_n(r, &d, topic, count, ms);
+	if (rc != 0)
+		return rc;
 	sdds_reader_free(r);
 	sdds_topic_free(t);
+	sdds_client_free(c);
+	return 0;
+}
+
+static int do_exchange(const char *sock, const char *out, const char *in, uint32_t count, int64_t ms,
+		       const char *go)
+{
+	sdds_topic_desc dout, din;
+	sdds_topic *tout, *tin;
+	sdds_client *c;
+	sdds_reader *r;
+	int rc;
+
+	if (connect_topic(sock, in, &c, &tin, &din) < 0)
+		return 2;
+	if (topic_desc(out, &dout) < 0 || sdds_topic_new(c, &dout, &tout) < 0 || reader_open(tin, &r) < 0)
+		return 2;
+	printf("ready\n");
+	fflush(stdout);
+	for (int64_t waited = 0; access(go, F_OK) != 0; waited++) {
+		if (waited > ms) {
+			fprintf(stderr, "net_helper: %s never appeared\n", go);
+			return 2;
+		}
+		usleep(1000);
+	}
+	if (write_n(tout, &dout, count) != 0)
+		return 2;
+	rc = read_n(r, &din, in, count, ms);
+	if (rc != 0)
+		return rc;
+	sdds_reader_free(r);
+	sdds_topic_free(tin);
+	sdds_topic_free(tout);
 	sdds_client_free(c);
 	return 0;
 }
@@ -505,6 +577,9 @@ int main(int argc, char **argv)
 	if (argc == 7 && strcmp(argv[1], "expect") == 0)
 		return do_expect(argv[2], (unsigned)strtoul(argv[3], NULL, 0), atoi(argv[4]),
 				 (uint32_t)strtoul(argv[5], NULL, 0), strtoll(argv[6], NULL, 0));
+	if (argc == 8 && strcmp(argv[1], "exchange") == 0)
+		return do_exchange(argv[2], argv[3], argv[4], (uint32_t)strtoul(argv[5], NULL, 0),
+				   strtoll(argv[6], NULL, 0), argv[7]);
 	if (argc == 5 && strcmp(argv[1], "garbage") == 0)
 		return do_garbage(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0));
 	if (argc == 6 && strcmp(argv[1], "replay") == 0)
