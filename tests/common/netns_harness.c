@@ -303,8 +303,9 @@ bool netns_drop(int side, unsigned dport, unsigned percent)
 	const char *ns = netns.ns[side];
 
 	/* One table per port, so a test can drop on several ports. */
-	return netns_run("ip netns exec %s nft add table inet t%u 2>/dev/null && "
-			 "ip netns exec %s nft add chain inet t%u in '{ type filter hook input priority 0; }' && "
-			 "ip netns exec %s nft add rule inet t%u in udp dport %u numgen random mod 100 '<' %u drop",
-			 ns, dport, ns, dport, ns, dport, dport, percent) == 0;
+	return netns_run(
+		   "ip netns exec %s nft add table inet t%u 2>/dev/null && "
+		   "ip netns exec %s nft add chain inet t%u in '{ type filter hook input priority 0; }' && "
+		   "ip netns exec %s nft add rule inet t%u in udp dport %u numgen random mod 100 '<' %u drop",
+		   ns, dport, ns, dport, ns, dport, dport, percent) == 0;
 }
