@@ -9,6 +9,24 @@
  * come back through a MAP_SHARED area (struct net_shm) made before the fork;
  * the two sides of a run meet on its `ready` and `done` words.
  *
+ * Monolithic (--monolithic): after the isolated runs the daemons stop,
+ * one by one: first A, and a monolithic application in A (the broker core
+ * and sddsd's network layer in the process, client-lib/mononet.c, reading
+ * A's daemon config) plays ping against the isolated pong of daemon B
+ * ("mixed"); then B, and both sides are monolithic. All parties run on one
+ * machine and share CLOCK_MONOTONIC, so each round trip splits into its two
+ * legs (pong's take time is the midpoint): A->B and B->A. With the mixed
+ * run that splits the cost of isolation into its send side (A->B: isolated
+ * vs monolithic sender, isolated receiver) and its receive side (B->A:
+ * isolated sender, isolated vs monolithic receiver), as the seed paper
+ * reports it.
+ *
+ * Throughput in frames: sddsd packs several samples into one frame, so
+ * samples/s against raw datagrams/s compares unlike things. Daemon B's
+ * counters (sddsctl net) around the run give the frames and bytes that
+ * arrived; the raw sendmmsg run then sends datagrams of that mean frame
+ * size, and the ratio is frames/s against datagrams/s.
+ *
  * Losses: the wire is not reliable. A ping whose answer does not come within
  * NET_PING_TIMEOUT_MS is counted lost and the next one goes out; a late
  * answer is recognised by its sequence number (the first two bytes of the
@@ -20,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <net/if.h>
 #include <sched.h>
@@ -45,13 +64,12 @@
 #define NET_DEFAULT_ITERATIONS 100000
 #define NET_DEFAULT_WARMUP 1000
 #define NET_DEFAULT_SIZE 2
-#define NET_MAX_SIZE 100 /* the node config's frame limit is 128 bytes (max_frame) */
+#define NET_MAX_SIZE 100  /* the node config's frame limit is 128 bytes (max_frame) */
+#define NET_MAX_FRAME 128 /* largest raw datagram: sddsd's max_frame */
+#define NET_ARRIVE 65536u /* pong's arrival times, by the sample's 16-bit sequence number */
 #define NET_PING_TIMEOUT_MS 1000
 #define NET_RAW_PORT 24100 /* raw latency; +1 raw throughput (the daemons use 23234 and 23254) */
 #define NET_BATCH 32
-#define NET_MONO_WHY                                                                                         \
-	"the network layer lives in sddsd (daemon/net); the broker core a monolithic client links has no "   \
-	"network side, so there is no in-process network path to measure"
 
 struct net_opts {
 	struct bench_opts
@@ -72,8 +90,10 @@ struct net_shm {
 	uint64_t received; /* throughput: samples or datagrams received */
 	uint64_t rlost;	   /* throughput: sdds_reader_lost at the reader */
 	int64_t first_ns, last_ns, w_start_ns, w_end_ns;
+	bool legs_bad; /* an arrival time outside its round trip: no legs */
 	char why[BENCH_WHY_MAX];
-	uint64_t rtt[]; /* latency: one per measured round trip */
+	_Atomic int64_t arrive[NET_ARRIVE]; /* latency: pong's take time of sequence number s */
+	uint64_t rtt[];			    /* latency: one per measured round trip, then the A->B legs */
 };
 
 struct net_ctx {
@@ -83,6 +103,11 @@ struct net_ctx {
 	char sock_a[108], sock_b[108];
 	pid_t daemon_a, daemon_b;
 	bool made_a, made_b;
+	bool mono_a, mono_b; /* that side's clients run monolithic with its daemon config */
+	bool raw_busy;	     /* raw ping-pong busy-polls (non-blocking recv) */
+	uint32_t raw_size;   /* raw throughput datagram bytes */
+	char conf_a[PATH_MAX], conf_b[PATH_MAX];
+	char sddsctl[PATH_MAX]; /* "" when not found */
 	struct net_shm *shm;
 	size_t shm_size;
 };
@@ -95,14 +120,33 @@ struct net_ddsperf {
 	char payload[96]; /* what ddsperf sent: its smallest topics are 4 and 12 bytes */
 };
 
+/* One latency run: one-way = RTT/2, and the legs A->B, B->A from the shared clock. */
+struct net_lat {
+	struct lat_result lat;
+	uint64_t lost;
+	bool legs;
+	struct stats ab, ba;
+};
+
+/* What daemon B's counters say about a throughput run. */
+struct net_frames {
+	bool ok;
+	char why[BENCH_WHY_MAX];
+	uint64_t frames, samples, bytes;
+	double rate; /* frames/s over the reader's first-to-last interval */
+};
+
 struct net_results {
-	struct lat_result sdds_lat, raw_lat;
-	struct tput_result sdds_tput, raw_tput;
-	uint64_t sdds_lost, raw_lost;
+	struct net_lat sdds, raw, raw_busy, mixed, mono;
+	struct tput_result sdds_tput, raw_tput, mono_tput;
+	struct net_frames frames;
+	uint32_t raw_size; /* bytes of the raw throughput datagrams */
 	struct net_ddsperf dp;
 };
 
 static struct net_ctx *net_cleanup_ctx;
+
+static bool net_have(const char *prog);
 
 static int net_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -397,10 +441,11 @@ struct net_client {
 	sdds_writer *w;
 };
 
-static int net_client_open(struct net_ctx *c, const char *sock, const char *in, unsigned in_id,
-			   const char *out, unsigned out_id, bool reliable, uint32_t depth,
-			   struct net_client *nc)
+static int net_client_open(struct net_ctx *c, int side, const char *in, unsigned in_id, const char *out,
+			   unsigned out_id, bool reliable, uint32_t depth, struct net_client *nc)
 {
+	const char *sock = side == 0 ? c->sock_a : c->sock_b;
+	bool mono = side == 0 ? c->mono_a : c->mono_b;
 	sdds_field f_in[2], f_out[2];
 	sdds_topic_desc d_in, d_out;
 	sdds_client_options co;
@@ -414,9 +459,14 @@ static int net_client_open(struct net_ctx *c, const char *sock, const char *in, 
 	co.socket_path = sock;
 	co.name = "sdds-bench-net";
 	co.reconnect = 0;
+	if (mono) {
+		co.monolithic = true;
+		co.net_config = side == 0 ? c->conf_a : c->conf_b;
+	}
 	rc = sdds_client_new(&co, &nc->cl);
 	if (rc < 0)
-		return net_fail(c, 2, "connect %s: %s", sock, sdds_strerror(rc));
+		return net_fail(c, 2, "%s %s: %s", mono ? "monolithic with" : "connect",
+				mono ? co.net_config : sock, sdds_strerror(rc));
 	if ((rc = sdds_topic_new(nc->cl, &d_in, &nc->t_in)) < 0 ||
 	    (rc = sdds_topic_new(nc->cl, &d_out, &nc->t_out)) < 0)
 		return net_fail(c, 2, "topics: %s", sdds_strerror(rc));
@@ -449,6 +499,11 @@ static void net_seq_put(uint8_t *s, uint32_t size, uint32_t seq)
 	}
 }
 
+static uint32_t net_seq_get(const uint8_t *s, uint32_t size)
+{
+	return size == 1 ? s[0] : (uint32_t)s[0] << 8 | s[1];
+}
+
 static bool net_seq_is(const uint8_t *s, uint32_t size, uint32_t seq)
 {
 	return size == 1 ? s[0] == (uint8_t)seq : s[0] == (uint8_t)(seq >> 8) && s[1] == (uint8_t)seq;
@@ -463,7 +518,7 @@ static int net_sdds_pong(void *arg)
 
 	if ((rc = net_enter(c->ns_b)) < 0)
 		return net_fail(c, 2, "setns %s: %s", c->ns_b, strerror(-rc));
-	if (net_client_open(c, c->sock_b, "ping", 0xA, "pong", 0xB, true, 64, &nc) != 0)
+	if (net_client_open(c, 1, "ping", 0xA, "pong", 0xB, true, 64, &nc) != 0)
 		return 2;
 	atomic_store(&c->shm->ready, 1);
 	while (!atomic_load(&c->shm->done)) {
@@ -474,6 +529,9 @@ static int net_sdds_pong(void *arg)
 			continue;
 		if (rc < 0)
 			return net_fail(c, 2, "pong take: %s", sdds_strerror(rc));
+		/* Before the answer leaves, so ping finds it once the answer is in. */
+		atomic_store_explicit(&c->shm->arrive[net_seq_get(s, c->o->b.size)], bench_now_ns(),
+				      memory_order_release);
 		rc = sdds_writer_write(nc.w, s, len);
 		if (rc < 0)
 			return net_fail(c, 2, "pong write: %s", sdds_strerror(rc));
@@ -494,7 +552,7 @@ static int net_sdds_ping(void *arg)
 
 	if ((rc = net_enter(c->ns_a)) < 0)
 		return net_fail(c, 2, "setns %s: %s", c->ns_a, strerror(-rc));
-	if (net_client_open(c, c->sock_a, "pong", 0xB, "ping", 0xA, true, 64, &nc) != 0)
+	if (net_client_open(c, 0, "pong", 0xB, "ping", 0xA, true, 64, &nc) != 0)
 		return 2;
 	if (!net_wait_flag(&c->shm->ready, 10000))
 		return net_fail(c, 2, "the pong side never got ready");
@@ -528,8 +586,15 @@ static int net_sdds_ping(void *arg)
 			t1 = bench_now_ns();
 			if (!net_seq_is(in, o->size, (uint32_t)i))
 				continue; /* a late answer to a ping counted lost */
-			if (measured)
+			if (measured) {
+				int64_t at = atomic_load_explicit(&c->shm->arrive[net_seq_get(in, o->size)],
+								  memory_order_acquire);
+
+				if (at < t0 || at > t1)
+					c->shm->legs_bad = true;
+				c->shm->rtt[o->iterations + k] = (uint64_t)(at - t0);
 				c->shm->rtt[k++] = (uint64_t)(t1 - t0);
+			}
 			break;
 		}
 		if (c->shm->lost > 100 && c->shm->lost * 10 > i + 1)
@@ -555,7 +620,7 @@ static int net_sdds_writer(void *arg)
 
 	if ((rc = net_enter(c->ns_a)) < 0)
 		return net_fail(c, 2, "setns %s: %s", c->ns_a, strerror(-rc));
-	if (net_client_open(c, c->sock_a, "pong", 0xB, "ping", 0xA, false, 64, &nc) != 0)
+	if (net_client_open(c, 0, "pong", 0xB, "ping", 0xA, false, 64, &nc) != 0)
 		return 2;
 	if (!net_wait_flag(&c->shm->ready, 10000))
 		return net_fail(c, 2, "the reader never got ready");
@@ -590,7 +655,7 @@ static int net_sdds_reader(void *arg)
 
 	if ((rc = net_enter(c->ns_b)) < 0)
 		return net_fail(c, 2, "setns %s: %s", c->ns_b, strerror(-rc));
-	if (net_client_open(c, c->sock_b, "ping", 0xA, "pong", 0xB, false, 4096, &nc) != 0)
+	if (net_client_open(c, 1, "ping", 0xA, "pong", 0xB, false, 4096, &nc) != 0)
 		return 2;
 	atomic_store(&c->shm->ready, 1);
 	for (;;) {
@@ -667,7 +732,7 @@ static int net_raw_pong(void *arg)
 	net_rcvtimeo(fd, 100);
 	atomic_store(&c->shm->ready, 1);
 	while (!atomic_load(&c->shm->done)) {
-		ssize_t n = recv(fd, s, sizeof(s), 0);
+		ssize_t n = recv(fd, s, sizeof(s), c->raw_busy ? MSG_DONTWAIT : 0);
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED))
 			continue;
@@ -711,8 +776,12 @@ static int net_raw_ping(void *arg)
 		if (send(fd, s, o->size, 0) < 0)
 			return net_fail(c, 2, "raw ping send: %s", strerror(errno));
 		for (;;) {
-			ssize_t n = recv(fd, in, sizeof(in), 0);
+			ssize_t n = recv(fd, in, sizeof(in), c->raw_busy ? MSG_DONTWAIT : 0);
 
+			/* Busy: spin on the non-blocking socket up to the ping timeout. */
+			if (n < 0 && errno == EAGAIN && c->raw_busy &&
+			    bench_now_ns() - t0 < NET_PING_TIMEOUT_MS * 1000000LL)
+				continue;
 			if (n < 0 && (errno == EAGAIN || errno == ECONNREFUSED)) {
 				c->shm->lost++;
 				break;
@@ -739,7 +808,7 @@ static int net_raw_ping(void *arg)
 static int net_raw_sender(void *arg)
 {
 	struct net_ctx *c = arg;
-	uint8_t buf[NET_BATCH][NET_MAX_SIZE];
+	uint8_t buf[NET_BATCH][NET_MAX_FRAME];
 	struct iovec iov[NET_BATCH];
 	struct mmsghdr m[NET_BATCH];
 	uint64_t n = 0;
@@ -754,7 +823,7 @@ static int net_raw_sender(void *arg)
 	memset(buf, 0, sizeof(buf));
 	memset(m, 0, sizeof(m));
 	for (int i = 0; i < NET_BATCH; i++) {
-		iov[i] = (struct iovec){buf[i], c->o->b.size};
+		iov[i] = (struct iovec){buf[i], c->raw_size};
 		m[i].msg_hdr.msg_iov = &iov[i];
 		m[i].msg_hdr.msg_iovlen = 1;
 	}
@@ -762,7 +831,7 @@ static int net_raw_sender(void *arg)
 	end = c->shm->w_start_ns + (int64_t)(c->o->b.tput_seconds * 1e9);
 	while (bench_now_ns() < end) {
 		for (int i = 0; i < NET_BATCH; i++)
-			net_seq_put(buf[i], c->o->b.size, (uint32_t)(n + (uint64_t)i));
+			net_seq_put(buf[i], c->raw_size, (uint32_t)(n + (uint64_t)i));
 		rc = sendmmsg(fd, m, NET_BATCH, 0);
 		if (rc < 0 &&
 		    (errno == ENOBUFS || errno == EAGAIN || errno == ECONNREFUSED || errno == EINTR))
@@ -781,7 +850,7 @@ static int net_raw_sender(void *arg)
 static int net_raw_receiver(void *arg)
 {
 	struct net_ctx *c = arg;
-	static uint8_t buf[64][NET_MAX_SIZE];
+	static uint8_t buf[64][NET_MAX_FRAME];
 	struct iovec iov[64];
 	struct mmsghdr m[64];
 	uint64_t n = 0;
@@ -852,18 +921,33 @@ static int net_pair(struct net_ctx *c, proc_role_fn a, proc_role_fn b, double se
 	return -1;
 }
 
-static void net_latency(struct net_ctx *c, proc_role_fn ping, proc_role_fn pong, const char *name,
-			struct lat_result *ret, uint64_t *ret_lost)
+static void net_latency(struct net_ctx *c, proc_role_fn ping, proc_role_fn pong, const char *name, bool legs,
+			struct net_lat *ret)
 {
 	const struct bench_opts *o = &c->o->b;
+	uint64_t n;
 
-	ret->ran = true;
-	ret->requested = o->iterations;
-	if (net_pair(c, ping, pong, o->max_seconds * 1.25 + 10, ret->why) < 0)
+	ret->lat.ran = true;
+	ret->lat.requested = o->iterations;
+	if (net_pair(c, ping, pong, o->max_seconds * 1.25 + 10, ret->lat.why) < 0)
 		return;
-	ret->truncated = c->shm->truncated != 0;
-	*ret_lost = c->shm->lost;
-	bench_lat_finish(o, name, c->shm->rtt, c->shm->n, ret);
+	ret->lat.truncated = c->shm->truncated != 0;
+	ret->lost = c->shm->lost;
+	n = c->shm->n;
+	if (legs && n > 0 && !c->shm->legs_bad) {
+		uint64_t *ab = c->shm->rtt + o->iterations, *ba = malloc(n * sizeof(*ba));
+
+		/* B->A = RTT - A->B, before the RTTs are sorted. */
+		if (ba != NULL) {
+			for (uint64_t k = 0; k < n; k++)
+				ba[k] = c->shm->rtt[k] - ab[k];
+			stats_compute(ab, n, 1.0, &ret->ab);
+			stats_compute(ba, n, 1.0, &ret->ba);
+			ret->legs = true;
+			free(ba);
+		}
+	}
+	bench_lat_finish(o, name, c->shm->rtt, n, &ret->lat);
 }
 
 static void net_throughput(struct net_ctx *c, proc_role_fn writer, proc_role_fn reader,
@@ -886,6 +970,89 @@ static void net_throughput(struct net_ctx *c, proc_role_fn writer, proc_role_fn 
 	}
 	ret->rate = (double)(ret->received - 1) / ret->seconds;
 	ret->ok = true;
+}
+
+/*
+ * Daemon B's network counters (sddsctl --json net): frames, samples and
+ * bytes in. 0, or -1 with why.
+ */
+static int net_ctl_counts(struct net_ctx *c, uint64_t *frames, uint64_t *samples, uint64_t *bytes, char *why)
+{
+	char cmd[PATH_MAX * 2 + 128], buf[8192];
+	const char *p;
+	size_t len;
+	FILE *f;
+
+	if (c->sddsctl[0] == '\0') {
+		bench_why(why, "sddsctl not found (frames/s need daemon B's counters)");
+		return -1;
+	}
+	snprintf(cmd, sizeof(cmd), "ip netns exec %s %s --json --socket %s net 2>/dev/null", c->ns_b,
+		 c->sddsctl, c->sock_b);
+	fflush(stdout);
+	f = popen(cmd, "r");
+	if (f == NULL) {
+		bench_why(why, "popen: %s", strerror(errno));
+		return -1;
+	}
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[len] = '\0';
+	if (pclose(f) != 0 || (p = strstr(buf, "\"interfaces\"")) == NULL) {
+		bench_why(why, "sddsctl net: no network counters");
+		return -1;
+	}
+	/* The totals follow the interface list (the peers' own counters come later). */
+	if ((p = strstr(p, "\"frames_in\": ")) == NULL ||
+	    sscanf(p, "\"frames_in\": %" SCNu64 ", \"samples_in\": %" SCNu64 ", \"bytes_in\": %" SCNu64,
+		   frames, samples, bytes) != 3) {
+		bench_why(why, "sddsctl net: no frames_in/samples_in/bytes_in");
+		return -1;
+	}
+	return 0;
+}
+
+/* Where sddsctl is: next to sddsd in the build tree or the install, else on PATH. */
+static void net_find_sddsctl(struct net_ctx *c)
+{
+	char dir[PATH_MAX], cand[PATH_MAX + 64];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", c->o->b.sddsd_path);
+	slash = strrchr(dir, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+		snprintf(cand, sizeof(cand), "%s/../tools/sddsctl/sddsctl", dir);
+		if (access(cand, X_OK) == 0 && realpath(cand, c->sddsctl) != NULL)
+			return;
+		snprintf(cand, sizeof(cand), "%s/sddsctl", dir);
+		if (access(cand, X_OK) == 0 && realpath(cand, c->sddsctl) != NULL)
+			return;
+	}
+	if (net_have("sddsctl"))
+		snprintf(c->sddsctl, sizeof(c->sddsctl), "sddsctl");
+	else
+		c->sddsctl[0] = '\0';
+}
+
+/* The sddsd throughput run between two readings of daemon B's counters. */
+static void net_sdds_throughput(struct net_ctx *c, struct tput_result *t, struct net_frames *fr)
+{
+	uint64_t f0, s0, b0, f1, s1, b1;
+	bool before = net_ctl_counts(c, &f0, &s0, &b0, fr->why) == 0;
+
+	net_throughput(c, net_sdds_writer, net_sdds_reader, t);
+	if (!before || !t->ok || net_ctl_counts(c, &f1, &s1, &b1, fr->why) < 0)
+		return;
+	fr->frames = f1 - f0;
+	fr->samples = s1 - s0;
+	fr->bytes = b1 - b0;
+	if (fr->frames < 2 || t->seconds <= 0) {
+		bench_why(fr->why, "%llu frames arrived", (unsigned long long)fr->frames);
+		return;
+	}
+	/* Over the reader's interval, as the samples/s: a frame is taken with its samples. */
+	fr->rate = (double)fr->frames * ((double)(t->received - 1) / (double)t->received) / t->seconds;
+	fr->ok = true;
 }
 
 /* ---- Cyclone DDS ddsperf ---- */
@@ -1021,10 +1188,10 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 static void net_lat_row(FILE *f, const char *name, const struct lat_result *l, uint64_t lost)
 {
 	if (!l->ok) {
-		fprintf(f, "%-30s failed: %s\n", name, l->why);
+		fprintf(f, "%-36s failed: %s\n", name, l->why);
 		return;
 	}
-	fprintf(f, "%-30s %9.2f %9.2f %9.2f %9.2f %9llu%s\n", name, l->st.median / 1e3, l->st.p99 / 1e3,
+	fprintf(f, "%-36s %9.2f %9.2f %9.2f %9.2f %9llu%s\n", name, l->st.median / 1e3, l->st.p99 / 1e3,
 		l->st.p999 / 1e3, l->st.max / 1e3, (unsigned long long)l->st.n,
 		l->truncated ? " (cut by time)" : "");
 	if (lost)
@@ -1042,27 +1209,93 @@ static void net_tput_row(FILE *f, const char *name, const struct tput_result *t)
 		(unsigned long long)t->received, (unsigned long long)t->written, t->writer_rate);
 }
 
+/* a / b of two medians, or a negative value when either run failed. */
+static double net_ratio(const struct net_lat *a, const struct net_lat *b)
+{
+	return a->lat.ok && b->lat.ok && b->lat.st.median > 0 ? a->lat.st.median / b->lat.st.median : -1;
+}
+
+static double net_leg_ratio(const struct stats *a, const struct stats *b, bool ok)
+{
+	return ok && b->median > 0 ? a->median / b->median : -1;
+}
+
+static void net_ratio_row(FILE *f, const char *name, double v, const char *goal)
+{
+	if (v < 0)
+		fprintf(f, "%-34s n/a (a run failed)\n", name);
+	else
+		fprintf(f, "%-34s %9.2fx%s%s\n", name, v, goal ? "   goal " : "", goal ? goal : "");
+}
+
+static void net_legs_row(FILE *f, const char *name, const struct net_lat *l)
+{
+	if (l->lat.ok && l->legs)
+		fprintf(f, "%-34s A->B %.2f us, B->A %.2f us (medians, shared clock)\n", name,
+			l->ab.median / 1e3, l->ba.median / 1e3);
+}
+
 static void net_report_table(FILE *f, const struct net_opts *o, const struct net_results *r)
 {
+	const char *mode = o->poll ? "polling" : "blocking";
+	double iso_mono = net_ratio(&r->sdds, &r->mono);
+	bool split = r->sdds.legs && r->mixed.legs && r->sdds.lat.ok && r->mixed.lat.ok;
+
 	fprintf(f,
 		"sdds-bench net: %u-byte samples, %s daemons, two namespaces over veth (UDPv6 link-local)\n",
-		o->b.size, o->poll ? "polling" : "blocking");
-	fprintf(f, "\none-way latency (RTT/2), us    %9s %9s %9s %9s %9s\n", "median", "p99", "p99.9", "max",
-		"n");
-	net_lat_row(f, "sddsd A -> UDPv6 -> sddsd B", &r->sdds_lat, r->sdds_lost);
-	net_lat_row(f, "raw UDPv6 (baseline)", &r->raw_lat, r->raw_lost);
-	if (r->sdds_lat.ok && r->raw_lat.ok)
-		fprintf(f, "%-30s %9.2fx median, %.2fx p99\n", "ratio sddsd / raw",
-			r->sdds_lat.st.median / r->raw_lat.st.median, r->sdds_lat.st.p99 / r->raw_lat.st.p99);
-	else
-		fprintf(f, "%-30s not computed (a run failed)\n", "ratio sddsd / raw");
+		o->b.size, mode);
+	fprintf(f, "(figures are noisy on a shared 2-CPU machine: read the ratios, measured in this run)\n");
+	fprintf(f, "\none-way latency (RTT/2), us        %9s %9s %9s %9s %9s\n", "median", "p99", "p99.9",
+		"max", "n");
+	net_lat_row(f, "isolated: sddsd A -> UDPv6 -> sddsd B", &r->sdds.lat, r->sdds.lost);
+	if (o->monolithic) {
+		net_lat_row(f, "mixed: mono A, sddsd B", &r->mixed.lat, r->mixed.lost);
+		net_lat_row(f, "monolithic: mono A -> mono B", &r->mono.lat, r->mono.lost);
+	}
+	net_lat_row(f, "raw UDPv6 (blocking recv)", &r->raw.lat, r->raw.lost);
+	if (o->poll)
+		net_lat_row(f, "raw UDPv6 (busy-polled recv)", &r->raw_busy.lat, r->raw_busy.lost);
+	fprintf(f, "\n");
+	net_legs_row(f, "isolated legs", &r->sdds);
+	if (o->monolithic) {
+		net_legs_row(f, "mixed legs", &r->mixed);
+		net_legs_row(f, "monolithic legs", &r->mono);
+	}
+	net_ratio_row(f, "ratio isolated / raw (blocking)", net_ratio(&r->sdds, &r->raw), "<= 1.15");
+	if (o->poll)
+		net_ratio_row(f, "ratio isolated / raw (busy-polled)", net_ratio(&r->sdds, &r->raw_busy),
+			      "<= 1.15 (same mode)");
+	if (r->sdds.lat.ok && r->raw.lat.ok)
+		fprintf(f, "%-34s %9.2fx\n", "ratio isolated / raw, p99",
+			r->sdds.lat.st.p99 / r->raw.lat.st.p99);
+	if (o->monolithic) {
+		net_ratio_row(f, "ratio isolated / monolithic", iso_mono, o->poll ? "<= 1.05" : NULL);
+		net_ratio_row(f, "ratio monolithic / raw",
+			      net_ratio(&r->mono, o->poll ? &r->raw_busy : &r->raw), NULL);
+		net_ratio_row(f, "send side: isolated / mono sender",
+			      net_leg_ratio(&r->sdds.ab, &r->mixed.ab, split), "(paper, MCU: 1.16)");
+		net_ratio_row(f, "receive side: isolated / mono recv",
+			      net_leg_ratio(&r->sdds.ba, &r->mixed.ba, split), "(paper, MCU: 1.44)");
+	}
 	fprintf(f, "\nthroughput, one writer streaming (%.1f s)\n", o->b.tput_seconds);
-	net_tput_row(f, "sddsd samples", &r->sdds_tput);
-	net_tput_row(f, "raw UDPv6 sendmmsg frames", &r->raw_tput);
-	if (r->sdds_tput.ok && r->raw_tput.ok)
-		fprintf(f, "%-30s %9.2fx\n", "ratio sddsd / raw", r->sdds_tput.rate / r->raw_tput.rate);
+	net_tput_row(f, "isolated sddsd, samples", &r->sdds_tput);
+	if (r->frames.ok)
+		fprintf(
+		    f, "%-30s %12.0f/s frames arrived at B (%llu frames, %.1f samples and %.1f bytes each)\n",
+		    "isolated sddsd, frames", r->frames.rate, (unsigned long long)r->frames.frames,
+		    (double)r->frames.samples / (double)r->frames.frames,
+		    (double)r->frames.bytes / (double)r->frames.frames);
 	else
-		fprintf(f, "%-30s not computed (a run failed)\n", "ratio sddsd / raw");
+		fprintf(f, "%-30s not counted: %s\n", "isolated sddsd, frames", r->frames.why);
+	if (o->monolithic)
+		net_tput_row(f, "monolithic, samples", &r->mono_tput);
+	net_tput_row(f, "raw UDPv6 sendmmsg datagrams", &r->raw_tput);
+	fprintf(f, "%-30s %u bytes each (sddsd's mean frame)\n", "", r->raw_size);
+	if (r->frames.ok && r->raw_tput.ok)
+		net_ratio_row(f, "ratio sddsd frames / raw", r->frames.rate / r->raw_tput.rate, ">= 0.9");
+	if (r->sdds_tput.ok && r->raw_tput.ok)
+		net_ratio_row(f, "ratio sddsd samples / raw dgrams", r->sdds_tput.rate / r->raw_tput.rate,
+			      NULL);
 	fprintf(f, "\nCyclone DDS ddsperf ping/pong (same namespaces, %s):\n",
 		r->dp.payload[0] ? r->dp.payload : "not run");
 	if (r->dp.ok)
@@ -1074,12 +1307,13 @@ static void net_report_table(FILE *f, const struct net_opts *o, const struct net
 		fprintf(f, "  not run: %s\n", r->dp.why);
 	else
 		fprintf(f, "  not run (--no-ddsperf)\n");
-	if (o->monolithic)
-		fprintf(f, "\nmonolithic network path: not available: %s\n", NET_MONO_WHY);
 }
 
-static void net_json_lat(struct json *j, const char *key, const struct lat_result *l, uint64_t lost)
+static void net_json_lat(struct json *j, const char *key, const struct net_lat *nl)
 {
+	const struct lat_result *l = &nl->lat;
+	uint64_t lost = nl->lost;
+
 	json_obj_begin(j, key);
 	json_bool(j, "ok", l->ok);
 	if (l->ok) {
@@ -1091,6 +1325,12 @@ static void net_json_lat(struct json *j, const char *key, const struct lat_resul
 		json_num(j, "p999_us", l->st.p999 / 1e3);
 		json_num(j, "max_us", l->st.max / 1e3);
 		json_num(j, "min_us", l->st.min / 1e3);
+		if (nl->legs) {
+			json_num(j, "a_to_b_median_us", nl->ab.median / 1e3);
+			json_num(j, "a_to_b_p99_us", nl->ab.p99 / 1e3);
+			json_num(j, "b_to_a_median_us", nl->ba.median / 1e3);
+			json_num(j, "b_to_a_p99_us", nl->ba.p99 / 1e3);
+		}
 	} else {
 		json_str(j, "why", l->why);
 	}
@@ -1113,8 +1353,17 @@ static void net_json_tput(struct json *j, const char *key, const struct tput_res
 	json_obj_end(j);
 }
 
+static void net_json_ratio(struct json *j, const char *key, double v)
+{
+	if (v < 0)
+		json_null(j, key);
+	else
+		json_num(j, key, v);
+}
+
 static void net_report_json(FILE *f, const struct net_opts *o, const struct net_results *r)
 {
+	bool split = r->sdds.legs && r->mixed.legs && r->sdds.lat.ok && r->mixed.lat.ok;
 	struct json j;
 
 	json_init(&j, f);
@@ -1124,24 +1373,45 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 	json_uint(&j, "iterations", o->b.iterations);
 	json_str(&j, "daemon_mode", o->poll ? "polling" : "blocking");
 	json_obj_begin(&j, "latency");
-	net_json_lat(&j, "sddsd", &r->sdds_lat, r->sdds_lost);
-	net_json_lat(&j, "raw_udp6", &r->raw_lat, r->raw_lost);
-	if (r->sdds_lat.ok && r->raw_lat.ok) {
-		json_num(&j, "ratio_median", r->sdds_lat.st.median / r->raw_lat.st.median);
-		json_num(&j, "ratio_p99", r->sdds_lat.st.p99 / r->raw_lat.st.p99);
+	net_json_lat(&j, "sddsd", &r->sdds);
+	net_json_lat(&j, "raw_udp6", &r->raw);
+	if (r->sdds.lat.ok && r->raw.lat.ok) {
+		json_num(&j, "ratio_median", r->sdds.lat.st.median / r->raw.lat.st.median);
+		json_num(&j, "ratio_p99", r->sdds.lat.st.p99 / r->raw.lat.st.p99);
 	} else {
 		json_null(&j, "ratio_median");
 		json_null(&j, "ratio_p99");
+	}
+	if (o->poll) {
+		net_json_lat(&j, "raw_udp6_busy", &r->raw_busy);
+		net_json_ratio(&j, "ratio_median_busy", net_ratio(&r->sdds, &r->raw_busy));
 	}
 	json_obj_end(&j);
 	json_obj_begin(&j, "throughput");
 	json_num(&j, "seconds", o->b.tput_seconds);
 	net_json_tput(&j, "sddsd", &r->sdds_tput);
 	net_json_tput(&j, "raw_udp6_sendmmsg", &r->raw_tput);
+	/* sddsd samples/s over raw datagrams/s (several samples share a frame). */
 	if (r->sdds_tput.ok && r->raw_tput.ok)
 		json_num(&j, "ratio", r->sdds_tput.rate / r->raw_tput.rate);
 	else
 		json_null(&j, "ratio");
+	json_obj_begin(&j, "sddsd_frames");
+	json_bool(&j, "ok", r->frames.ok);
+	if (r->frames.ok) {
+		json_num(&j, "rate", r->frames.rate);
+		json_uint(&j, "frames", r->frames.frames);
+		json_uint(&j, "samples", r->frames.samples);
+		json_uint(&j, "bytes", r->frames.bytes);
+	} else {
+		json_str(&j, "why", r->frames.why);
+	}
+	json_obj_end(&j);
+	json_uint(&j, "raw_datagram_bytes", r->raw_size);
+	if (r->frames.ok && r->raw_tput.ok)
+		json_num(&j, "frames_ratio", r->frames.rate / r->raw_tput.rate);
+	else
+		json_null(&j, "frames_ratio");
 	json_obj_end(&j);
 	json_obj_begin(&j, "ddsperf");
 	json_bool(&j, "ran", r->dp.ran);
@@ -1156,8 +1426,17 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 	json_obj_end(&j);
 	json_obj_begin(&j, "monolithic");
 	json_bool(&j, "requested", o->monolithic);
-	json_bool(&j, "available", false);
-	json_str(&j, "why", NET_MONO_WHY);
+	json_bool(&j, "available", true);
+	if (o->monolithic) {
+		net_json_lat(&j, "latency", &r->mono);
+		net_json_lat(&j, "latency_mixed", &r->mixed);
+		net_json_tput(&j, "throughput", &r->mono_tput);
+		net_json_ratio(&j, "ratio_isolated_monolithic", net_ratio(&r->sdds, &r->mono));
+		net_json_ratio(&j, "ratio_send", net_leg_ratio(&r->sdds.ab, &r->mixed.ab, split));
+		net_json_ratio(&j, "ratio_receive", net_leg_ratio(&r->sdds.ba, &r->mixed.ba, split));
+		net_json_ratio(&j, "ratio_monolithic_raw",
+			       net_ratio(&r->mono, o->poll ? &r->raw_busy : &r->raw));
+	}
 	json_obj_end(&j);
 	json_obj_end(&j);
 	json_finish(&j);
@@ -1193,12 +1472,14 @@ static void net_usage(FILE *f)
 		"  -s, --size N           sample bytes, 1..%d (default %d)\n"
 		"      --max-seconds S    cap on the measured part of one latency run (default 60)\n"
 		"  -t, --tput-seconds S   length of one throughput run (default 2)\n"
-		"      --poll             both daemons in polling mode (default blocking)\n"
+		"      --poll             daemons (and monolithic applications) in polling mode, and a\n"
+		"                         busy-polled raw UDPv6 ping-pong for the same-mode ratio\n"
 		"      --ddsperf-seconds S  length of the ddsperf run (default 10)\n"
 		"      --no-ddsperf       do not run ddsperf\n"
-		"      --monolithic       say why there is no monolithic network path\n"
+		"      --monolithic       also the same path with the broker core and sddsd's network\n"
+		"                         layer in the applications (A, then both), and the ratios\n"
 		"      --sddsd PATH       the daemon binary (default: ../../daemon/sddsd from here)\n"
-		"      --raw PREFIX       write per-iteration one-way ns to PREFIX-<run>.txt\n"
+		"      --raw PREFIX       write per-iteration one-way ns to PREFIX-net-<run>.txt\n"
 		"      --json             print one JSON object instead of the table\n"
 		"  -h, --help\n"
 		"\n"
@@ -1325,10 +1606,6 @@ int net_main(int argc, char **argv)
 	rc = net_parse(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	if (o.monolithic)
-		fprintf(stderr,
-			"sdds-bench net: --monolithic: the monolithic network path is not available: %s\n",
-			NET_MONO_WHY);
 	if (geteuid() != 0) {
 		fprintf(stderr,
 			"sdds-bench net: needs root (network namespaces, a veth pair): not run (exit %d)\n",
@@ -1345,7 +1622,8 @@ int net_main(int argc, char **argv)
 			(unsigned long long)o.b.iterations);
 	c.o = &o;
 	c.daemon_a = c.daemon_b = -1;
-	c.shm_size = sizeof(struct net_shm) + o.b.iterations * sizeof(uint64_t);
+	/* The RTTs, then the A->B legs. */
+	c.shm_size = sizeof(struct net_shm) + 2 * o.b.iterations * sizeof(uint64_t);
 	rc = proc_shm_new(c.shm_size, &shm);
 	if (rc < 0) {
 		fprintf(stderr, "sdds-bench net: shared memory: %s\n", strerror(-rc));
@@ -1364,17 +1642,47 @@ int net_main(int argc, char **argv)
 		proc_shm_free(&shm);
 		return cannot ? NET_EXIT_CANNOT : 1;
 	}
+	snprintf(c.conf_a, sizeof(c.conf_a), "%s/a.conf", c.dir);
+	snprintf(c.conf_b, sizeof(c.conf_b), "%s/b.conf", c.dir);
+	net_find_sddsctl(&c);
 	fprintf(stderr, "sdds-bench net: sddsd latency\n");
-	net_latency(&c, net_sdds_ping, net_sdds_pong, "net-sddsd", &r.sdds_lat, &r.sdds_lost);
+	net_latency(&c, net_sdds_ping, net_sdds_pong, "net-sddsd", true, &r.sdds);
 	fprintf(stderr, "sdds-bench net: raw UDPv6 latency\n");
-	net_latency(&c, net_raw_ping, net_raw_pong, "net-raw", &r.raw_lat, &r.raw_lost);
+	net_latency(&c, net_raw_ping, net_raw_pong, "net-raw", false, &r.raw);
+	if (o.poll) {
+		fprintf(stderr, "sdds-bench net: raw UDPv6 latency, busy-polled\n");
+		c.raw_busy = true;
+		net_latency(&c, net_raw_ping, net_raw_pong, "net-raw-busy", false, &r.raw_busy);
+		c.raw_busy = false;
+	}
 	fprintf(stderr, "sdds-bench net: sddsd throughput\n");
-	net_throughput(&c, net_sdds_writer, net_sdds_reader, &r.sdds_tput);
-	fprintf(stderr, "sdds-bench net: raw UDPv6 sendmmsg throughput\n");
+	net_sdds_throughput(&c, &r.sdds_tput, &r.frames);
+	/* Raw datagrams of sddsd's mean frame size, else of one sample. */
+	c.raw_size = o.b.size;
+	if (r.frames.ok) {
+		uint64_t mean = (r.frames.bytes + r.frames.frames / 2) / r.frames.frames;
+
+		c.raw_size = mean < 2 ? 2 : mean > NET_MAX_FRAME ? NET_MAX_FRAME : (uint32_t)mean;
+	}
+	r.raw_size = c.raw_size;
+	fprintf(stderr, "sdds-bench net: raw UDPv6 sendmmsg throughput (%u-byte datagrams)\n", c.raw_size);
 	net_throughput(&c, net_raw_sender, net_raw_receiver, &r.raw_tput);
 	if (!o.no_ddsperf) {
 		fprintf(stderr, "sdds-bench net: ddsperf ping/pong\n");
 		net_ddsperf(&c, &r.dp);
+	}
+	if (o.monolithic) {
+		/* A's port is free once its daemon is gone; the mono side reads A's daemon config. */
+		net_stop_daemon(&c.daemon_a);
+		c.mono_a = true;
+		fprintf(stderr, "sdds-bench net: mixed latency (monolithic A, sddsd B)\n");
+		net_latency(&c, net_sdds_ping, net_sdds_pong, "net-mixed", true, &r.mixed);
+		net_stop_daemon(&c.daemon_b);
+		c.mono_b = true;
+		fprintf(stderr, "sdds-bench net: monolithic latency\n");
+		net_latency(&c, net_sdds_ping, net_sdds_pong, "net-mono", true, &r.mono);
+		fprintf(stderr, "sdds-bench net: monolithic throughput\n");
+		net_throughput(&c, net_sdds_writer, net_sdds_reader, &r.mono_tput);
 	}
 	net_cleanup(&c);
 	net_cleanup_ctx = NULL;
@@ -1383,5 +1691,7 @@ int net_main(int argc, char **argv)
 		net_report_json(stdout, &o, &r);
 	else
 		net_report_table(stdout, &o, &r);
-	return r.sdds_lat.ok && r.raw_lat.ok && r.sdds_tput.ok && r.raw_tput.ok ? 0 : 1;
+	if (o.monolithic && !(r.mixed.lat.ok && r.mono.lat.ok && r.mono_tput.ok))
+		return 1;
+	return r.sdds.lat.ok && r.raw.lat.ok && r.sdds_tput.ok && r.raw_tput.ok ? 0 : 1;
 }

@@ -11,8 +11,9 @@
  * and checks: exit 0; one JSON object (python3's json module; 77 without
  * python3) with the payload size asked for, every latency figure of the
  * sddsd path and of the raw UDPv6 baseline positive, the ratios present,
- * both throughput rates positive, the monolithic path reported as not
- * available with a reason (never a figure), and ddsperf either with its
+ * both throughput rates positive, the frames daemon B counted with the
+ * frames ratio, the monolithic path (mixed and both sides) with its
+ * latency figures, legs, throughput and ratios, and ddsperf either with its
  * summary and payload or with the reason it did not run. Then: a bad size
  * is a usage error (2), and an unprivileged user gets 77 and the reason.
  * Figures are never compared with a bound: this is not a timed test.
@@ -86,9 +87,19 @@ static const char *const check_py =
     "    t = d['throughput'][k]\n"
     "    assert t['ok'] is True and t['rate'] > 0 and t['received'] > 0 and t['sent'] > 0, t\n"
     "assert d['throughput']['ratio'] > 0, d['throughput']\n"
+    "f = d['throughput']['sddsd_frames']\n"
+    "assert f['ok'] is True and f['rate'] > 0 and f['frames'] > 0 and f['bytes'] > 0, f\n"
+    "assert d['throughput']['frames_ratio'] > 0 and d['throughput']['raw_datagram_bytes'] >= 3, d\n"
     "m = d['monolithic']\n"
-    "assert m['requested'] is True and m['available'] is False and len(m['why']) > 20, m\n"
-    "assert 'rate' not in m and 'median_us' not in m, m\n"
+    "assert m['requested'] is True and m['available'] is True, m\n"
+    "for k in ('latency', 'latency_mixed'):\n"
+    "    l = m[k]\n"
+    "    assert l['ok'] is True and l['n'] > 0 and l['median_us'] > 0, (k, l)\n"
+    "    assert l['a_to_b_median_us'] > 0 and l['b_to_a_median_us'] > 0, (k, l)\n"
+    "assert m['throughput']['ok'] is True and m['throughput']['rate'] > 0, m\n"
+    "for k in ('ratio_isolated_monolithic', 'ratio_send', 'ratio_receive', 'ratio_monolithic_raw'):\n"
+    "    assert m[k] > 0, (k, m)\n"
+    "assert d['latency']['sddsd']['a_to_b_median_us'] > 0, d['latency']\n"
     "p = d['ddsperf']\n"
     "assert p['ran'] is True, p\n"
     "if p['ok']:\n"
