@@ -475,6 +475,8 @@ static void manager_poll_turn(struct manager *m)
 			if (++round % MANAGER_POLL_CLOCK_EVERY != 0)
 				continue;
 		}
+		/* The network's data path, busy-polled (backend poll_rx) as often as the clock is read. */
+		netif_poll(m->net);
 		now = log_now_ns();
 		if (m->poll_moved) {
 			m->poll_moved = false;

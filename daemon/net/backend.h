@@ -11,7 +11,8 @@
  * every buffer it hands to a call and gets every received byte copied into
  * buffers it lends (struct net_dgram). Calls are batched both ways: rx and
  * tx return how many datagrams they moved, so a NIC driver can map them to
- * descriptor rings and the socket backend to recvmmsg/sendmmsg.
+ * descriptor rings and the socket backend to recvmmsg/sendmmsg. A polling
+ * owner calls poll_rx between loop turns instead of waiting for readable.
  *
  * Addressing: struct net_addr is an IPv6 address, a UDP port and the
  * interface index (the scope of a link-local address, and the link a
@@ -105,6 +106,13 @@ struct net_backend_ops {
 		    void *ctx, struct net_backend **ret);
 	/* Receive up to n datagrams into d[0..n); returns how many (0: none now) or -errno. */
 	int (*rx)(struct net_backend *b, struct net_dgram *d, unsigned n);
+	/*
+	 * As rx, for a polling loop's turn (busy-poll instead of sleeping until
+	 * readable): the cheapest look at the data path, so it may skip queues
+	 * the readable callback still covers (the socket backend reads only its
+	 * unicast sockets). NULL: the layer uses rx.
+	 */
+	int (*poll_rx)(struct net_backend *b, struct net_dgram *d, unsigned n);
 	/*
 	 * Send tx[0..n); returns how many left (in order; fewer than n: the
 	 * rest would block or failed, *ret_err says why) or -errno.

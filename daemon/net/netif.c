@@ -791,7 +791,9 @@ static void netif_handle(struct netif *n, const struct net_dgram *d)
 	}
 }
 
-void netif_receive(struct netif *n)
+typedef int (*netif_rx_fn)(struct net_backend *b, struct net_dgram *d, unsigned n);
+
+static void netif_receive_with(struct netif *n, netif_rx_fn rx)
 {
 	uint32_t done = 0;
 
@@ -802,7 +804,7 @@ void netif_receive(struct netif *n)
 
 		for (unsigned i = 0; i < want; i++)
 			n->rx[i].cap = n->opt.max_frame;
-		r = n->ops->rx(n->be, n->rx, want);
+		r = rx(n->be, n->rx, want);
 		if (r < 0) {
 			n->c.drops[NETIF_DROP_RX_ERROR]++;
 			break;
@@ -813,9 +815,18 @@ void netif_receive(struct netif *n)
 		for (int i = 0; i < r; i++)
 			netif_handle(n, &n->rx[i]);
 		done += (uint32_t)r;
+		/* A short batch: every queue was read dry just now; another call
+		 * would cost a system call per socket to learn that again. */
+		if ((unsigned)r < want)
+			break;
 	}
 	/* Wake the local readers written to. */
 	broker_flush(n->broker);
+}
+
+void netif_receive(struct netif *n)
+{
+	netif_receive_with(n, n->ops->rx);
 }
 
 static void netif_on_readable(struct net_backend *b, void *ctx)
@@ -833,7 +844,10 @@ void netif_poll(struct netif *n)
 {
 	if (n == NULL || n->closing)
 		return;
-	netif_on_readable(n->be, n);
+	netif_enter(n);
+	netif_receive_with(n, n->ops->poll_rx != NULL ? n->ops->poll_rx : n->ops->rx);
+	if (n->hooks.after != NULL)
+		n->hooks.after(n->hooks.ctx);
 }
 
 void netif_flush(struct netif *n)

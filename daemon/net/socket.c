@@ -16,7 +16,7 @@
  * rx (recvmmsg per socket, MSG_TRUNC so the true size of an oversized
  * datagram is known and it can be counted, not silently truncated as real
  * nodes do). tx groups consecutive datagrams of one socket into one
- * sendmmsg.
+ * sendmmsg. poll_rx (a polling loop's turn) reads the unicast sockets only.
  *
  * Ownership: the backend owns its sockets and handles and frees itself
  * when the last handle closed (close's done callback). Buffers are the
@@ -301,6 +301,60 @@ static void sock_note_overflow(struct sock_link *l, unsigned k, struct msghdr *m
 	}
 }
 
+/*
+ * One recvmmsg on socket s (link s / 2, multicast when odd) into
+ * d[0..want): how many, 0 when none now (or an ICMP error was consumed), or
+ * -errno.
+ */
+static int sock_rx_one(struct net_backend *b, uint32_t s, struct net_dgram *d, unsigned want)
+{
+	struct sock_link *l = &b->links[s / 2];
+	struct mmsghdr mm[SOCK_BATCH];
+	struct iovec iov[SOCK_BATCH];
+	struct sockaddr_in6 from[SOCK_BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl[SOCK_BATCH];
+	int r;
+
+	if (want > SOCK_BATCH)
+		want = SOCK_BATCH;
+	memset(mm, 0, sizeof(mm[0]) * want);
+	for (unsigned i = 0; i < want; i++) {
+		iov[i].iov_base = d[i].buf;
+		iov[i].iov_len = d[i].cap;
+		mm[i].msg_hdr.msg_iov = &iov[i];
+		mm[i].msg_hdr.msg_iovlen = 1;
+		mm[i].msg_hdr.msg_name = &from[i];
+		mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
+		mm[i].msg_hdr.msg_control = ctl[i].buf;
+		mm[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
+	}
+	/* MSG_TRUNC: msg_len is the datagram's real size even when cut. */
+	r = recvmmsg(l->fd[s % 2], mm, want, MSG_DONTWAIT | MSG_TRUNC, NULL);
+	if (r < 0) {
+		/* An ICMP error queued on the socket is consumed by the call: go on. */
+		if (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED || errno == EHOSTUNREACH ||
+		    errno == ENETUNREACH)
+			return 0;
+		return -errno;
+	}
+	for (int i = 0; i < r; i++) {
+		struct net_dgram *g = &d[i];
+
+		g->wire_len = mm[i].msg_len;
+		g->len = mm[i].msg_len < g->cap ? mm[i].msg_len : g->cap;
+		g->src.ip = from[i].sin6_addr;
+		g->src.port = ntohs(from[i].sin6_port);
+		g->src.ifindex = l->info.ifindex;
+		g->link = s / 2;
+		g->mcast = (s % 2) == 1;
+		sock_note_overflow(l, s % 2, &mm[i].msg_hdr);
+	}
+	return r;
+}
+
 static int sock_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
 {
 	uint32_t n_socks = b->n_links * 2;
@@ -309,56 +363,37 @@ static int sock_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
 	if (b->closing)
 		return 0;
 	for (uint32_t tried = 0; tried < n_socks && got < n; tried++) {
-		uint32_t s = (b->rx_next + tried) % n_socks;
-		struct sock_link *l = &b->links[s / 2];
-		struct mmsghdr mm[SOCK_BATCH];
-		struct iovec iov[SOCK_BATCH];
-		struct sockaddr_in6 from[SOCK_BATCH];
-		union {
-			char buf[CMSG_SPACE(sizeof(uint32_t))];
-			struct cmsghdr align;
-		} ctl[SOCK_BATCH];
-		unsigned want = n - got < SOCK_BATCH ? n - got : SOCK_BATCH;
-		int r;
+		int r = sock_rx_one(b, (b->rx_next + tried) % n_socks, d + got, n - got);
 
-		memset(mm, 0, sizeof(mm[0]) * want);
-		for (unsigned i = 0; i < want; i++) {
-			iov[i].iov_base = d[got + i].buf;
-			iov[i].iov_len = d[got + i].cap;
-			mm[i].msg_hdr.msg_iov = &iov[i];
-			mm[i].msg_hdr.msg_iovlen = 1;
-			mm[i].msg_hdr.msg_name = &from[i];
-			mm[i].msg_hdr.msg_namelen = sizeof(from[i]);
-			mm[i].msg_hdr.msg_control = ctl[i].buf;
-			mm[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
-		}
-		/* MSG_TRUNC: msg_len is the datagram's real size even when cut. */
-		r = recvmmsg(l->fd[s % 2], mm, want, MSG_DONTWAIT | MSG_TRUNC, NULL);
 		if (r < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			/* An ICMP error queued on the socket: it is consumed; go on. */
-			if (errno == ECONNREFUSED || errno == EHOSTUNREACH || errno == ENETUNREACH)
-				continue;
 			if (got == 0)
-				return -errno;
+				return r;
 			break;
-		}
-		for (int i = 0; i < r; i++) {
-			struct net_dgram *g = &d[got + (unsigned)i];
-
-			g->wire_len = mm[i].msg_len;
-			g->len = mm[i].msg_len < g->cap ? mm[i].msg_len : g->cap;
-			g->src.ip = from[i].sin6_addr;
-			g->src.port = ntohs(from[i].sin6_port);
-			g->src.ifindex = l->info.ifindex;
-			g->link = s / 2;
-			g->mcast = (s % 2) == 1;
-			sock_note_overflow(l, s % 2, &mm[i].msg_hdr);
 		}
 		got += (unsigned)r;
 	}
 	b->rx_next = (b->rx_next + 1) % n_socks;
+	return (int)got;
+}
+
+/* The polling turn's receive: the unicast sockets only (the data path, one
+ * recvmmsg each); multicast (discovery) waits for the readable callback. */
+static int sock_poll_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
+{
+	unsigned got = 0;
+
+	if (b->closing)
+		return 0;
+	for (uint32_t i = 0; i < b->n_links && got < n; i++) {
+		int r = sock_rx_one(b, i * 2, d + got, n - got);
+
+		if (r < 0) {
+			if (got == 0)
+				return r;
+			break;
+		}
+		got += (unsigned)r;
+	}
 	return (int)got;
 }
 
@@ -461,6 +496,7 @@ const struct net_backend_ops net_socket_ops = {
     .name = "socket",
     .open = sock_open,
     .rx = sock_rx,
+    .poll_rx = sock_poll_rx,
     .tx = sock_tx,
     .join = sock_join,
     .n_links = sock_n_links,
