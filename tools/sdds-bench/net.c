@@ -75,9 +75,11 @@ struct net_opts {
 	struct bench_opts
 	    b; /* size, iterations, warmup, max_seconds, tput_seconds, json, sddsd_path, raw_prefix */
 	bool monolithic;
+	bool mono_only; /* only the monolithic ping-pong and throughput (for sdds-trace) */
 	bool poll;
 	bool no_ddsperf;
 	double ddsperf_seconds;
+	int cpu[2]; /* --cpus A,B: every process of side A (daemon, client) on CPU A, of B on B; -1 any */
 };
 
 struct net_shm {
@@ -314,6 +316,9 @@ static pid_t net_start_daemon(struct net_ctx *c, const char *ns, const char *nam
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
+		/* The affinity is inherited through ip's exec of sddsd. */
+		if (proc_pin_self(c->o->cpu[name[0] == 'a' ? 0 : 1]) < 0)
+			_exit(126);
 		execlp("ip", "ip", "netns", "exec", ns, c->o->b.sddsd_path, "-c", conf, (char *)NULL);
 		_exit(127);
 	}
@@ -895,11 +900,11 @@ static int net_pair(struct net_ctx *c, proc_role_fn a, proc_role_fn b, double se
 	int st[2], rc;
 
 	net_shm_reset(c);
-	if (proc_spawn(BENCH_CPU_ANY, b, c, &pids[0]) < 0) {
+	if (proc_spawn(c->o->cpu[1], b, c, &pids[0]) < 0) {
 		bench_why(why, "fork: %s", strerror(errno));
 		return -1;
 	}
-	if (proc_spawn(BENCH_CPU_ANY, a, c, &pids[1]) < 0) {
+	if (proc_spawn(c->o->cpu[0], a, c, &pids[1]) < 0) {
 		kill(pids[0], SIGKILL);
 		waitpid(pids[0], NULL, 0);
 		bench_why(why, "fork: %s", strerror(errno));
@@ -1244,6 +1249,11 @@ static void net_report_table(FILE *f, const struct net_opts *o, const struct net
 	fprintf(f,
 		"sdds-bench net: %u-byte samples, %s daemons, two namespaces over veth (UDPv6 link-local)\n",
 		o->b.size, mode);
+	if (o->cpu[0] >= 0)
+		fprintf(f, "placement: side A (daemon, clients) on CPU %d, side B on CPU %d\n", o->cpu[0],
+			o->cpu[1]);
+	else
+		fprintf(f, "placement: not pinned\n");
 	fprintf(f, "(figures are noisy on a shared 2-CPU machine: read the ratios, measured in this run)\n");
 	fprintf(f, "\none-way latency (RTT/2), us        %9s %9s %9s %9s %9s\n", "median", "p99", "p99.9",
 		"max", "n");
@@ -1372,6 +1382,8 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 	json_uint(&j, "size", o->b.size);
 	json_uint(&j, "iterations", o->b.iterations);
 	json_str(&j, "daemon_mode", o->poll ? "polling" : "blocking");
+	json_int(&j, "cpu_a", o->cpu[0]);
+	json_int(&j, "cpu_b", o->cpu[1]);
 	json_obj_begin(&j, "latency");
 	net_json_lat(&j, "sddsd", &r->sdds);
 	net_json_lat(&j, "raw_udp6", &r->raw);
@@ -1451,9 +1463,11 @@ enum {
 	NET_OPT_RAW,
 	NET_OPT_JSON,
 	NET_OPT_MONO,
+	NET_OPT_MONO_ONLY,
 	NET_OPT_POLL,
 	NET_OPT_NO_DDSPERF,
-	NET_OPT_DDSPERF_SECONDS
+	NET_OPT_DDSPERF_SECONDS,
+	NET_OPT_CPUS
 };
 
 static void net_usage(FILE *f)
@@ -1478,6 +1492,9 @@ static void net_usage(FILE *f)
 		"      --no-ddsperf       do not run ddsperf\n"
 		"      --monolithic       also the same path with the broker core and sddsd's network\n"
 		"                         layer in the applications (A, then both), and the ratios\n"
+		"      --monolithic-only  only the monolithic (both sides) ping-pong and throughput\n"
+		"      --cpus A,B         side A's processes (daemon, clients) on CPU A, side B's on\n"
+		"                         CPU B (default: anywhere; ddsperf is not pinned)\n"
 		"      --sddsd PATH       the daemon binary (default: ../../daemon/sddsd from here)\n"
 		"      --raw PREFIX       write per-iteration one-way ns to PREFIX-net-<run>.txt\n"
 		"      --json             print one JSON object instead of the table\n"
@@ -1513,6 +1530,8 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 	    {"ddsperf-seconds", required_argument, NULL, NET_OPT_DDSPERF_SECONDS},
 	    {"no-ddsperf", no_argument, NULL, NET_OPT_NO_DDSPERF},
 	    {"monolithic", no_argument, NULL, NET_OPT_MONO},
+	    {"monolithic-only", no_argument, NULL, NET_OPT_MONO_ONLY},
+	    {"cpus", required_argument, NULL, NET_OPT_CPUS},
 	    {"sddsd", required_argument, NULL, NET_OPT_SDDSD},
 	    {"raw", required_argument, NULL, NET_OPT_RAW},
 	    {"json", no_argument, NULL, NET_OPT_JSON},
@@ -1529,6 +1548,7 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 	o->b.tput_seconds = 2;
 	o->b.reliable = true;
 	o->ddsperf_seconds = 10;
+	o->cpu[0] = o->cpu[1] = BENCH_CPU_ANY;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "n:s:t:h", longopts, NULL)) != -1) {
 		double v = 0;
@@ -1564,6 +1584,15 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 			break;
 		case NET_OPT_MONO:
 			o->monolithic = true;
+			break;
+		case NET_OPT_CPUS:
+			if (sscanf(optarg, "%d,%d", &o->cpu[0], &o->cpu[1]) != 2 || o->cpu[0] < 0 ||
+			    o->cpu[1] < 0 || o->cpu[0] >= CPU_SETSIZE || o->cpu[1] >= CPU_SETSIZE)
+				err = -EINVAL;
+			break;
+		case NET_OPT_MONO_ONLY:
+			o->monolithic = true;
+			o->mono_only = true;
 			break;
 		case NET_OPT_SDDSD:
 			o->b.sddsd_path = optarg;
@@ -1645,6 +1674,19 @@ int net_main(int argc, char **argv)
 	snprintf(c.conf_a, sizeof(c.conf_a), "%s/a.conf", c.dir);
 	snprintf(c.conf_b, sizeof(c.conf_b), "%s/b.conf", c.dir);
 	net_find_sddsctl(&c);
+	if (o.mono_only) {
+		static const char skipped[] = "not run (--monolithic-only)";
+
+		snprintf(r.sdds.lat.why, sizeof(r.sdds.lat.why), "%s", skipped);
+		snprintf(r.raw.lat.why, sizeof(r.raw.lat.why), "%s", skipped);
+		snprintf(r.raw_busy.lat.why, sizeof(r.raw_busy.lat.why), "%s", skipped);
+		snprintf(r.mixed.lat.why, sizeof(r.mixed.lat.why), "%s", skipped);
+		snprintf(r.sdds_tput.why, sizeof(r.sdds_tput.why), "%s", skipped);
+		snprintf(r.raw_tput.why, sizeof(r.raw_tput.why), "%s", skipped);
+		snprintf(r.frames.why, sizeof(r.frames.why), "%s", skipped);
+		o.no_ddsperf = true;
+		goto mono;
+	}
 	fprintf(stderr, "sdds-bench net: sddsd latency\n");
 	net_latency(&c, net_sdds_ping, net_sdds_pong, "net-sddsd", true, &r.sdds);
 	fprintf(stderr, "sdds-bench net: raw UDPv6 latency\n");
@@ -1671,12 +1713,15 @@ int net_main(int argc, char **argv)
 		fprintf(stderr, "sdds-bench net: ddsperf ping/pong\n");
 		net_ddsperf(&c, &r.dp);
 	}
+mono:
 	if (o.monolithic) {
 		/* A's port is free once its daemon is gone; the mono side reads A's daemon config. */
 		net_stop_daemon(&c.daemon_a);
 		c.mono_a = true;
-		fprintf(stderr, "sdds-bench net: mixed latency (monolithic A, sddsd B)\n");
-		net_latency(&c, net_sdds_ping, net_sdds_pong, "net-mixed", true, &r.mixed);
+		if (!o.mono_only) {
+			fprintf(stderr, "sdds-bench net: mixed latency (monolithic A, sddsd B)\n");
+			net_latency(&c, net_sdds_ping, net_sdds_pong, "net-mixed", true, &r.mixed);
+		}
 		net_stop_daemon(&c.daemon_b);
 		c.mono_b = true;
 		fprintf(stderr, "sdds-bench net: monolithic latency\n");
@@ -1691,6 +1736,8 @@ int net_main(int argc, char **argv)
 		net_report_json(stdout, &o, &r);
 	else
 		net_report_table(stdout, &o, &r);
+	if (o.mono_only)
+		return r.mono.lat.ok && r.mono_tput.ok ? 0 : 1;
 	if (o.monolithic && !(r.mixed.lat.ok && r.mono.lat.ok && r.mono_tput.ok))
 		return 1;
 	return r.sdds.lat.ok && r.raw.lat.ok && r.sdds_tput.ok && r.raw_tput.ok ? 0 : 1;

@@ -527,12 +527,12 @@ static int main_trace(const struct opts *o)
 	return 0;
 }
 
-/* sdds-bench net --monolithic only says why it cannot (until the network monolithic mode lands). */
+/* sdds-bench net has the monolithic network path when its help lists --monolithic-only. */
 static bool bench_net_has_mono(void)
 {
 	char cmd[1024];
 	char line[512];
-	bool says_why = false;
+	bool says_why = true;
 	FILE *p;
 
 	snprintf(cmd, sizeof(cmd), "'%s' net --help 2>&1", SDDS_TRACE_BENCH);
@@ -540,8 +540,8 @@ static bool bench_net_has_mono(void)
 	if (!p)
 		return false;
 	while (fgets(line, sizeof(line), p)) {
-		if (strstr(line, "--monolithic") && strstr(line, "say why"))
-			says_why = true;
+		if (strstr(line, "--monolithic-only"))
+			says_why = false;
 	}
 	pclose(p);
 	return !says_why;
@@ -612,7 +612,7 @@ static int main_compare(const struct opts *o0)
 	} else {
 		char *cmd[] = {SDDS_TRACE_BENCH,
 			       "net",
-			       "--monolithic",
+			       "--monolithic-only", /* the 2N takes are the monolithic ping-pong's */
 			       "-n",
 			       n_s,
 			       "--warmup",
