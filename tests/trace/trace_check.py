@@ -54,11 +54,15 @@ def need_root():
         skip("sdds-trace needs root (or CAP_BPF and CAP_PERFMON)")
 
 
-def run_trace(cmd, timeout):
+def run_trace(cmd, timeout, workload_may_fail=False):
+    """workload_may_fail: sdds-bench net also runs raw UDP and throughput runs that
+    may fail on a loaded machine (exit 1); the traced ping-pong is what counts."""
     print("+ " + " ".join(cmd), file=sys.stderr)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, text=True)
     sys.stderr.write(p.stderr[-4000:])
-    if p.returncode != 0:
+    if workload_may_fail and p.returncode == 1 and "did not exit with 0" in p.stderr:
+        print("note: the workload failed after the traced part; checking the trace", file=sys.stderr)
+    elif p.returncode != 0:
         check(False, "%s exited with %d" % (cmd[0], p.returncode))
         return None
     try:
@@ -147,7 +151,7 @@ def main():
         if shutil.which("ip") is None or subprocess.run(["unshare", "--net", "true"]).returncode != 0:
             skip("no network namespaces here")
         doc = run_trace([trace, "--json", "-n", str(2 * n), "--", bench, "net", "-n", str(n), "--warmup", "0",
-                         "--no-ddsperf", "-t", "0.05", "--sddsd", sddsd], 240)
+                         "--no-ddsperf", "-t", "0.05", "--sddsd", sddsd], 240, workload_may_fail=True)
         if doc:
             check_runs(doc, "isolated", "send", 2 * n)
             check_runs(doc, "isolated", "receive", 2 * n)

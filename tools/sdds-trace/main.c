@@ -80,6 +80,8 @@ struct opts {
 	char **cmd; /* NULL: until SIGINT or -n */
 	/* compare's monolithic network run: -n counts only takes in monolithic clients (epoch 0). */
 	bool count_mono;
+	/* The command's stdout goes to stderr (--json, and compare: stdout is the report's). */
+	bool cmd_out_to_err;
 };
 
 struct collect {
@@ -262,9 +264,10 @@ static int tracer_open(struct tracer *t, const struct opts *o, bool filter)
 /*
  * Fork the command, mark it traced, then let it exec (a pipe holds it until
  * the mark is in the map, so not even its first probe is missed). With
- * --json, the command's stdout goes to stderr: stdout carries only the JSON.
+ * out_to_err the command's stdout goes to stderr: stdout carries only our
+ * report.
  */
-static pid_t trace_spawn(struct tracer *t, char **cmd, bool json)
+static pid_t trace_spawn(struct tracer *t, char **cmd, bool out_to_err)
 {
 	int go[2];
 	pid_t pid;
@@ -285,7 +288,7 @@ static pid_t trace_spawn(struct tracer *t, char **cmd, bool json)
 		if (read(go[0], &c, 1) != 1)
 			_exit(127);
 		signal(SIGINT, SIG_DFL);
-		if (json)
+		if (out_to_err)
 			(void)dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(cmd[0], cmd);
 		fprintf(stderr, "sdds-trace: %s: %s\n", cmd[0], strerror(errno));
@@ -330,7 +333,7 @@ static int trace_run(const struct opts *o, char **cmd, struct trace_matcher **re
 	if (rc != 0)
 		return rc;
 	if (cmd) {
-		child = trace_spawn(&t, cmd, o->json);
+		child = trace_spawn(&t, cmd, o->json || o->cmd_out_to_err);
 		if (child < 0) {
 			fprintf(stderr, "sdds-trace: cannot start %s: %s\n", cmd[0], strerror(errno));
 			tracer_close(&t);
@@ -564,6 +567,7 @@ static int main_compare(const struct opts *o0)
 	uint64_t dropped = 0;
 
 	memset(&in, 0, sizeof(in));
+	o.cmd_out_to_err = true;
 	snprintf(n_s, sizeof(n_s), "%llu", (unsigned long long)iters);
 
 	/* Local ping-pong: N round trips = 2N samples, each taken once; the load exits. */

@@ -78,6 +78,26 @@ static size_t rows_build(const struct trace_run *run[TM_MAX_], struct row *rows)
 	return n;
 }
 
+/*
+ * The shortest phase of all: two probe hits with next to nothing between
+ * them, so about what one probe hit costs (the trap, the BPF program). Every
+ * phase includes about this much of tracing. 0: no phase.
+ */
+static uint64_t floor_ns(const struct report_input *in)
+{
+	uint64_t f = 0;
+
+	for (size_t i = 0; i < in->n_runs; i++) {
+		for (unsigned k = 0; k + 1 < in->runs[i].n_phases; k++) {
+			const struct trace_stat *s = &in->runs[i].delta[k];
+
+			if (s->n > 0 && (f == 0 || s->min_ns < f))
+				f = s->min_ns;
+		}
+	}
+	return f;
+}
+
 static void cell(FILE *f, const struct trace_stat *s)
 {
 	if (!s || s->n == 0) {
@@ -161,6 +181,11 @@ void report_text(FILE *f, const struct report_input *in)
 	}
 	if (!any)
 		fprintf(f, "no sample was followed through all of its phases\n");
+	else
+		fprintf(f,
+			"\nshortest phase seen: %.2f us, about the cost of one probe hit, included in every "
+			"phase\n",
+			us((double)floor_ns(in)));
 	if (in->unmatched_other)
 		fprintf(f, "%llu samples fit no path (seen only in part)\n",
 			(unsigned long long)in->unmatched_other);
@@ -267,6 +292,7 @@ void report_json(FILE *f, const struct report_input *in)
 			first = false;
 		}
 	}
-	fprintf(f, "],\"unmatched_other\":%llu,\"dropped_events\":%llu}\n",
+	fprintf(f, "],\"floor_us\":%.3f", us((double)floor_ns(in)));
+	fprintf(f, ",\"unmatched_other\":%llu,\"dropped_events\":%llu}\n",
 		(unsigned long long)in->unmatched_other, (unsigned long long)in->dropped);
 }
