@@ -611,7 +611,7 @@ static int main_compare(const struct opts *o0)
 	}
 	if (!bench_net_has_mono()) {
 		in.missing[TM_MONOLITHIC][TPATH_SEND] =
-		    "sdds-bench net has no monolithic network path yet (--monolithic only says why)";
+		    "this sdds-bench net has no --monolithic-only (no monolithic network path)";
 		in.missing[TM_MONOLITHIC][TPATH_RECEIVE] = in.missing[TM_MONOLITHIC][TPATH_SEND];
 	} else {
 		char *cmd[] = {SDDS_TRACE_BENCH,
@@ -630,7 +630,7 @@ static int main_compare(const struct opts *o0)
 		uint64_t d = 0;
 		int status;
 
-		/* It may run the isolated ping-pong too: count the monolithic takes only. */
+		/* Monolithic clients only take here; counting only theirs keeps a stray isolated take out. */
 		o.n = iters * 2;
 		o.count_mono = true;
 		rc = trace_run(&o, cmd, &parts[n_parts].m, &status, &d);
