@@ -12,7 +12,8 @@
   trace_check.py net N SDDS_TRACE BENCH SDDSD
       root and network namespaces: sdds-bench net ping-pong of N round trips
       traced with -n 2N; 2N samples on the send path and 2N on the receive
-      path, every phase counted 2N times.
+      path, every phase counted 2N times; the same for the monolithic
+      network path (sdds-bench net --monolithic-only) where it exists.
 Exit 0 pass, 1 fail, 77 skip (the reason on stderr).
 """
 import json
@@ -33,6 +34,9 @@ PHASES = {
                            "backend_handed", "sent"],
     ("isolated", "receive"): ["received", "decoded", "routed", "client_enqueued", "client_woken",
                               "take_return"],
+    ("monolithic", "send"): ["write_enter", "routed", "encoded", "backend_handed", "sent"],
+    ("monolithic", "receive"): ["received", "decoded", "routed", "client_enqueued", "client_woken",
+                                "take_return"],
 }
 
 failures = []
@@ -155,6 +159,19 @@ def main():
         if doc:
             check_runs(doc, "isolated", "send", 2 * n)
             check_runs(doc, "isolated", "receive", 2 * n)
+        # The monolithic network path (broker and network layer in the application), where built.
+        helptext = subprocess.run([bench, "net", "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True).stdout
+        if "--monolithic-only" not in helptext:
+            print("note: sdds-bench net has no --monolithic-only: monolithic network path not checked",
+                  file=sys.stderr)
+            return 1 if failures else 0
+        doc = run_trace([trace, "--json", "-n", str(2 * n), "--", bench, "net", "--monolithic-only", "-n", str(n),
+                         "--warmup", "0", "--no-ddsperf", "-t", "0.05", "--sddsd", sddsd], 240,
+                        workload_may_fail=True)
+        if doc:
+            check_runs(doc, "monolithic", "send", 2 * n)
+            check_runs(doc, "monolithic", "receive", 2 * n)
     else:
         print(__doc__, file=sys.stderr)
         return 2
