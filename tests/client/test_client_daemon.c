@@ -8,11 +8,14 @@
  * two clients and between two processes, reliable back-pressure through the
  * daemon, listeners, and daemon death: blocked takes and writes return
  * -ENOTCONN, later calls too, nothing hangs, free works in every state.
+ * Polling daemon with yield-spinning clients sharing one CPU: every sample
+ * of a reliable stream arrives, in order.
  * Every wait is bounded; a hang shows as a failed timed join.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -401,6 +404,93 @@ static void test_write_take_two_processes(void **state)
 	sdds_client_free(b);
 }
 
+/* A client whose waits spin (never sleep) and yield the CPU between checks. */
+static sdds_client *yield_client(struct daemon *d, const char *name)
+{
+	sdds_client_options o;
+	sdds_client *c = NULL;
+
+	sdds_client_options_init(&o);
+	o.socket_path = d->sock;
+	o.name = name;
+	o.spin_ns = 60 * SEC;
+	o.spin_yield_ns = 0;
+	if (sdds_client_new(&o, &c) != 0)
+		return NULL;
+	return c;
+}
+
+/*
+ * Polling daemon, writer and reader processes pinned to one CPU, both
+ * spinning with sched_yield between checks (the two-CPU polling placement
+ * of sdds-bench): a reliable stream through a small ring, so the writer
+ * waits for room again and again, arrives whole and in order.
+ */
+static void test_yield_spin_same_cpu(void **state)
+{
+	struct daemon *d = *state;
+	const uint32_t n = 20000;
+	cpu_set_t old, one;
+	sdds_client *b;
+	sdds_topic *t;
+	sdds_reader *r;
+	uint8_t s[SAMPLE];
+	int cpu = sched_getcpu();
+	pid_t pid;
+	int st;
+
+	assert_true(cpu >= 0);
+	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	b = yield_client(d, "yield-sub");
+	assert_non_null(b);
+	t = topic(b, 5);
+	r = reader(t, SDDS_RELIABLE, 16);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sdds_client *a = yield_client(d, "yield-pub");
+		sdds_topic *ta;
+		sdds_writer *w;
+		sdds_qos q;
+		static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
+		sdds_topic_desc desc = {
+		    .name = "ct", .domain = 0, .id = 5, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
+
+		alarm(60);
+		if (a == NULL || sdds_topic_new(a, &desc, &ta))
+			_exit(2);
+		sdds_qos_init(&q);
+		q.reliability = SDDS_RELIABLE;
+		q.max_blocking_ms = 10000;
+		if (sdds_writer_new(ta, &q, &w))
+			_exit(3);
+		for (uint32_t i = 0; i < n; i++) {
+			put_seq(s, i);
+			if (sdds_writer_write(w, s, SAMPLE) != 0)
+				_exit(4);
+		}
+		sdds_client_free(a);
+		_exit(0);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = sdds_reader_take(r, s, sizeof(s), NULL, 10 * SEC);
+
+		if (rc != 0)
+			fail_msg("take %u: %s", i, sdds_strerror(rc));
+		if (get_seq(s) != i)
+			fail_msg("sample %u arrived as %u", i, get_seq(s));
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(sdds_reader_lost(r), 0);
+	sdds_client_free(b);
+	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+}
+
 /*
  * A writer process that frees its client while the daemon still holds its
  * samples for a full reliable reader: freeing waits, nothing is lost.
@@ -764,6 +854,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_free_delivers_held_samples, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reliable_stream, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reliable_stream, setup_poll, teardown),
+	    cmocka_unit_test_setup_teardown(test_yield_spin_same_cpu, setup_poll, teardown),
 	    cmocka_unit_test_setup_teardown(test_reliable_stream_one_client, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_room_kick_then_write, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_listener_through_daemon, setup, teardown),

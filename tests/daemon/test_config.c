@@ -33,6 +33,8 @@ static void test_defaults(void **state)
 	assert_string_equal(cfg.socket, "");
 	assert_false(cfg.poll);
 	assert_int_equal(cfg.spin_ns, 20000);
+	assert_int_equal(cfg.poll_turn_ns, 100000);
+	assert_int_equal(cfg.poll_yield_ns, 1000000);
 	assert_int_equal(cfg.max_clients, 256);
 	assert_int_equal(cfg.max_readers_per_client, 64);
 	assert_int_equal(cfg.max_writers_per_client, 64);
@@ -58,6 +60,8 @@ static void test_every_key(void **state)
 			   "socket = /tmp/x/sddsd.sock\n"
 			   "poll = yes\n"
 			   "spin_ns = 5000\n"
+			   "poll_turn_ns = 20000\n"
+			   "poll_yield_ns = 0\n"
 			   "max_clients = 7\n"
 			   "max_readers_per_client = 3\n"
 			   "max_writers_per_client = 4\n"
@@ -74,6 +78,8 @@ static void test_every_key(void **state)
 	assert_string_equal(cfg.socket, "/tmp/x/sddsd.sock");
 	assert_true(cfg.poll);
 	assert_int_equal(cfg.spin_ns, 5000);
+	assert_int_equal(cfg.poll_turn_ns, 20000);
+	assert_int_equal(cfg.poll_yield_ns, 0);
 	assert_int_equal(cfg.max_clients, 7);
 	assert_int_equal(cfg.max_readers_per_client, 3);
 	assert_int_equal(cfg.max_writers_per_client, 4);
@@ -174,6 +180,9 @@ static void test_errors_with_line(void **state)
 	    {"max_requests_per_turn = 0", "t.conf:1: max_requests_per_turn: '0' is out of range 1..1048576"},
 	    {"spin_ns = 10000000001", "t.conf:1: spin_ns: '10000000001' is out of range 0..10000000000"},
 	    {"spin_ns = 1K", "t.conf:1: spin_ns: '1K' is not a non-negative decimal number"},
+	    /* The polling loop must give control and timers a turn within 100 ms. */
+	    {"poll_turn_ns = 100000001", "t.conf:1: poll_turn_ns: '100000001' is out of range 0..100000000"},
+	    {"poll_yield_ns = -1", "t.conf:1: poll_yield_ns: '-1' is not a non-negative decimal number"},
 	    {"log_level = loud",
 	     "t.conf:1: log_level: 'loud' is not a log level (0..7 or err, warning, notice, info, debug)"},
 	    {"log_level = 8",
