@@ -617,6 +617,16 @@ static int md_dds_pair(struct md_ctx *c, const char *name, char *const server[],
 	/* The client prints text, not JSON: md_exec's "no JSON" is expected; its status is what counts. */
 	none = md_exec(c, step, client, env, cap_s, &st, why);
 	mdrun_json_free(none);
+	if (c->n_steps > 0) {
+		/* The step shows both sides and the environment they shared. */
+		struct md_step *s = &c->steps[c->n_steps - 1];
+		char srv[512], line[sizeof(s->cmd)];
+
+		mdrun_cmdline(server, srv, sizeof(srv));
+		snprintf(line, sizeof(line), "%s%s%s & %s", env && env[0] ? env[0] : "",
+			 env && env[0] ? " " : "", srv, s->cmd);
+		memcpy(s->cmd, line, sizeof(s->cmd));
+	}
 	if (wait_server) {
 		if (mdrun_wait(spid, 15, &sst) < 0)
 			sst = -1;
