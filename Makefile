@@ -62,7 +62,7 @@ bench: build
 	$(BUILD)/tools/sdds-bench/sdds-bench local
 
 # Every benchmark and the peers, one Markdown report with plots (docs/perf-report.md).
-# Root for the network namespaces and sdds-trace; about 7 minutes on 2 CPUs. REPORT_ARGS=--quick: a smoke run.
+# Root for the network namespaces and sdds-trace; about 11 minutes on 2 CPUs. REPORT_ARGS=--quick: a smoke run.
 REPORT_DIR ?= docs/report
 report: build
 	$(BUILD)/tools/sdds-bench/sdds-bench report --out $(REPORT_DIR) $(REPORT_ARGS)
