@@ -12,10 +12,10 @@
  *     SO_BINDTODEVICE (only this link's traffic), IPV6_MULTICAST_IF the
  *     link, hop limit 1 (§1), loopback off (our own frames never come back).
  * Every socket is non-blocking and watched by a uv_poll_t; a readable
- * socket calls the network layer's callback, which drains all of them with
- * rx (recvmmsg per socket, MSG_TRUNC so the true size of an oversized
- * datagram is known and it can be counted, not silently truncated as real
- * nodes do). tx groups consecutive datagrams of one socket into one
+ * socket calls the network layer's callback, which drains the sockets
+ * epoll reported (ready[]) with rx (recvmmsg per socket, MSG_TRUNC so the
+ * true size of an oversized datagram is known and it can be counted, not
+ * silently truncated as real nodes do). tx groups consecutive datagrams of one socket into one
  * sendmmsg. poll_rx (a polling loop's turn) reads the unicast sockets only.
  *
  * Ownership: the backend owns its sockets and handles and frees itself
@@ -39,6 +39,7 @@ struct sock_link {
 	struct net_link_info info;
 	uint32_t ovfl[2]; /* SO_RXQ_OVFL: the kernel's cumulative drop count per socket */
 	int fd[2];	  /* [0] unicast, [1] multicast */
+	bool ready[2];	  /* epoll said readable and a read has not come back short since */
 	uv_poll_t poll[2];
 	bool poll_open[2];
 };
@@ -63,6 +64,12 @@ static void sock_on_poll(uv_poll_t *h, int status, int events)
 
 	(void)status;
 	(void)events;
+	for (uint32_t i = 0; i < b->n_links; i++) {
+		for (unsigned k = 0; k < 2; k++) {
+			if (h == &b->links[i].poll[k])
+				b->links[i].ready[k] = true;
+		}
+	}
 	if (!b->closing)
 		b->readable(b, b->ctx);
 }
@@ -363,13 +370,23 @@ static int sock_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
 	if (b->closing)
 		return 0;
 	for (uint32_t tried = 0; tried < n_socks && got < n; tried++) {
-		int r = sock_rx_one(b, (b->rx_next + tried) % n_socks, d + got, n - got);
+		uint32_t s = (b->rx_next + tried) % n_socks;
+		bool *ready = &b->links[s / 2].ready[s % 2];
+		int r;
 
+		/* Only the sockets epoll reported: the others would answer EAGAIN
+		 * (a system call each); level-triggered, they report when they have data. */
+		if (!*ready)
+			continue;
+		r = sock_rx_one(b, s, d + got, n - got);
 		if (r < 0) {
 			if (got == 0)
 				return r;
 			break;
 		}
+		/* Short: read dry (sock_rx_one asks for at most SOCK_BATCH). */
+		if ((unsigned)r < (n - got < SOCK_BATCH ? n - got : SOCK_BATCH))
+			*ready = false;
 		got += (unsigned)r;
 	}
 	b->rx_next = (b->rx_next + 1) % n_socks;
