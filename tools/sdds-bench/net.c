@@ -1200,17 +1200,17 @@ static void net_lat_row(FILE *f, const char *name, const struct lat_result *l, u
 		l->st.p999 / 1e3, l->st.max / 1e3, (unsigned long long)l->st.n,
 		l->truncated ? " (cut by time)" : "");
 	if (lost)
-		fprintf(f, "%-30s %llu pings never answered (not in the figures)\n", "",
+		fprintf(f, "%-36s %llu pings never answered (not in the figures)\n", "",
 			(unsigned long long)lost);
 }
 
 static void net_tput_row(FILE *f, const char *name, const struct tput_result *t)
 {
 	if (!t->ok) {
-		fprintf(f, "%-30s failed: %s\n", name, t->why);
+		fprintf(f, "%-36s failed: %s\n", name, t->why);
 		return;
 	}
-	fprintf(f, "%-30s %12.0f/s received (%llu of %llu sent, sender %.0f/s)\n", name, t->rate,
+	fprintf(f, "%-36s %12.0f/s received (%llu of %llu sent, sender %.0f/s)\n", name, t->rate,
 		(unsigned long long)t->received, (unsigned long long)t->written, t->writer_rate);
 }
 
@@ -1228,15 +1228,15 @@ static double net_leg_ratio(const struct stats *a, const struct stats *b, bool o
 static void net_ratio_row(FILE *f, const char *name, double v, const char *goal)
 {
 	if (v < 0)
-		fprintf(f, "%-34s n/a (a run failed)\n", name);
+		fprintf(f, "%-36s n/a (a run failed)\n", name);
 	else
-		fprintf(f, "%-34s %9.2fx%s%s\n", name, v, goal ? "   goal " : "", goal ? goal : "");
+		fprintf(f, "%-36s %9.2fx%s%s\n", name, v, goal ? "   goal " : "", goal ? goal : "");
 }
 
 static void net_legs_row(FILE *f, const char *name, const struct net_lat *l)
 {
 	if (l->lat.ok && l->legs)
-		fprintf(f, "%-34s A->B %.2f us, B->A %.2f us (medians, shared clock)\n", name,
+		fprintf(f, "%-36s A->B %.2f us, B->A %.2f us (medians, shared clock)\n", name,
 			l->ab.median / 1e3, l->ba.median / 1e3);
 }
 
@@ -1276,7 +1276,7 @@ static void net_report_table(FILE *f, const struct net_opts *o, const struct net
 		net_ratio_row(f, "ratio isolated / raw (busy-polled)", net_ratio(&r->sdds, &r->raw_busy),
 			      "<= 1.15 (same mode)");
 	if (r->sdds.lat.ok && r->raw.lat.ok)
-		fprintf(f, "%-34s %9.2fx\n", "ratio isolated / raw, p99",
+		fprintf(f, "%-36s %9.2fx\n", "ratio isolated / raw, p99",
 			r->sdds.lat.st.p99 / r->raw.lat.st.p99);
 	if (o->monolithic) {
 		net_ratio_row(f, "ratio isolated / monolithic", iso_mono, o->poll ? "<= 1.05" : NULL);
@@ -1291,16 +1291,16 @@ static void net_report_table(FILE *f, const struct net_opts *o, const struct net
 	net_tput_row(f, "isolated sddsd, samples", &r->sdds_tput);
 	if (r->frames.ok)
 		fprintf(
-		    f, "%-30s %12.0f/s frames arrived at B (%llu frames, %.1f samples and %.1f bytes each)\n",
+		    f, "%-36s %12.0f/s frames arrived at B (%llu frames, %.1f samples and %.1f bytes each)\n",
 		    "isolated sddsd, frames", r->frames.rate, (unsigned long long)r->frames.frames,
 		    (double)r->frames.samples / (double)r->frames.frames,
 		    (double)r->frames.bytes / (double)r->frames.frames);
 	else
-		fprintf(f, "%-30s not counted: %s\n", "isolated sddsd, frames", r->frames.why);
+		fprintf(f, "%-36s not counted: %s\n", "isolated sddsd, frames", r->frames.why);
 	if (o->monolithic)
 		net_tput_row(f, "monolithic, samples", &r->mono_tput);
 	net_tput_row(f, "raw UDPv6 sendmmsg datagrams", &r->raw_tput);
-	fprintf(f, "%-30s %u bytes each (sddsd's mean frame)\n", "", r->raw_size);
+	fprintf(f, "%-36s %u bytes each (sddsd's mean frame)\n", "", r->raw_size);
 	if (r->frames.ok && r->raw_tput.ok)
 		net_ratio_row(f, "ratio sddsd frames / raw", r->frames.rate / r->raw_tput.rate, ">= 0.9");
 	if (r->sdds_tput.ok && r->raw_tput.ok)
