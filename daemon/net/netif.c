@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gaptrack.h"
 #include "ring.h"
 #include "snps.h"
 #include "ipc/probes.h"
@@ -47,6 +48,55 @@
 /* A destination that never ACKs must not hold a topic for ever: a sample is
  * given up after this many resends (2 s at the 10-ms timeout). */
 #define NETIF_REL_MAX_TRIES 200u
+/*
+ * NACK reliability (§11.3, confirmationtype="nack"). Publisher: the last
+ * samples of a topic are kept for resends, each for NETIF_NACK_HOLD_MS at
+ * least; while the history is full of younger ones, the rest waits in the
+ * topic's ring (the rate limit that keeps every sample NACKable). After
+ * NETIF_NACK_HB_MS without a new sample the newest is sent again, then
+ * after 40, 80, 160 and every 320 ms, for NETIF_NACK_HB_SPAN_MS (tail
+ * loss; a receiver that has it drops the duplicate). Each kept sample is
+ * resent at most NETIF_NACK_MAX_RESENDS times and a turn answers at most
+ * NETIF_NACK_TURN_BUDGET NACKs (bogus floods). Receiver: per (source,
+ * topic) stream a gap tracker (gaptrack.h): a missing number is NACKed when
+ * found and every NETIF_NACK_RETRY_MS, NETIF_NACK_MAX_TRIES times or
+ * NETIF_NACK_GIVEUP_MS at most, then given up; the hold covers that.
+ */
+#define NETIF_NACK_HIST 128u
+#define NETIF_NACK_HOLD_MS 500
+#define NETIF_NACK_HB_MS 20
+#define NETIF_NACK_HB_SPAN_MS 5000
+#define NETIF_NACK_MAX_RESENDS 64u
+#define NETIF_NACK_TURN_BUDGET 256u
+#define NETIF_NACK_RETRY_MS 10
+#define NETIF_NACK_MAX_TRIES 24u
+#define NETIF_NACK_GIVEUP_MS 400
+#define NETIF_NACK_STREAMS 16u
+#define NETIF_NACK_PER_FRAME 24u
+
+/* A kept sample of a NACK topic. */
+struct netif_nack_ent {
+	uint32_t seq;
+	uint16_t resends;
+	int64_t sent_ns; /* first send */
+	uint8_t data[NETIF_REL_MAX_SAMPLE];
+};
+
+/* The receive state of one (source, topic) NACK stream. */
+struct netif_nack_rx {
+	bool used;
+	uint32_t topic;	     /* index into topics */
+	struct net_addr src; /* the publisher's locator: NACKs go there (port of its last frame) */
+	bool mcast;	     /* its data came in on the multicast socket: answer from there */
+	uint8_t bits;	     /* number size of the stream */
+	int64_t seen_ns;     /* last sample, for reuse of the slot */
+	int64_t nacked_ns;   /* last NACK round */
+	uint32_t head_seq;   /* the next number, as the retry round last saw it */
+	bool head_known;
+	int64_t head_ns; /* when the retry round first saw head_seq next */
+	struct gaptrack g;
+	uint8_t *data; /* GAPTRACK_MAX_CAP samples of max_sample bytes, owned by the netif */
+};
 
 struct netif_topic {
 	struct nodecfg_topic cfg;
@@ -71,6 +121,14 @@ struct netif_topic {
 	uint8_t next_seq;
 	int64_t sent_ns; /* last (re)send of the window */
 	bool rel;	 /* reliable in the node config, unicast destinations tracked */
+	/* NACK topics (nack): the history of the last samples sent, oldest first. */
+	bool nack;
+	struct netif_nack_ent *hist; /* hist_cap entries, owned */
+	uint32_t hist_cap, hist_head, hist_n;
+	uint32_t nack_next; /* number of the next sample */
+	int64_t last_tx_ns; /* last new sample or heartbeat */
+	int64_t newest_ns;  /* first send of the newest kept sample */
+	uint32_t hb_sent;   /* heartbeats of the newest sample so far */
 };
 
 struct netif_backlog_ent {
@@ -124,6 +182,9 @@ struct netif {
 	bool handles_open;
 
 	struct disc *disc; /* NULL: static mode */
+
+	struct netif_nack_rx nrx[NETIF_NACK_STREAMS]; /* data allocated only with NACK topics */
+	uint32_t nack_budget;			      /* NACK answers left this turn */
 
 	struct netif_counters c;
 };
@@ -279,6 +340,9 @@ static int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topi
 }
 
 static void netif_on_rel_timer(uv_timer_t *h);
+static bool netif_swapped(const struct netif *n, const struct in6_addr *ip);
+static bool netif_nrx_tick(struct netif *n, int64_t now);
+static bool netif_nack_pub_tick(struct netif *n, int64_t now);
 
 /* Start of every libuv callback of the layer: the owner's lock, if any. */
 static void netif_enter(struct netif *n)
@@ -326,6 +390,114 @@ static void netif_rel_push(struct netif *n, struct netif_topic *t, const uint8_t
 		uv_timer_start(&n->rel_timer, netif_on_rel_timer, NETIF_REL_RTO_MS, NETIF_REL_RTO_MS);
 }
 
+static int64_t netif_now(const struct netif *n)
+{
+	return n->be != NULL ? n->ops->clock_ns(n->be) : 0;
+}
+
+static void netif_rel_timer_on(struct netif *n)
+{
+	/* Threaded: the caller may not be the loop's thread; the timer runs for good (netif_new). */
+	if (n->handles_open && !n->opt.threaded && !uv_is_active((uv_handle_t *)&n->rel_timer))
+		uv_timer_start(&n->rel_timer, netif_on_rel_timer, NETIF_REL_RTO_MS, NETIF_REL_RTO_MS);
+}
+
+static uint32_t netif_seq_mask(unsigned bits)
+{
+	return bits >= 32 ? 0xffffffffu : (1u << bits) - 1;
+}
+
+/* Send kept sample e of NACK topic t to every destination (groups included). */
+static void netif_nack_send_all(struct netif *n, struct netif_topic *t, const struct netif_nack_ent *e)
+{
+	struct snps_seqnr sq = {.bits = t->cfg.seq_bits, .value = e->seq};
+
+	for (uint32_t i = 0; i < t->n_dests; i++)
+		netif_tx_append(n, t->dests[i], t, e->data, n->peers.v[t->dests[i]].swapped, &sq);
+}
+
+/* Room in t's history for one more sample: the oldest goes once it was kept long enough. */
+static bool netif_nack_room(struct netif_topic *t, int64_t now)
+{
+	if (t->hist_n < t->hist_cap)
+		return true;
+	if (now - t->hist[t->hist_head].sent_ns < (int64_t)NETIF_NACK_HOLD_MS * 1000000)
+		return false;
+	t->hist_head = (t->hist_head + 1) % t->hist_cap;
+	t->hist_n--;
+	return true;
+}
+
+/* A sample of NACK topic t: numbered, kept, sent to every destination. */
+static void netif_nack_push(struct netif *n, struct netif_topic *t, const uint8_t *sample, int64_t now)
+{
+	struct netif_nack_ent *e = &t->hist[(t->hist_head + t->hist_n) % t->hist_cap];
+
+	e->seq = t->nack_next;
+	e->resends = 0;
+	e->sent_ns = now;
+	memcpy(e->data, sample, t->cfg.desc.sample_size);
+	t->hist_n++;
+	t->nack_next = (t->nack_next + 1) & netif_seq_mask(t->cfg.seq_bits);
+	t->last_tx_ns = now;
+	t->newest_ns = now;
+	t->hb_sent = 0;
+	netif_nack_send_all(n, t, e);
+	netif_rel_timer_on(n);
+}
+
+/*
+ * A NACK for number seq of our topic t from src: resend that sample to src
+ * alone (from the socket the NACK came in on), if kept and within budget.
+ */
+static void netif_nack_answer(struct netif *n, struct netif_topic *t, const struct net_addr *src, bool mcast,
+			      uint32_t seq)
+{
+	struct snps_sample_meta m = {.domain = (uint8_t)t->cfg.desc.domain, .topic = t->cfg.desc.topic_id};
+	struct snps_seqnr sq = {.bits = t->cfg.seq_bits, .value = seq};
+	struct netif_nack_ent *e = NULL;
+	uint8_t *dst;
+	uint32_t i;
+
+	for (uint32_t k = 0; k < t->hist_n; k++) {
+		struct netif_nack_ent *c = &t->hist[(t->hist_head + k) % t->hist_cap];
+
+		if (c->seq == seq) {
+			e = c;
+			break;
+		}
+	}
+	if (e == NULL) {
+		n->c.nack_unknown++;
+		return;
+	}
+	if (e->resends >= NETIF_NACK_MAX_RESENDS || n->nack_budget == 0 || n->be == NULL) {
+		n->c.nack_limited++;
+		return;
+	}
+	if (n->tx_used == NETIF_TX_SLOTS)
+		netif_tx_send(n);
+	i = n->tx_used++;
+	n->tx_peer[i] = -1;
+	n->tx_raw[i] = false;
+	snps_frame_reset(&n->tx_frame[i]);
+	m.seqnr = &sq;
+	if (snps_frame_add_sample_reserve(&n->tx_frame[i], &m, t->cfg.desc.sample_size, &dst) < 0) {
+		n->tx_used--;
+		return;
+	}
+	if (netif_swapped(n, &src->ip))
+		snps_sample_swap(&t->layout, dst, e->data, t->cfg.desc.sample_size);
+	else
+		memcpy(dst, e->data, t->cfg.desc.sample_size);
+	n->tx[i].dst = *src;
+	n->tx[i].from_mcast = mcast;
+	e->resends++;
+	n->nack_budget--;
+	n->c.nack_resent++;
+	n->c.samples_out++;
+}
+
 /* Drain the network reader's ring of t into frames for its destinations
  * (a reliable topic only while its window has room: the rest waits in the ring). */
 static void netif_topic_drain(struct netif *n, struct netif_topic *t)
@@ -333,14 +505,24 @@ static void netif_topic_drain(struct netif *n, struct netif_topic *t)
 	uint32_t len;
 	int rc;
 
+	int64_t now = t->nack ? netif_now(n) : 0;
+
 	for (;;) {
 		if (t->rel && t->win_n == NETIF_REL_WINDOW)
 			break;
+		if (t->nack && !netif_nack_room(t, now)) {
+			netif_rel_timer_on(n); /* the oldest kept one leaves at its time */
+			break;
+		}
 		rc = rring_cons_take(&t->cons, n->sample_buf, n->max_sample, &len, NULL, NULL);
 		if (rc <= 0)
 			break;
 		if (len != t->cfg.desc.sample_size || n->closing)
 			continue;
+		if (t->nack) {
+			netif_nack_push(n, t, n->sample_buf, now);
+			continue;
+		}
 		if (t->rel) {
 			netif_rel_push(n, t, n->sample_buf);
 			SDDS_PROBE3(encoded, SDDS_PROBE_TOPIC(t->cfg.desc.domain, t->cfg.desc.topic_id),
@@ -418,6 +600,10 @@ static void netif_rel_resend(struct netif *n)
 		t->sent_ns = now;
 		netif_rel_pop(n, t);
 	}
+	if (netif_nack_pub_tick(n, now))
+		waiting = true;
+	if (netif_nrx_tick(n, now))
+		waiting = true;
 	if (!waiting && n->handles_open && !n->opt.threaded)
 		uv_timer_stop(&n->rel_timer);
 }
@@ -552,8 +738,19 @@ static enum netif_seq_verdict netif_seq_check(struct netif *n, struct net_peer *
 		return NETIF_SEQ_TAKE;
 	if (!(p->rx_seq_valid & (1u << topic))) {
 		p->rx_seq_valid |= (uint16_t)(1u << topic);
-		p->rx_seq[topic] = s->value;
 		p->rx_gap[topic] = 0;
+		/*
+		 * A sender counts from 0 (§11.2): a reliable stream first heard
+		 * at a number inside the sender's window lost its first samples
+		 * on the way; they are still unacknowledged there, so wait for
+		 * their resend (resync as for any gap if they never come).
+		 */
+		if (strict && s->value != 0 && s->value < NETIF_REL_WINDOW) {
+			p->rx_seq[topic] = mask;
+			p->rx_gap[topic] = 1;
+			return NETIF_SEQ_GAP;
+		}
+		p->rx_seq[topic] = s->value;
 		return NETIF_SEQ_TAKE;
 	}
 	ahead = (s->value - p->rx_seq[topic]) & mask;
@@ -590,6 +787,228 @@ static void netif_send_ack(struct netif *n, const struct net_addr *src, bool mca
 	n->tx[i].dst = *src;
 	n->tx[i].from_mcast = mcast;
 	n->c.acks_out++;
+}
+
+/* A network sample of topic ti for the local readers (behind the backlog, if any). */
+static void netif_take(struct netif *n, uint32_t ti, const uint8_t *data)
+{
+	if (n->bl_n > 0 || netif_deliver(n, &n->topics[ti], data, false) == -EAGAIN)
+		netif_backlog_push(n, ti, data);
+}
+
+/* ---------------- NACK streams (receive side) ----------------------------- */
+
+static uint8_t *netif_nrx_slot(const struct netif *n, const struct netif_nack_rx *r, uint32_t slot)
+{
+	return r->data + (size_t)slot * n->max_sample;
+}
+
+/* Deliver the held samples of r that are next in order. */
+static void netif_nrx_drain(struct netif *n, struct netif_nack_rx *r)
+{
+	uint32_t slot;
+
+	while (gaptrack_pop(&r->g, &slot))
+		netif_take(n, r->topic, netif_nrx_slot(n, r, slot));
+}
+
+/* Give up the next number of r (missing: counted; held: delivered), then what follows it. */
+static void netif_nrx_skip(struct netif *n, struct netif_nack_rx *r)
+{
+	uint32_t slot;
+
+	if (gaptrack_skip(&r->g, &slot) == 1)
+		netif_take(n, r->topic, netif_nrx_slot(n, r, slot));
+	else
+		n->c.gaps_given_up++;
+	netif_nrx_drain(n, r);
+}
+
+/* Everything r holds goes out in order, the missing numbers given up; the slot is free. */
+static void netif_nrx_release(struct netif *n, struct netif_nack_rx *r)
+{
+	while (r->g.top > 0)
+		netif_nrx_skip(n, r);
+	r->used = false;
+}
+
+/* NACK the missing numbers of r NACKed fewer than max_tries times, in frames to its publisher. */
+static void netif_nrx_nack(struct netif *n, struct netif_nack_rx *r, uint32_t max_tries)
+{
+	const struct netif_topic *t = &n->topics[r->topic];
+	uint32_t seqs[NETIF_NACK_PER_FRAME], k, i;
+
+	if (n->be == NULL)
+		return;
+	while ((k = gaptrack_nack_list(&r->g, max_tries, seqs, NETIF_NACK_PER_FRAME)) > 0) {
+		if (n->tx_used == NETIF_TX_SLOTS)
+			netif_tx_send(n);
+		i = n->tx_used++;
+		n->tx_peer[i] = -1;
+		n->tx_raw[i] = false;
+		snps_frame_reset(&n->tx_frame[i]);
+		for (uint32_t j = 0; j < k; j++) {
+			struct snps_seqnr sq = {.bits = r->bits, .value = seqs[j]};
+
+			if (snps_frame_add_nack(&n->tx_frame[i], (uint8_t)t->cfg.desc.domain,
+						t->cfg.desc.topic_id, &sq) == 0)
+				n->c.nacks_out++;
+		}
+		n->tx[i].dst = r->src;
+		n->tx[i].from_mcast = r->mcast;
+		if (k < NETIF_NACK_PER_FRAME)
+			break;
+	}
+}
+
+/* The stream of topic ti from src: found, or a free (else the least recently heard) slot taken. */
+static struct netif_nack_rx *netif_nrx_get(struct netif *n, uint32_t ti, const struct net_addr *src,
+					   uint8_t bits)
+{
+	struct netif_nack_rx *r = NULL, *old = NULL;
+
+	for (uint32_t i = 0; i < NETIF_NACK_STREAMS; i++) {
+		struct netif_nack_rx *c = &n->nrx[i];
+
+		if (!c->used) {
+			if (r == NULL)
+				r = c;
+			continue;
+		}
+		if (c->topic == ti && c->src.ifindex == src->ifindex &&
+		    memcmp(&c->src.ip, &src->ip, sizeof(src->ip)) == 0) {
+			if (c->bits == bits)
+				return c;
+			/* The publisher changed its number size: a new stream. */
+			netif_nrx_release(n, c);
+			r = c;
+			break;
+		}
+		if (old == NULL || c->seen_ns < old->seen_ns)
+			old = c;
+	}
+	if (r == NULL) {
+		if (old == NULL || old->data == NULL)
+			return NULL;
+		netif_nrx_release(n, old);
+		r = old;
+	}
+	if (r->data == NULL)
+		return NULL;
+	if (gaptrack_init(&r->g, bits, gaptrack_span(bits)) < 0)
+		return NULL;
+	r->used = true;
+	r->topic = ti;
+	r->src = *src;
+	r->bits = bits;
+	r->nacked_ns = 0;
+	r->head_known = false;
+	return r;
+}
+
+/*
+ * A numbered sample of NACK topic ti from src: held in its stream's
+ * reorder ring, delivered in order; new gaps NACKed at once.
+ */
+static void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr *src, bool mcast,
+			     const struct snps_seqnr *sq, const uint8_t *data)
+{
+	struct netif_nack_rx *r = netif_nrx_get(n, ti, src, sq->bits);
+	int64_t now = netif_now(n);
+	uint32_t slot;
+	int rc;
+
+	if (r == NULL) {
+		netif_take(n, ti, data);
+		return;
+	}
+	r->src.port = src->port; /* replies go where its last frame came from (§15.5) */
+	r->mcast = mcast;
+	r->seen_ns = now;
+	while ((rc = gaptrack_offer(&r->g, sq->value, &slot)) == -ENOBUFS)
+		netif_nrx_skip(n, r); /* too far ahead: the oldest gaps are given up */
+	if (rc == -EEXIST) {
+		n->c.seq_dropped++;
+		return;
+	}
+	if (rc == 1)
+		n->c.gaps_recovered++;
+	memcpy(netif_nrx_slot(n, r, slot), data, n->topics[ti].cfg.desc.sample_size);
+	netif_nrx_drain(n, r);
+	if (r->g.top > 0) {
+		/* Numbers never NACKed yet: now; the older ones at their retry time. */
+		netif_nrx_nack(n, r, 1);
+		netif_rel_timer_on(n);
+	}
+}
+
+/* Retry round of the NACK streams: give up exhausted heads, NACK the rest again. True while gaps remain. */
+static bool netif_nrx_tick(struct netif *n, int64_t now)
+{
+	bool waiting = false;
+
+	for (uint32_t i = 0; i < NETIF_NACK_STREAMS; i++) {
+		struct netif_nack_rx *r = &n->nrx[i];
+
+		if (!r->used || r->g.top == 0)
+			continue;
+		if (now - r->nacked_ns < (int64_t)NETIF_NACK_RETRY_MS * 1000000) {
+			waiting = true;
+			continue;
+		}
+		/*
+		 * The head goes after its NACKs, or after NETIF_NACK_GIVEUP_MS
+		 * however few went out (a late timer): the publisher keeps it
+		 * longer than that, so we never wait past the point where its
+		 * numbers could wrap onto ours.
+		 */
+		for (;;) {
+			if (r->g.expect != r->head_seq || !r->head_known) {
+				r->head_seq = r->g.expect;
+				r->head_known = true;
+				r->head_ns = now;
+			}
+			if (r->g.top == 0 || (!gaptrack_head_exhausted(&r->g, NETIF_NACK_MAX_TRIES) &&
+					      now - r->head_ns < (int64_t)NETIF_NACK_GIVEUP_MS * 1000000))
+				break;
+			netif_nrx_skip(n, r);
+		}
+		if (r->g.top > 0) {
+			netif_nrx_nack(n, r, NETIF_NACK_MAX_TRIES);
+			r->nacked_ns = now;
+			waiting = true;
+		}
+	}
+	return waiting;
+}
+
+/* Publisher side of the turn: heartbeats of idle NACK topics, waiting samples. True while work remains. */
+static bool netif_nack_pub_tick(struct netif *n, int64_t now)
+{
+	bool waiting = false;
+
+	n->nack_budget = NETIF_NACK_TURN_BUDGET;
+	for (uint32_t ti = 0; ti < n->n_topics; ti++) {
+		struct netif_topic *t = &n->topics[ti];
+
+		if (!t->nack || t->hist_n == 0)
+			continue;
+		if (t->hist_n == t->hist_cap)
+			netif_topic_drain(n, t);
+		if (now - t->newest_ns >= (int64_t)NETIF_NACK_HB_SPAN_MS * 1000000)
+			continue;
+		waiting = true;
+		/* 20, 40, 80, 160, then 320 ms after the last send: a long outage is bridged at little cost.
+		 */
+		if (now - t->last_tx_ns >=
+		    ((int64_t)NETIF_NACK_HB_MS * 1000000 << (t->hb_sent < 4 ? t->hb_sent : 4))) {
+			netif_nack_send_all(n, t, &t->hist[(t->hist_head + t->hist_n - 1) % t->hist_cap]);
+			t->last_tx_ns = now;
+			t->hb_sent++;
+			n->c.nack_heartbeats++;
+		}
+	}
+	return waiting;
 }
 
 struct netif_rx_ctx {
@@ -636,8 +1055,21 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		}
 		return 0;
 	}
+	if (ev->kind == SNPS_EV_NACK) {
+		int tix = n->topic_of_id[ev->topic];
+
+		t = tix >= 0 ? &n->topics[tix] : NULL;
+		if (t == NULL || !t->nack || ev->domain != t->cfg.desc.domain ||
+		    ev->seqnr.bits != t->cfg.seq_bits) {
+			n->c.nack_bogus++;
+			return 0;
+		}
+		n->c.nacks_in++;
+		netif_nack_answer(n, t, rx->src, rx->mcast, ev->seqnr.value);
+		return 0;
+	}
 	if (ev->kind != SNPS_EV_DATA)
-		return 0; /* context, SEQNR alone, NACK (never sent by working real nodes, §11.3) */
+		return 0; /* context, SEQNR alone */
 	if (n->topic_of_id[ev->topic] < 0) {
 		/* Only builtins get past the lookup here (discovery on; user ids 1..7 refused then). */
 		const uint8_t *bd = ev->data;
@@ -678,6 +1110,13 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		n->c.drops[NETIF_DROP_BAD_SAMPLE]++;
 		return 0;
 	}
+	if (ev->has_seqnr && t->nack) {
+		rx->samples++;
+		if (rx->p != NULL)
+			rx->p->topics_in |= (uint16_t)(1u << ev->topic);
+		netif_nrx_sample(n, ti, rx->src, rx->mcast, &ev->seqnr, data);
+		return 0;
+	}
 	if (ev->has_seqnr) {
 		enum netif_seq_verdict v = netif_seq_check(n, rx->p, ev->topic, &ev->seqnr, t->cfg.reliable);
 
@@ -694,8 +1133,7 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		    rx->src->port);
 	if (rx->p != NULL)
 		rx->p->topics_in |= (uint16_t)(1u << ev->topic);
-	if (n->bl_n > 0 || netif_deliver(n, t, data, false) == -EAGAIN)
-		netif_backlog_push(n, ti, data);
+	netif_take(n, ti, data);
 	return 0;
 }
 
@@ -897,6 +1335,8 @@ static void netif_topic_fini(struct netif_topic *t)
 	broker_writer_free(t->w);
 	broker_topic_put(t->bt);
 	free(t->ring_mem);
+	free(t->hist);
+	t->hist = NULL;
 	t->r = NULL;
 	t->w = NULL;
 	t->bt = NULL;
@@ -915,7 +1355,24 @@ static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct
 
 	t->cfg = *cfg;
 	t->n = n;
-	t->rel = cfg->reliable && cfg->desc.sample_size <= NETIF_REL_MAX_SAMPLE;
+	t->nack = cfg->nack && cfg->desc.sample_size <= NETIF_REL_MAX_SAMPLE;
+	t->rel = cfg->reliable && !cfg->nack && cfg->desc.sample_size <= NETIF_REL_MAX_SAMPLE;
+	if (t->nack) {
+		/*
+		 * Half a receiver's reorder span: a receiver whose oldest gap is
+		 * given up late still holds everything we can send meanwhile,
+		 * and never mistakes a new number for an old one.
+		 */
+		t->hist_cap = (gaptrack_span(cfg->seq_bits) + 1) / 2;
+		if (t->hist_cap > NETIF_NACK_HIST)
+			t->hist_cap = NETIF_NACK_HIST;
+		t->hist = calloc(t->hist_cap, sizeof(*t->hist));
+		if (t->hist == NULL) {
+			snprintf(why, why_len, "%s: topic '%s': no memory for its history", cfg->loc,
+				 cfg->desc.name);
+			return -ENOMEM;
+		}
+	}
 	for (uint32_t i = 0; i < cfg->desc.n_fields; i++) {
 		t->fields[i].type = cfg->desc.fields[i].type;
 		t->fields[i].size = cfg->desc.fields[i].size;
@@ -1316,6 +1773,20 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 		n->n_topics++;
 		n->topic_of_id[n->node.topics[i].desc.topic_id] = (int8_t)i;
 	}
+	for (uint32_t i = 0; i < n->n_topics; i++) {
+		if (!n->topics[i].nack)
+			continue;
+		for (uint32_t k = 0; k < NETIF_NACK_STREAMS; k++) {
+			n->nrx[k].data = calloc(GAPTRACK_MAX_CAP, n->max_sample);
+			if (n->nrx[k].data == NULL) {
+				rc = -ENOMEM;
+				snprintf(why, why_len, "no memory for the NACK streams");
+				goto fail_topics;
+			}
+		}
+		break;
+	}
+	n->nack_budget = NETIF_NACK_TURN_BUDGET;
 	rc = netif_add_dests(n, why, why_len);
 	if (rc < 0)
 		goto fail_topics;
@@ -1341,7 +1812,7 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	}
 	if (n->opt.threaded) {
 		for (uint32_t i = 0; i < n->n_topics; i++) {
-			if (n->topics[i].rel) {
+			if (n->topics[i].rel || n->topics[i].nack) {
 				uv_timer_start(&n->rel_timer, netif_on_rel_timer, NETIF_REL_RTO_MS,
 					       NETIF_REL_RTO_MS);
 				break;
@@ -1354,6 +1825,8 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 fail_topics:
 	for (uint32_t i = 0; i < n->n_topics; i++)
 		netif_topic_fini(&n->topics[i]);
+	for (uint32_t k = 0; k < NETIF_NACK_STREAMS; k++)
+		free(n->nrx[k].data);
 fail_backend:
 	n->ops->close(n->be, netif_backend_closed, NULL);
 	n->be = NULL;
@@ -1396,6 +1869,8 @@ void netif_free(struct netif *n)
 	netif_close(n);
 	for (uint32_t i = 0; i < n->n_topics; i++)
 		netif_topic_fini(&n->topics[i]);
+	for (uint32_t k = 0; k < NETIF_NACK_STREAMS; k++)
+		free(n->nrx[k].data);
 	disc_free(n->disc);
 	peer_table_fini(&n->peers);
 	free(n->tx_mem);

@@ -88,6 +88,16 @@ struct netif_counters {
 	uint64_t resent;	    /* reliable samples sent again after NETIF_REL_RTO_MS without ACK */
 	uint64_t seq_resync;	    /* reliable streams taken up again past a gap that never filled */
 	uint64_t rel_given_up;	    /* reliable samples given up after NETIF_REL_MAX_TRIES resends */
+	/* NACK reliability (confirmationtype="nack", §11.3). */
+	uint64_t nacks_out;	  /* NACKs sent (one per missing number and round) */
+	uint64_t nacks_in;	  /* NACKs received for a topic we publish with NACK reliability */
+	uint64_t nack_resent;	  /* samples sent again on a NACK */
+	uint64_t nack_unknown;	  /* NACKs for a number no longer (or never) kept: not answered */
+	uint64_t nack_bogus;	  /* NACKs for a topic we do not publish so, other domain or seqnr size */
+	uint64_t nack_limited;	  /* NACKs not answered: the sample's or the turn's resend budget is spent */
+	uint64_t gaps_recovered;  /* missing numbers that arrived later (resend or reordering) */
+	uint64_t gaps_given_up;	  /* missing numbers given up (never arrived after the NACKs) */
+	uint64_t nack_heartbeats; /* newest sample repeated after an idle period (tail loss) */
 };
 
 /* Calls back into the daemon's loop layer. */

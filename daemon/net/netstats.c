@@ -102,6 +102,15 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	st->resent = c->resent;
 	st->seq_resync = c->seq_resync;
 	st->rel_given_up = c->rel_given_up;
+	st->nacks_out = c->nacks_out;
+	st->nacks_in = c->nacks_in;
+	st->nack_resent = c->nack_resent;
+	st->nack_unknown = c->nack_unknown;
+	st->nack_bogus = c->nack_bogus;
+	st->nack_limited = c->nack_limited;
+	st->gaps_recovered = c->gaps_recovered;
+	st->gaps_given_up = c->gaps_given_up;
+	st->nack_heartbeats = c->nack_heartbeats;
 	if (netif_discovery(n) != NULL) {
 		const struct disc *d = netif_discovery(n);
 		const struct disc_counters *dc = disc_counters(d);

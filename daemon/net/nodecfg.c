@@ -147,6 +147,8 @@ static int nodecfg_topic(const gen_project *p, const gen_topic *t, struct nodecf
 	nt->publisher = t->publisher;
 	nt->subscriber = t->subscriber;
 	nt->reliable = t->has_reliability && t->reliability == GEN_REL_RELIABLE;
+	nt->nack = nt->reliable && t->confirm == GEN_CONFIRM_NACK;
+	nt->seq_bits = (uint8_t)(t->seqnr_bits != 0 ? t->seqnr_bits : 4);
 	nt->history_depth = t->has_history ? t->history_depth : 0;
 	return 0;
 }

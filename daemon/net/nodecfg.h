@@ -41,6 +41,8 @@ struct nodecfg_topic {
 	struct broker_topic_desc desc; /* domain, id, name, size, flattened fields */
 	bool publisher, subscriber;    /* the roles of the file (informative) */
 	bool reliable;
+	bool nack;		/* reliable with confirmationtype="nack" (§11.3) */
+	uint8_t seq_bits;	/* reliabilitySeqnrSize: 4, 8, 16 or 32 (4 when not given) */
 	uint32_t history_depth; /* 0: not given */
 	char loc[NODECFG_LOC_MAX];
 };

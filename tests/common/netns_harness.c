@@ -301,11 +301,42 @@ int64_t netns_now_ms(void)
 bool netns_drop(int side, unsigned dport, unsigned percent)
 {
 	const char *ns = netns.ns[side];
+	char match[64];
 
-	/* One table per port, so a test can drop on several ports. */
+	if (percent >= 100)
+		match[0] = '\0';
+	else
+		snprintf(match, sizeof(match), "numgen random mod 100 '<' %u", percent);
+	/* One table per port, so a test can drop on several ports; counted for netns_dropped. */
 	return netns_run(
 		   "ip netns exec %s nft add table inet t%u 2>/dev/null && "
 		   "ip netns exec %s nft add chain inet t%u in '{ type filter hook input priority 0; }' && "
-		   "ip netns exec %s nft add rule inet t%u in udp dport %u numgen random mod 100 '<' %u drop",
-		   ns, dport, ns, dport, ns, dport, dport, percent) == 0;
+		   "ip netns exec %s nft add rule inet t%u in udp dport %u %s counter drop",
+		   ns, dport, ns, dport, ns, dport, dport, match) == 0;
+}
+
+void netns_undrop(int side, unsigned dport)
+{
+	netns_run("ip netns exec %s nft delete table inet t%u 2>/dev/null", netns.ns[side], dport);
+}
+
+uint64_t netns_dropped(int side, unsigned dport)
+{
+	char cmd[256], line[512];
+	uint64_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "ip netns exec %s nft list table inet t%u 2>/dev/null", netns.ns[side],
+		 dport);
+	p = popen(cmd, "r");
+	if (p == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), p) != NULL) {
+		const char *c = strstr(line, "counter packets ");
+
+		if (c != NULL)
+			n += strtoull(c + strlen("counter packets "), NULL, 10);
+	}
+	pclose(p);
+	return n;
 }

@@ -97,9 +97,16 @@ uint64_t netns_json_u64(const char *json, const char *key);
 int64_t netns_now_ms(void);
 
 /*
- * Drops percent % of the UDP datagrams to port dport on input in side's
- * namespace, at random (nftables numgen). false when nft does not work.
+ * Drops percent % (100: all) of the UDP datagrams to port dport on input in
+ * side's namespace, at random (nftables numgen), counting them in the
+ * table inet t<dport>. false when nft does not work.
  */
 bool netns_drop(int side, unsigned dport, unsigned percent);
+
+/* Removes the drop rule of netns_drop (and its count). */
+void netns_undrop(int side, unsigned dport);
+
+/* Datagrams the rule of netns_drop dropped so far (0 without one). */
+uint64_t netns_dropped(int side, unsigned dport);
 
 #endif /* SDDS_TESTS_NETNS_HARNESS_H */

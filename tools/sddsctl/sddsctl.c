@@ -418,9 +418,13 @@ static void json_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f,
 		"}, \"peers_expired\": %" PRIu64 ", \"dests_full\": %" PRIu64 ", \"seq_dropped\": %" PRIu64
 		", \"acks_out\": %" PRIu64 ", \"acks_in\": %" PRIu64 ", \"resent\": %" PRIu64
-		", \"seq_resync\": %" PRIu64 ", \"rel_given_up\": %" PRIu64 ", \"discovery\": ",
+		", \"seq_resync\": %" PRIu64 ", \"rel_given_up\": %" PRIu64 ", \"nacks_out\": %" PRIu64
+		", \"nacks_in\": %" PRIu64 ", \"nack_resent\": %" PRIu64 ", \"nack_unknown\": %" PRIu64
+		", \"nack_bogus\": %" PRIu64 ", \"nack_limited\": %" PRIu64 ", \"gaps_recovered\": %" PRIu64
+		", \"gaps_given_up\": %" PRIu64 ", \"nack_heartbeats\": %" PRIu64 ", \"discovery\": ",
 		n->peers_expired, n->dests_full, n->seq_dropped, n->acks_out, n->acks_in, n->resent,
-		n->seq_resync, n->rel_given_up);
+		n->seq_resync, n->rel_given_up, n->nacks_out, n->nacks_in, n->nack_resent, n->nack_unknown,
+		n->nack_bogus, n->nack_limited, n->gaps_recovered, n->gaps_given_up, n->nack_heartbeats);
 	if (n->discovery == NULL) {
 		fputs("null}", f);
 		return;
@@ -676,6 +680,12 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f,
 		"acks out / in, resent     %" PRIu64 " / %" PRIu64 ", %" PRIu64 " (given up %" PRIu64 ")\n",
 		n->acks_out, n->acks_in, n->resent, n->rel_given_up);
+	fprintf(f, "nacks out / in, resent    %" PRIu64 " / %" PRIu64 ", %" PRIu64 "\n", n->nacks_out,
+		n->nacks_in, n->nack_resent);
+	fprintf(f, "nacks unknown/bogus/limit %" PRIu64 " / %" PRIu64 " / %" PRIu64 "\n", n->nack_unknown,
+		n->nack_bogus, n->nack_limited);
+	fprintf(f, "gaps recovered / given up %" PRIu64 " / %" PRIu64 ", heartbeats %" PRIu64 "\n",
+		n->gaps_recovered, n->gaps_given_up, n->nack_heartbeats);
 	if (n->discovery == NULL) {
 		fputs("discovery                 off\n", f);
 		return;
