@@ -175,10 +175,12 @@ static void test_nack_under_loss(void **state)
 	fprintf(stderr,
 		"temperature, 1000 samples, 20%% loss both ways: A sent %llu datagrams, %llu dropped at B "
 		"(data), %llu at A (NACKs); B nacks_out %llu, gaps_recovered %llu, gaps_given_up %llu; "
-		"A nacks_in %llu, nack_resent %llu, heartbeats %llu\n",
+		"A nacks_in %llu, nack_resent %llu (unknown %llu, limited %llu), heartbeats %llu\n",
 		(unsigned long long)frames, (unsigned long long)dropped_b, (unsigned long long)dropped_a,
 		(unsigned long long)nacks_out, (unsigned long long)recovered, (unsigned long long)given_up,
 		(unsigned long long)nacks_in, (unsigned long long)resent,
+		(unsigned long long)counter(A, "nack_unknown"),
+		(unsigned long long)counter(A, "nack_limited"),
 		(unsigned long long)counter(A, "nack_heartbeats"));
 	if (nacks_out == 0 || nacks_in == 0 || resent == 0 || recovered == 0)
 		fail_msg("no NACK recovery seen under 20%% loss");
