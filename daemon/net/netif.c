@@ -925,6 +925,9 @@ static void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr
 	r->src.port = src->port; /* replies go where its last frame came from (§15.5) */
 	r->mcast = mcast;
 	r->seen_ns = now;
+	/* The retry clock starts with the first gap; later gaps do not push the older ones' retries back. */
+	if (r->g.top == 0)
+		r->nacked_ns = now;
 	while ((rc = gaptrack_offer(&r->g, sq->value, &slot)) == -ENOBUFS)
 		netif_nrx_skip(n, r); /* too far ahead: the oldest gaps are given up */
 	if (rc == -EEXIST) {

@@ -7,7 +7,10 @@
  * (`01 03 10 31 05` from :23234 to the publisher's ephemeral port); a
  * resent sample is dropped but acknowledged again; a best-effort topic with
  * seqnrs filters duplicates without ACKs; the 4-bit number wraps; 16-bit
- * numbers (probe_qbig) are decoded.
+ * numbers (probe_qbig) are decoded; a real NACK publisher's frames
+ * (probe_qnack) past a lost one make us NACK it with NACKSEQ to the
+ * publisher's locator, again after the retry time, and the resend fills
+ * the gap in order.
  *
  * The captures' probe topic is id 3 in domain 1, which the node config
  * refuses (a builtin id, §4.4): the frames are the captured ones with the
@@ -44,9 +47,15 @@ static const char node_xml[] = "<project name=\"sub\" endian=\"little\" os=\"lin
 			       "<topic name=\"qbe\" domain=\"1\" id=\"B\">\n"
 			       "  <attribute name=\"number\" type=\"DDS_short\"/>\n"
 			       "</topic>\n"
+			       "<topic name=\"qnack\" domain=\"1\" id=\"C\">\n"
+			       "  <attribute name=\"number\" type=\"DDS_short\"/>\n"
+			       "  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" "
+			       "kind=\"reliable\" confirmationtype=\"nack\" max_blocking_time=\"3000\"/>\n"
+			       "</topic>\n"
 			       "</domain>\n"
 			       "<role topic=\"qback\" type=\"subscriber\"/>\n"
 			       "<role topic=\"qbe\" type=\"subscriber\"/>\n"
+			       "<role topic=\"qnack\" type=\"subscriber\"/>\n"
 			       "</project>\n";
 
 struct fx {
@@ -54,10 +63,10 @@ struct fx {
 	struct broker *b;
 	struct netif *n;
 	struct nodecfg *nc;
-	struct broker_topic *t[2];
-	void *rmem[2];
-	struct rring_cons cons[2];
-	struct broker_reader *r[2];
+	struct broker_topic *t[3];
+	void *rmem[3];
+	struct rring_cons cons[3];
+	struct broker_reader *r[3];
 };
 
 static void fx_open(struct fx *f)
@@ -85,7 +94,7 @@ static void fx_open(struct fx *f)
 	rc = netif_new(&f->loop, f->b, &o, NULL, &f->n, why, sizeof(why));
 	if (rc < 0)
 		fail_msg("netif_new: %s", why);
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		struct broker_topic_desc d = f->nc->topics[i].desc;
 		size_t bytes = rring_size(64, 2);
 		struct rring_prod prod;
@@ -102,7 +111,7 @@ static void fx_open(struct fx *f)
 
 static void fx_close(struct fx *f)
 {
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		broker_reader_free(f->r[i]);
 		free(f->rmem[i]);
 		broker_topic_put(f->t[i]);
@@ -400,12 +409,76 @@ static void test_receiver_gap(void **state)
 	fx_close(&f);
 }
 
+/*
+ * probe_qnack: a real NACK publisher (qnack.xml: 4-bit numbers) sends
+ * 01 04 10 71 s3 22 nn nn from an ephemeral port (TOPIC renumbered to
+ * 0xC). Frame 2 is lost: we NACK it (01 03 10 c1 26, NACKSEQ 2) to that
+ * locator from our unicast port, hold frame 3, NACK again after 10 ms, and
+ * deliver 2 and 3 in order when the resend comes. No ACK is sent.
+ */
+static void test_nack_real_publisher(void **state)
+{
+	static const uint8_t nack2[] = {0x01, 0x03, 0x10, 0xc1, 0x26};
+	int16_t v[8];
+	char a[64];
+	struct fx f;
+
+	(void)state;
+	fake_clock_set(1000000000ll);
+	fx_open(&f);
+	for (int i = 0; i < 4; i++) {
+		uint8_t b[] = {
+		    0x01, 0x04, 0x10, 0xc1, (uint8_t)(i << 4 | 0x3), 0x22, 0x00, (uint8_t)(0x64 + i)};
+
+		if (i != 2)
+			fake_inject(PUB_IP, 57338, false, b, sizeof(b));
+	}
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 2, v, 8), 2);
+	assert_int_equal(v[0], 100);
+	assert_int_equal(v[1], 101);
+	assert_int_equal(fake_sent(), 1);
+	assert_int_equal(fake_sent_at(0)->len, sizeof(nack2));
+	assert_memory_equal(fake_sent_at(0)->buf, nack2, sizeof(nack2));
+	inet_ntop(AF_INET6, &fake_sent_at(0)->addr.ip, a, sizeof(a));
+	assert_string_equal(a, PUB_IP);
+	assert_int_equal(fake_sent_at(0)->addr.port, 57338);
+	assert_false(fake_sent_at(0)->mcast);
+	/* Not before the retry time; then again. */
+	netif_tick(f.n);
+	netif_flush(f.n);
+	assert_int_equal(fake_sent(), 1);
+	fake_clock_set(1000000000ll + 20000000ll);
+	netif_tick(f.n);
+	netif_flush(f.n);
+	assert_int_equal(fake_sent(), 2);
+	assert_memory_equal(fake_sent_at(1)->buf, nack2, sizeof(nack2));
+	/* The publisher's resend of 2 (SEQNR + DATA, as it sent it first). */
+	{
+		uint8_t b[] = {0x01, 0x04, 0x10, 0xc1, 0x23, 0x22, 0x00, 0x66};
+
+		fake_inject(PUB_IP, 57338, false, b, sizeof(b));
+	}
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 2, v, 8), 2);
+	assert_int_equal(v[0], 102);
+	assert_int_equal(v[1], 103);
+	assert_int_equal(netif_counters(f.n)->gaps_recovered, 1);
+	assert_int_equal(netif_counters(f.n)->nacks_out, 2);
+	assert_int_equal(netif_counters(f.n)->acks_out, 0);
+	assert_int_equal(fake_sent(), 2);
+	fx_close(&f);
+	fake_clock_set(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ack_as_captured), cmocka_unit_test(test_wrap_best_effort),
 	    cmocka_unit_test(test_big_seqnr),	    cmocka_unit_test(test_publisher_window),
-	    cmocka_unit_test(test_receiver_gap),
+	    cmocka_unit_test(test_receiver_gap),    cmocka_unit_test(test_nack_real_publisher),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
