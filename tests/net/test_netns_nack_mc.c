@@ -126,8 +126,9 @@ static void test_reliable_multicast_under_loss(void **state)
 		(unsigned long long)counter(A, "frames_out"), (unsigned long long)netns_dropped(B, 23254),
 		(unsigned long long)netns_dropped(B, 23234), (unsigned long long)netns_dropped(A, 23254),
 		(unsigned long long)netns_dropped(A, 23234), (unsigned long long)counter(B, "nacks_out"),
-		(unsigned long long)counter(B, "gaps_recovered"), (unsigned long long)counter(B, "gaps_given_up"),
-		(unsigned long long)counter(A, "nacks_in"), (unsigned long long)counter(A, "nack_resent"),
+		(unsigned long long)counter(B, "gaps_recovered"),
+		(unsigned long long)counter(B, "gaps_given_up"), (unsigned long long)counter(A, "nacks_in"),
+		(unsigned long long)counter(A, "nack_resent"),
 		(unsigned long long)counter(A, "nack_heartbeats"));
 	assert_true(counter(B, "gaps_recovered") > 0);
 	assert_true(counter(A, "nack_resent") > 0);
