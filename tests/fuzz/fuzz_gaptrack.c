@@ -82,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(k <= cap);
 			for (uint32_t j = 0; j < k; j++) {
 				FUZZ_CHECK(((seqs[j] - g.expect) & mask) < g.top);
-				FUZZ_CHECK(j == 0 || ((seqs[j] - g.expect) & mask) > ((seqs[j - 1] - g.expect) & mask));
+				FUZZ_CHECK(j == 0 ||
+					   ((seqs[j] - g.expect) & mask) > ((seqs[j - 1] - g.expect) & mask));
 			}
 		}
 		FUZZ_CHECK(g.top <= cap);
