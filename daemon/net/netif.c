@@ -59,8 +59,9 @@
  * resent at most NETIF_NACK_MAX_RESENDS times and a turn answers at most
  * NETIF_NACK_TURN_BUDGET NACKs (bogus floods). Receiver: per (source,
  * topic) stream a gap tracker (gaptrack.h): a missing number is NACKed when
- * found and every NETIF_NACK_RETRY_MS, NETIF_NACK_MAX_TRIES times or
- * NETIF_NACK_GIVEUP_MS at most, then given up; the hold covers that.
+ * found and every NETIF_NACK_RETRY_MS (twice the measured round trip when
+ * that is longer), NETIF_NACK_MAX_TRIES times or NETIF_NACK_GIVEUP_MS at
+ * most, then given up; the hold covers that.
  */
 #define NETIF_NACK_HIST 128u
 #define NETIF_NACK_HOLD_MS 500
@@ -69,7 +70,7 @@
 #define NETIF_NACK_MAX_RESENDS 64u
 #define NETIF_NACK_TURN_BUDGET 1024u
 #define NETIF_NACK_RETRY_MS 10
-#define NETIF_NACK_MAX_TRIES 24u
+#define NETIF_NACK_MAX_TRIES 40u
 #define NETIF_NACK_GIVEUP_MS 400
 #define NETIF_NACK_STREAMS 16u
 #define NETIF_NACK_PER_FRAME 24u
@@ -94,6 +95,7 @@ struct netif_nack_rx {
 	uint32_t head_seq;   /* the next number, as the retry round last saw it */
 	bool head_known;
 	int64_t head_ns; /* when the retry round first saw head_seq next */
+	int64_t rtt_ns;	 /* smoothed NACK-to-fill time, 0: none yet */
 	struct gaptrack g;
 	uint8_t *data; /* GAPTRACK_MAX_CAP samples of max_sample bytes, owned by the netif */
 };
@@ -902,6 +904,7 @@ static struct netif_nack_rx *netif_nrx_get(struct netif *n, uint32_t ti, const s
 	r->src = *src;
 	r->bits = bits;
 	r->nacked_ns = 0;
+	r->rtt_ns = 0;
 	r->head_known = false;
 	return r;
 }
@@ -934,8 +937,14 @@ static void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr
 		n->c.seq_dropped++;
 		return;
 	}
-	if (rc == 1)
+	if (rc == 1) {
+		/* Round-trip estimate from the NACK round to the fill: retries wait for the answer. */
+		int64_t rtt = now - r->nacked_ns;
+
+		if (rtt > 0 && rtt < (int64_t)NETIF_NACK_GIVEUP_MS * 1000000)
+			r->rtt_ns = r->rtt_ns == 0 ? rtt : (7 * r->rtt_ns + rtt) / 8;
 		n->c.gaps_recovered++;
+	}
 	memcpy(netif_nrx_slot(n, r, slot), data, n->topics[ti].cfg.desc.sample_size);
 	netif_nrx_drain(n, r);
 	if (r->g.top > 0) {
@@ -943,6 +952,14 @@ static void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr
 		netif_nrx_nack(n, r, 1);
 		netif_rel_timer_on(n);
 	}
+}
+
+/* Time between NACK rounds of r: NETIF_NACK_RETRY_MS, or twice the round trip seen when longer. */
+static int64_t netif_nrx_retry_ns(const struct netif_nack_rx *r)
+{
+	int64_t min = (int64_t)NETIF_NACK_RETRY_MS * 1000000;
+
+	return 2 * r->rtt_ns > min ? 2 * r->rtt_ns : min;
 }
 
 /* Retry round of the NACK streams: give up exhausted heads, NACK the rest again. True while gaps remain. */
@@ -955,7 +972,7 @@ static bool netif_nrx_tick(struct netif *n, int64_t now)
 
 		if (!r->used || r->g.top == 0)
 			continue;
-		if (now - r->nacked_ns < (int64_t)NETIF_NACK_RETRY_MS * 1000000) {
+		if (now - r->nacked_ns < netif_nrx_retry_ns(r)) {
 			waiting = true;
 			continue;
 		}
