@@ -149,6 +149,21 @@ int broker_write(struct broker_writer *w, const void *data, uint32_t len, uint32
 		 struct broker_reader **ret_blocker);
 
 /*
+ * broker_write for count samples of one writer in one call: sample i is the
+ * len bytes at samples + i * stride. Samples are routed in order, each as
+ * broker_write would (every probe fires per sample); the topic and its
+ * reader lists are resolved once, and each reader ring's prod is published
+ * once per call instead of once per sample. *ret_done gets the number of
+ * samples routed (or rejected for a wrong len) before the call stopped.
+ * Returns 0 (all count samples done), or broker_write's -EAGAIN / -EPROTO
+ * for sample *ret_done (not delivered; *ret_blocker as for broker_write),
+ * or -EINVAL for bad arguments (nothing done). samples is the caller's.
+ */
+int broker_write_many(struct broker_writer *w, const void *samples, uint32_t stride, uint32_t count,
+		      uint32_t len, uint32_t skip_owner, uint32_t *ret_done,
+		      struct broker_reader **ret_blocker);
+
+/*
  * Like broker_write, but never -EAGAIN: for the writer's max_blocking_ms
  * timeout. Full reliable readers miss this sample (counted as dropped on
  * the reader, the writer and the topic); all others get it. -EPROTO as for

@@ -13,6 +13,11 @@
  * - Records are copied out of the ring (ring_cons_next) before anything
  *   looks at them; a stalled record is kept in the session's private
  *   stall_buf, never in the ring.
+ * - The pump takes consecutive small records of one writer as a batch
+ *   (batch_buf) and routes them in one broker_write_many; records after one
+ *   that stalls go back to the ring (ring_cons_rewind: not yet released, so
+ *   copied and checked again when taken again), so order is kept and at
+ *   most one record waits outside the ring.
  * - broker readers are freed before the segment holding their rings is
  *   unmapped, and manager_reader_gone runs before every reader free, so no
  *   stall keeps a pointer to a freed reader.
@@ -265,6 +270,7 @@ void session_teardown(struct session *s)
 	free(s->free_ranges);
 	free(s->rec_buf);
 	free(s->stall_buf);
+	free(s->batch_buf);
 	if (s->pending_req != NULL)
 		sdds__ctl__request__free_unpacked(s->pending_req, NULL);
 	s->pending_req = NULL;
@@ -274,6 +280,7 @@ void session_teardown(struct session *s)
 	s->free_ranges = NULL;
 	s->rec_buf = NULL;
 	s->stall_buf = NULL;
+	s->batch_buf = NULL;
 
 	/* uv_close stops polling synchronously, so the fds may close right after. */
 	uv_close((uv_handle_t *)&s->ctl_poll, session_on_close);
@@ -315,8 +322,9 @@ static int session_alloc_tables(struct session *s)
 	s->free_ranges = calloc((size_t)s->max_readers + 1, sizeof(*s->free_ranges));
 	s->rec_buf = malloc(s->buf_cap);
 	s->stall_buf = malloc(s->buf_cap);
+	s->batch_buf = malloc((size_t)SESSION_BATCH * SESSION_BATCH_STRIDE);
 	if (s->topics == NULL || s->writers == NULL || s->readers == NULL || s->free_ranges == NULL ||
-	    s->rec_buf == NULL || s->stall_buf == NULL)
+	    s->rec_buf == NULL || s->stall_buf == NULL || s->batch_buf == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -1264,12 +1272,21 @@ int session_pump(struct session *s, bool final)
 		n++;
 	}
 	while ((uint32_t)n < budget) {
+		uint64_t pos[SESSION_BATCH];
 		struct sdds_rec rec;
 		struct session_writer *sw;
 		struct broker_reader *blocker = NULL;
+		uint8_t *first = s->batch_buf;
+		uint32_t k, done = 0;
 		int rc;
 
-		rc = ring_cons_next(&s->req, &rec, s->rec_buf, s->buf_cap);
+		pos[0] = s->req.cons;
+		rc = ring_cons_next(&s->req, &rec, s->batch_buf, SESSION_BATCH_STRIDE);
+		if (rc == -EMSGSIZE) {
+			/* Nothing was taken: a large record goes alone, through rec_buf. */
+			first = s->rec_buf;
+			rc = ring_cons_next(&s->req, &rec, s->rec_buf, s->buf_cap);
+		}
 		if (rc == 0)
 			break;
 		if (rc < 0) {
@@ -1294,15 +1311,42 @@ int session_pump(struct session *s, bool final)
 			session_kill(s, true, "record for a writer id never issued");
 			break;
 		}
-		rc = broker_write(sw->w, s->rec_buf, rec.len, 0, &blocker);
+		/*
+		 * The records that follow, while they are small writes of the
+		 * same writer and length, join the batch. Any other record (or
+		 * a bad one: ring_cons_next failing is sticky) ends it and is
+		 * met again by the next round of this loop.
+		 */
+		for (k = 1; first == s->batch_buf && k < SESSION_BATCH && (uint32_t)n < budget; k++) {
+			struct sdds_rec nx;
+
+			pos[k] = s->req.cons;
+			if (ring_cons_next(&s->req, &nx, s->batch_buf + (size_t)k * SESSION_BATCH_STRIDE,
+					   SESSION_BATCH_STRIDE) != 1)
+				break;
+			if (nx.type != SDDS_REC_WRITE || nx.handle != rec.handle || nx.len != rec.len) {
+				(void)ring_cons_rewind(&s->req, pos[k]);
+				break;
+			}
+			n++;
+			SDDS_PROBE4(daemon_dequeue, s->m->epoch, s->id, nx.handle, nx.seq);
+		}
+		rc = broker_write_many(sw->w, first, SESSION_BATCH_STRIDE, k, rec.len, 0, &done, &blocker);
 		if (rc == -EAGAIN || rc == -EPROTO) {
+			/* Sample `done` waits in the stall; the ones after it go back to the ring. */
+			if (done + 1 < k) {
+				(void)ring_cons_rewind(&s->req, pos[done + 1]);
+				n -= (int)(k - done - 1);
+			}
+			if (first != s->rec_buf)
+				memcpy(s->rec_buf, first + (size_t)done * SESSION_BATCH_STRIDE, rec.len);
 			session_stall_begin(s, sw->w, rec.len, blocker, rc);
 			/* Gone clients do not wait: resolve now and go on. */
 			if (final && session_stall_retry(s, true))
 				continue;
 			break;
 		}
-		/* -EINVAL (wrong size) was counted as rejected by the broker. */
+		/* A wrong size was counted as rejected by the broker. */
 	}
 	if (s->req.cons != cons_before && !s->dead)
 		ring_cons_release(&s->req);

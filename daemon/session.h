@@ -56,6 +56,13 @@
 struct manager;
 
 #define SESSION_NAME_MAX 64
+/*
+ * The pump routes up to SESSION_BATCH consecutive records of one writer in
+ * one broker call when their payload fits SESSION_BATCH_STRIDE bytes
+ * (larger records go one at a time): 4 KiB of copies per session.
+ */
+#define SESSION_BATCH 64u
+#define SESSION_BATCH_STRIDE 64u
 #define SESSION_HANDSHAKE_NS (5LL * 1000 * 1000 * 1000)
 
 enum session_state { SESSION_HANDSHAKE, SESSION_READY };
@@ -115,6 +122,8 @@ struct session {
 	uint32_t buf_cap; /* payload bytes rec_buf and stall_buf hold */
 	uint8_t *rec_buf;
 	uint8_t *stall_buf;
+	/* SESSION_BATCH records of up to SESSION_BATCH_STRIDE payload bytes, copied out by the pump. */
+	uint8_t *batch_buf;
 
 	struct broker_topic **topics; /* handle = index + 1 */
 	uint32_t n_topics, max_topics;

@@ -141,7 +141,9 @@ _Static_assert(sizeof(struct sdds_rec) == 16, "layout pinned");
  *
  * Slot protocol (producer at position p, slot i = p & (cap - 1)):
  *   seq = 0 (relaxed); release fence; write len + data; seq = p + 1 (release);
- *   prod = p + 1 (release).
+ *   and once per batch of slots, prod = p + 1 (release). A slot is valid by
+ *   its seq word before prod covers it: a consumer may take past prod, and
+ *   sees prod catch up before the daemon notifies or waits.
  * Consumer at position c: s1 = seq (acquire); s1 == c + 1 means the slot
  * holds c; copy out; acquire fence; s2 = seq; s2 != s1 means the slot was
  * overwritten while copying: the copy is void, skip forward.

@@ -21,7 +21,8 @@
  *    reads only the client's `cons`, bounded. The client side trusts the
  *    daemon but still never loops forever or writes beyond its buffer.
  *  - Fences: producers publish once per batch (ring_prod_publish, and
- *    the broker's flush for reader rings); the full fence of the wake-up
+ *    rring_prod_publish after the broker routed a batch: a slot is valid
+ *    by its seq word before prod covers it); the full fence of the wake-up
  *    check is paid once per batch, never per record.
  * Threads: one thread per handle at a time. No allocation, no logging, no
  * system call except the futex wake in ring_cons_release when a producer
@@ -361,6 +362,18 @@ bool ring_cons_release(struct ring_cons *c)
 	return doorbell_notify(&c->ctl->space);
 }
 
+int ring_cons_rewind(struct ring_cons *c, uint64_t pos)
+{
+	/*
+	 * Only bytes not yet released: the producer cannot have reused them,
+	 * and the records are copied and checked again when taken again.
+	 */
+	if (c->err != 0 || pos - c->cons_pub > c->cons - c->cons_pub || (pos & (SDDS_REC_ALIGN - 1)) != 0)
+		return -EINVAL;
+	c->cons = pos;
+	return 0;
+}
+
 bool ring_cons_empty(struct ring_cons *c)
 {
 	/* A broken ring is "not empty", so the caller pumps and meets -EPROTO. */
@@ -491,6 +504,21 @@ int64_t rring_prod_backlog(struct rring_prod *p)
 
 int rring_prod_push(struct rring_prod *p, const void *data, uint32_t len, uint32_t origin, bool reliable)
 {
+	int rc = rring_prod_write(p, data, len, origin, reliable);
+
+	if (rc == 0)
+		rring_prod_publish(p);
+	return rc;
+}
+
+void rring_prod_publish(struct rring_prod *p)
+{
+	/* Release: every slot's seq before prod, so prod never runs ahead of a valid slot. */
+	atomic_store_explicit(&p->ctl->prod, p->prod, memory_order_release);
+}
+
+int rring_prod_write(struct rring_prod *p, const void *data, uint32_t len, uint32_t origin, bool reliable)
+{
 	struct sdds_rslot *slot;
 
 	if (len > p->slot_size - SLOT_HDR)
@@ -525,9 +553,8 @@ int rring_prod_push(struct rring_prod *p, const void *data, uint32_t len, uint32
 		ring_copy((uint8_t *)slot + SLOT_HDR, data, len);
 	/* Release: len, origin and payload before the seq that validates them. */
 	atomic_store_explicit(&slot->seq, p->prod + 1, memory_order_release);
+	/* prod stays private until rring_prod_publish: one store per batch. */
 	p->prod++;
-	/* Release: the slot's seq before prod, so prod never runs ahead of a valid slot. */
-	atomic_store_explicit(&p->ctl->prod, p->prod, memory_order_release);
 	return 0;
 }
 
@@ -642,5 +669,8 @@ bool rring_cons_empty(struct rring_cons *c)
 
 uint64_t rring_cons_pending(struct rring_cons *c)
 {
-	return atomic_load_explicit(&c->ctl->prod, memory_order_acquire) - c->cons;
+	uint64_t prod = atomic_load_explicit(&c->ctl->prod, memory_order_acquire);
+
+	/* Taken past a prod not yet published (see layout.h): nothing pending. */
+	return (int64_t)(prod - c->cons) > 0 ? prod - c->cons : 0;
 }

@@ -115,6 +115,15 @@ int ring_cons_next(struct ring_cons *c, struct sdds_rec *rec, void *buf, size_t 
  */
 bool ring_cons_release(struct ring_cons *c);
 
+/*
+ * Consumer: give back records taken since the last ring_cons_release, so the
+ * next ring_cons_next starts at pos again (a batch that stopped early).
+ * pos must be a record boundary in [published cons, private cons]; the
+ * records are copied out and checked again when taken again. Returns 0 or
+ * -EINVAL (pos outside that range, or the ring already failed).
+ */
+int ring_cons_rewind(struct ring_cons *c, uint64_t pos);
+
 /* True when the ring holds nothing the consumer has not taken (acquire). */
 bool ring_cons_empty(struct ring_cons *c);
 
@@ -190,6 +199,16 @@ int64_t rring_prod_backlog(struct rring_prod *p);
  * The payload is copied; the caller keeps ownership of data.
  */
 int rring_prod_push(struct rring_prod *p, const void *data, uint32_t len, uint32_t origin, bool reliable);
+
+/*
+ * Producer, batched: rring_prod_write is rring_prod_push without publishing
+ * prod (the slot is valid by its seq word at once, so a spinning consumer
+ * may take it before prod covers it); rring_prod_publish stores prod once
+ * for every slot written since (one release store). Call it before
+ * notifying the consumer and before the daemon waits or sleeps.
+ */
+int rring_prod_write(struct rring_prod *p, const void *data, uint32_t len, uint32_t origin, bool reliable);
+void rring_prod_publish(struct rring_prod *p);
 
 /*
  * Producer (reliable): announce that the daemon waits for space and re-check

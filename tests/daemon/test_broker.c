@@ -892,6 +892,70 @@ static void test_reliable_all_or_nothing(void **state)
 	tring_fini(&be);
 }
 
+/* broker_write_many: in order, stops at the sample a full reliable reader blocks, prod published once. */
+static void test_write_many(void **state)
+{
+	struct broker *b = new_broker(0, 0);
+	struct broker_topic *t = get_topic(b, 0, 1);
+	struct broker_writer *w = new_writer(b, t, 1);
+	struct tring rel, be;
+	struct broker_reader *blocker = NULL;
+	uint64_t samples[6];
+	uint32_t done = 99;
+
+	(void)state;
+	tring_init(&rel, 4, SAMPLE);
+	tring_init(&be, 8, SAMPLE);
+	tring_attach(&rel, b, t, BROKER_RELIABLE, 2);
+	tring_attach(&be, b, t, BROKER_BEST_EFFORT, 3);
+	for (uint32_t i = 0; i < 6; i++)
+		samples[i] = 100 + i;
+
+	assert_int_equal(broker_write_many(w, samples, 4, 2, SAMPLE, 0, &done, NULL),
+			 -EINVAL); /* stride < len */
+	assert_int_equal(broker_write_many(w, samples, SAMPLE, 2, SAMPLE, 0, NULL, NULL), -EINVAL);
+	assert_int_equal(done, 99);
+
+	/* Room for 4 in the reliable ring: samples 0..3 go, sample 4 blocks. */
+	assert_int_equal(broker_write_many(w, samples, SAMPLE, 6, SAMPLE, 0, &done, &blocker), -EAGAIN);
+	assert_int_equal(done, 4);
+	assert_ptr_equal(blocker, rel.reader);
+	assert_int_equal(atomic_load(&rel.ctl->prod), 4);
+	assert_int_equal(atomic_load(&be.ctl->prod), 4);
+	assert_counters(broker_writer_counters(w), 4, 8, 0, 0);
+	broker_flush(b);
+	assert_int_equal(rel.notified, 1);
+	assert_int_equal(be.notified, 1);
+	for (uint64_t v = 100; v < 104; v++) {
+		tring_expect(&rel, v, 1);
+		tring_expect(&be, v, 1);
+	}
+	tring_expect_empty(&rel);
+
+	/* The rest, with room again. */
+	assert_int_equal(broker_write_many(w, samples + 4, SAMPLE, 2, SAMPLE, 0, &done, &blocker), 0);
+	assert_int_equal(done, 2);
+	tring_expect(&rel, 104, 1);
+	tring_expect(&rel, 105, 1);
+	tring_expect(&be, 104, 1);
+	tring_expect(&be, 105, 1);
+
+	/* A wrong length rejects the whole batch, as count broker_writes would. */
+	assert_int_equal(broker_write_many(w, samples, SAMPLE, 3, SAMPLE - 1, 0, &done, NULL), 0);
+	assert_int_equal(done, 3);
+	assert_counters(broker_writer_counters(w), 6, 12, 0, 3);
+	tring_expect_empty(&rel);
+	tring_expect_empty(&be);
+
+	broker_reader_free(rel.reader);
+	broker_reader_free(be.reader);
+	broker_writer_free(w);
+	broker_topic_put(t);
+	broker_free(b);
+	tring_fini(&rel);
+	tring_fini(&be);
+}
+
 static void test_write_force(void **state)
 {
 	struct broker *b = new_broker(0, 0);
@@ -1345,6 +1409,7 @@ int main(void)
 	    cmocka_unit_test(test_route_no_readers),
 	    cmocka_unit_test(test_skip_owner),
 	    cmocka_unit_test(test_reliable_all_or_nothing),
+	    cmocka_unit_test(test_write_many),
 	    cmocka_unit_test(test_write_force),
 	    cmocka_unit_test(test_best_effort_overwrite),
 	    cmocka_unit_test(test_corrupt_cons),

@@ -690,6 +690,83 @@ static void test_rr_empty_and_roundtrip(void **state)
 	rr_free(f);
 }
 
+/* Records taken since the last release can be given back and are taken again, checked again. */
+static void test_req_rewind(void **state)
+{
+	struct req_fixture *f = req_new(1024, 128);
+	uint64_t start, second;
+
+	(void)state;
+	for (uint32_t h = 1; h <= 3; h++)
+		assert_int_equal(req_put(f, 20, h), 0);
+	ring_prod_publish(&f->p);
+	start = f->c.cons;
+	req_get(f, 20, 1);
+	second = f->c.cons;
+	req_get(f, 20, 2);
+	req_get(f, 20, 3);
+	/* Not a record boundary, or beyond what was taken: refused. */
+	assert_int_equal(ring_cons_rewind(&f->c, second + 1), -EINVAL);
+	assert_int_equal(ring_cons_rewind(&f->c, f->c.cons + SDDS_REC_ALIGN), -EINVAL);
+	assert_int_equal(ring_cons_rewind(&f->c, second), 0);
+	assert_int_equal(f->c.cons, second);
+	req_get(f, 20, 2);
+	/* A hostile client rewrote record 3 meanwhile: the second take checks it again. */
+	raw_rec(f, (uint32_t)(f->c.cons & (f->cap - 1)), 20, SDDS_REC_WRITE, 1);
+	assert_int_equal(next_rc(f), -EPROTO);
+	assert_int_equal(ring_cons_rewind(&f->c, second), -EINVAL); /* sticky failure */
+	req_free(f);
+
+	/* Released bytes are the producer's again: no rewind below the published cons. */
+	f = req_new(1024, 128);
+	start = f->c.cons;
+	assert_int_equal(req_put(f, 8, 7), 0);
+	assert_int_equal(req_put(f, 8, 8), 0);
+	ring_prod_publish(&f->p);
+	req_get(f, 8, 7);
+	ring_cons_release(&f->c);
+	assert_int_equal(ring_cons_rewind(&f->c, start), -EINVAL);
+	req_get(f, 8, 8);
+	assert_int_equal(next_rc(f), 0);
+	req_free(f);
+}
+
+/* rring_prod_write: a slot is taken by its seq before prod is published; publish once. */
+static void test_rr_write_then_publish(void **state)
+{
+	struct rr_fixture *f = rr_new(8, 64);
+	uint8_t buf[64];
+
+	(void)state;
+	for (uint32_t i = 1; i <= 3; i++) {
+		fill_pattern(buf, sizeof(buf), i);
+		assert_int_equal(rring_prod_write(&f->p, buf, sizeof(buf), i, true), 0);
+	}
+	assert_int_equal(atomic_load(&f->ctl->prod), 0);
+	assert_true(rring_cons_empty(&f->c));
+	/* A spinning consumer takes by the slot's seq word. */
+	rr_take(f, 1);
+	rr_take(f, 2);
+	/* Ahead of the published prod: nothing pending, not "huge". */
+	assert_int_equal(rring_cons_pending(&f->c), 0);
+	rring_prod_publish(&f->p);
+	assert_int_equal(atomic_load(&f->ctl->prod), 3);
+	assert_int_equal(rring_cons_pending(&f->c), 1);
+	rr_take(f, 3);
+	assert_int_equal(rr_take_rc(f), 0);
+	/* Reliable back-pressure still counts unpublished slots. */
+	for (uint32_t i = 4; i < 12; i++) {
+		fill_pattern(buf, sizeof(buf), i);
+		assert_int_equal(rring_prod_write(&f->p, buf, sizeof(buf), i, true), 0);
+	}
+	assert_int_equal(rring_prod_write(&f->p, buf, sizeof(buf), 12, true), -EAGAIN);
+	rring_prod_publish(&f->p);
+	for (uint32_t i = 4; i < 12; i++)
+		rr_take(f, i);
+	assert_int_equal(f->c.lost, 0);
+	rr_free(f);
+}
+
 static void test_rr_reliable_full(void **state)
 {
 	struct rr_fixture *f = rr_new(4, 64);
@@ -1009,6 +1086,8 @@ int main(void)
 	    cmocka_unit_test(test_req_random_wraps),
 	    cmocka_unit_test(test_req_small_buf),
 	    cmocka_unit_test(test_req_waiters),
+	    cmocka_unit_test(test_req_rewind),
+	    cmocka_unit_test(test_rr_write_then_publish),
 	    cmocka_unit_test(test_viol_prod_backwards),
 	    cmocka_unit_test(test_viol_prod_beyond_cap),
 	    cmocka_unit_test(test_viol_prod_huge),
