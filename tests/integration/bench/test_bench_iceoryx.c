@@ -35,6 +35,8 @@
 
 #include <cmocka.h>
 
+#include "benchutil.h"
+
 /* The lock of tools/sdds-bench/roudi.h (ROUDI_LOCK_PATH). */
 #define IXT_LOCK_PATH "/tmp/sdds-bench-iceoryx.lock"
 
@@ -43,42 +45,6 @@ static bool built;
 static char out_path[64] = "/tmp/sdds-bench-iox-smoke-XXXXXX";
 static int run_status = -1;
 static pid_t run_pid;
-
-/* Run argv with stdout (and stderr when err_too) to fd; returns the wait status or -1. */
-static int ixt_run(char *const argv[], int fd, bool err_too, pid_t *ret_pid)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(fd, STDOUT_FILENO);
-		if (err_too)
-			dup2(fd, STDERR_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (ret_pid)
-		*ret_pid = pid;
-	return waitpid(pid, &st, 0) == pid ? st : -1;
-}
-
-static int ixt_python(const char *script, const char *file, const char *arg)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execlp("python3", "python3", "-c", script, file, arg, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
 
 static const char *const check_py =
     "import json, sys\n"
@@ -109,7 +75,7 @@ static int group_setup(void **state)
 	(void)state;
 	if (fd < 0)
 		return -1;
-	run_status = ixt_run(argv, fd, false, &run_pid);
+	run_status = benchutil_run(argv, fd, false, &run_pid);
 	close(fd);
 	return 0;
 }
@@ -130,22 +96,8 @@ static void test_exit_status(void **state)
 
 static void test_every_figure(void **state)
 {
-	int rc;
-
 	(void)state;
-	rc = ixt_python(check_py, out_path, built ? "built" : "not-built");
-	if (rc == 127)
-		skip();
-	if (rc != 0) {
-		char buf[4096];
-		FILE *f = fopen(out_path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		buf[n] = '\0';
-		if (f)
-			fclose(f);
-		fail_msg("the JSON lacks a figure:\n%s", buf);
-	}
+	benchutil_check_json(check_py, out_path, built ? "built" : "not-built");
 }
 
 /* The shared lock, waiting up to 200 s for another run to end; -1 if not had. */
@@ -197,13 +149,9 @@ static void test_no_leftovers(void **state)
 static void test_bad_size(void **state)
 {
 	char *argv[] = {(char *)bench_bin, "iceoryx", "--size", "0", NULL};
-	int fd = open("/dev/null", O_WRONLY), st;
 
 	(void)state;
-	st = ixt_run(argv, fd, true, NULL);
-	close(fd);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 2);
+	benchutil_assert_usage_error(argv);
 }
 
 /* iox-roudi in PATH (what sdds-bench looks for). */

@@ -33,43 +33,11 @@
 
 #include <cmocka.h>
 
+#include "benchutil.h"
+
 static const char *bench_bin, *sddsd_bin;
 static char out_path[64] = "/tmp/sdds-bench-net-smoke-XXXXXX";
 static int run_status = -1;
-
-/* Run argv with stdout (and stderr when err_too) to fd; returns the wait status or -1. */
-static int net_smoke_run(char *const argv[], int fd, bool err_too)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(fd, STDOUT_FILENO);
-		if (err_too)
-			dup2(fd, STDERR_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	return waitpid(pid, &st, 0) == pid ? st : -1;
-}
-
-static int net_smoke_python(const char *script, const char *file)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execlp("python3", "python3", "-c", script, file, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
 
 static const char *const check_py =
     "import json, sys\n"
@@ -131,7 +99,7 @@ static int group_setup(void **state)
 	(void)state;
 	if (fd < 0)
 		return -1;
-	run_status = net_smoke_run(argv, fd, false);
+	run_status = benchutil_run(argv, fd, false, NULL);
 	close(fd);
 	return 0;
 }
@@ -152,34 +120,16 @@ static void test_exit_zero(void **state)
 
 static void test_every_figure(void **state)
 {
-	int rc;
-
 	(void)state;
-	rc = net_smoke_python(check_py, out_path);
-	if (rc == 127)
-		skip();
-	if (rc != 0) {
-		char buf[4096];
-		FILE *f = fopen(out_path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		buf[n] = '\0';
-		if (f)
-			fclose(f);
-		fail_msg("the JSON lacks a figure:\n%s", buf);
-	}
+	benchutil_check_json(check_py, out_path, NULL);
 }
 
 static void test_bad_size(void **state)
 {
 	char *argv[] = {(char *)bench_bin, "net", "--size", "0", NULL};
-	int fd = open("/dev/null", O_WRONLY), st;
 
 	(void)state;
-	st = net_smoke_run(argv, fd, true);
-	close(fd);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 2);
+	benchutil_assert_usage_error(argv);
 }
 
 static void test_unprivileged(void **state)
@@ -193,7 +143,7 @@ static void test_unprivileged(void **state)
 
 	(void)state;
 	assert_true(fd >= 0);
-	st = net_smoke_run(argv, fd, true);
+	st = benchutil_run(argv, fd, true, NULL);
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
 	close(fd);
 	unlink(path);

@@ -29,43 +29,11 @@
 
 #include <cmocka.h>
 
+#include "benchutil.h"
+
 static const char *bench_bin, *sddsd_bin;
 static char out_path[64] = "/tmp/sdds-bench-scale-smoke-XXXXXX";
 static int run_status = -1;
-
-/* Run argv with stdout (and stderr when err_too) to fd; returns the wait status or -1. */
-static int sct_run(char *const argv[], int fd, bool err_too)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(fd, STDOUT_FILENO);
-		if (err_too)
-			dup2(fd, STDERR_FILENO);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	return waitpid(pid, &st, 0) == pid ? st : -1;
-}
-
-static int sct_python(const char *script, const char *file)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execlp("python3", "python3", "-c", script, file, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
-}
 
 static const char *const check_py =
     "import json, sys\n"
@@ -94,7 +62,7 @@ static int group_setup(void **state)
 	(void)state;
 	if (fd < 0)
 		return -1;
-	run_status = sct_run(argv, fd, false);
+	run_status = benchutil_run(argv, fd, false, NULL);
 	close(fd);
 	return 0;
 }
@@ -115,33 +83,15 @@ static void test_exit_zero(void **state)
 
 static void test_every_point(void **state)
 {
-	int rc;
-
 	(void)state;
-	rc = sct_python(check_py, out_path);
-	if (rc == 127)
-		skip();
-	if (rc != 0) {
-		char buf[4096];
-		FILE *f = fopen(out_path, "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-
-		buf[n] = '\0';
-		if (f)
-			fclose(f);
-		fail_msg("the JSON lacks a figure:\n%s", buf);
-	}
+	benchutil_check_json(check_py, out_path, NULL);
 }
 
 static void sct_usage_error(const char *list)
 {
 	char *argv[] = {(char *)bench_bin, "scale", "--clients", (char *)list, NULL};
-	int fd = open("/dev/null", O_WRONLY), st;
 
-	st = sct_run(argv, fd, true);
-	close(fd);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 2);
+	benchutil_assert_usage_error(argv);
 }
 
 static void test_bad_clients(void **state)

@@ -27,6 +27,8 @@
 
 #include <cmocka.h>
 
+#include "benchutil.h"
+
 #define SMOKE_SKIP 77
 
 static const char *bench_bin;
@@ -44,41 +46,12 @@ static struct smoke_run bad = {.out = "/tmp/sdds-bench-smoke-XXXXXX"};
 static int smoke_run(char *const argv[], struct smoke_run *run)
 {
 	int fd = mkstemp(run->out);
-	pid_t pid;
 
 	if (fd < 0)
 		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(fd);
-		return -errno;
-	}
-	if (pid == 0) {
-		dup2(fd, STDOUT_FILENO);
-		execv(argv[0], argv);
-		_exit(127);
-	}
+	run->status = benchutil_run(argv, fd, false, NULL);
 	close(fd);
-	if (waitpid(pid, &run->status, 0) < 0)
-		return -errno;
-	return 0;
-}
-
-/* python3 -c SCRIPT FILE ARGS...; returns its exit code, or -1. */
-static int smoke_python(const char *script, const char *file, const char *arg)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		execlp("python3", "python3", "-c", script, file, arg, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
+	return run->status == -1 ? -ECHILD : 0;
 }
 
 static const char *const check_keys_py =
@@ -186,13 +159,14 @@ static void test_exit_zero(void **state)
 static void test_json_parses(void **state)
 {
 	(void)state;
-	assert_int_equal(smoke_python("import json, sys; json.load(open(sys.argv[1]))", good.out, NULL), 0);
+	assert_int_equal(benchutil_python("import json, sys; json.load(open(sys.argv[1]))", good.out, NULL),
+			 0);
 }
 
 static void test_every_figure_positive(void **state)
 {
 	(void)state;
-	assert_int_equal(smoke_python(check_keys_py, good.out, NULL), 0);
+	assert_int_equal(benchutil_python(check_keys_py, good.out, NULL), 0);
 }
 
 static void test_missing_daemon_fails_without_ratios(void **state)
@@ -200,7 +174,7 @@ static void test_missing_daemon_fails_without_ratios(void **state)
 	(void)state;
 	assert_true(WIFEXITED(bad.status));
 	assert_int_equal(WEXITSTATUS(bad.status), 1);
-	assert_int_equal(smoke_python(check_failed_py, bad.out, NULL), 0);
+	assert_int_equal(benchutil_python(check_failed_py, bad.out, NULL), 0);
 }
 
 int main(int argc, char **argv)
@@ -222,7 +196,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sdds-bench or sddsd not built: skip\n");
 		return SMOKE_SKIP;
 	}
-	if (smoke_python("import json", "", NULL) != 0) {
+	if (benchutil_python("import json", "", NULL) != 0) {
 		fprintf(stderr, "python3 with json not available: skip\n");
 		return SMOKE_SKIP;
 	}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * benchutil.c - the helpers of benchutil.h.
+ *
+ * OVERVIEW
+ * Each helper forks one child and waits for it before returning, so no
+ * test is left with a child process; the file descriptors a caller passes
+ * stay the caller's. The CMocka checks jump out of the running test on
+ * failure (CMocka's longjmp), after closing what they opened.
+ */
+#include "benchutil.h"
+
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+int benchutil_run(char *const argv[], int fd, bool err_too, pid_t *ret_pid)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(fd, STDOUT_FILENO);
+		if (err_too)
+			dup2(fd, STDERR_FILENO);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (ret_pid)
+		*ret_pid = pid;
+	return waitpid(pid, &st, 0) == pid ? st : -1;
+}
+
+int benchutil_python(const char *script, const char *file, const char *arg)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		/* A NULL arg ends the list early: python3 sees only the file. */
+		execlp("python3", "python3", "-c", script, file, arg, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+void benchutil_check_json(const char *script, const char *file, const char *arg)
+{
+	int rc = benchutil_python(script, file, arg);
+	char buf[4096];
+	FILE *f;
+	size_t n;
+
+	if (rc == 127)
+		skip();
+	if (rc == 0)
+		return;
+	f = fopen(file, "r");
+	n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	buf[n] = '\0';
+	if (f)
+		fclose(f);
+	fail_msg("the JSON lacks a figure:\n%s", buf);
+}
+
+void benchutil_assert_usage_error(char *const argv[])
+{
+	int fd = open("/dev/null", O_WRONLY), st;
+
+	assert_true(fd >= 0);
+	st = benchutil_run(argv, fd, true, NULL);
+	close(fd);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 2);
+}
