@@ -347,6 +347,42 @@ int ring_cons_next(struct ring_cons *c, struct sdds_rec *rec, void *buf, size_t 
 	}
 }
 
+uint32_t ring_cons_next_run(struct ring_cons *c, uint32_t handle, uint32_t len, uint8_t *buf, uint32_t stride,
+			    uint32_t max, uint32_t *seqs)
+{
+	uint64_t bytes = ring_rec_bytes(len);
+	uint32_t n = 0;
+
+	if (c->err != 0 || len > stride || (uint64_t)REC_HDR + len > c->max_record)
+		return 0;
+	if (c->prod_seen - c->cons < bytes) {
+		/* Acquire: as in ring_cons_next. One load per call. */
+		uint64_t prod = atomic_load_explicit(&c->ctl->prod, memory_order_acquire);
+
+		/* A bad prod is left for ring_cons_next to report. */
+		if (prod - c->cons > c->cap || (prod & (SDDS_REC_ALIGN - 1)) != 0)
+			return 0;
+		c->prod_seen = prod;
+	}
+	while (n < max) {
+		uint32_t pos = (uint32_t)c->cons & (c->cap - 1);
+		struct sdds_rec h;
+
+		if (c->prod_seen - c->cons < bytes || c->cap - pos < bytes)
+			break;
+		memcpy(&h, c->data + pos, sizeof(h));
+		ring_compiler_barrier();
+		/* Only the record the run wants; anything else is ring_cons_next's to take or refuse. */
+		if ((h.type != SDDS_REC_WRITE) | (h.flags != 0) | (h.handle != handle) | (h.len != len))
+			break;
+		if (len != 0)
+			ring_copy(buf + (size_t)n * stride, c->data + pos + REC_HDR, len);
+		seqs[n++] = h.seq;
+		c->cons += bytes;
+	}
+	return n;
+}
+
 bool ring_cons_release(struct ring_cons *c)
 {
 	/* Nothing taken since the last release: a waiter's own check saw this. */

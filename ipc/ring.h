@@ -116,6 +116,20 @@ int ring_cons_next(struct ring_cons *c, struct sdds_rec *rec, void *buf, size_t 
 bool ring_cons_release(struct ring_cons *c);
 
 /*
+ * Consumer: take a run of up to max WRITE records that follow, each with
+ * this handle and exactly len payload bytes, copying record i's payload to
+ * buf + i * stride and its seq to seqs[i] (both the caller's, max entries).
+ * Each header is copied out and checked before its payload is copied, as in
+ * ring_cons_next. Stops before the first record that is anything else (a
+ * PAD, another writer or length, a bad header, the end of what is published)
+ * and leaves it for ring_cons_next, which takes or refuses it. Returns the
+ * number taken. For the daemon's batches: one call instead of one
+ * ring_cons_next per record.
+ */
+uint32_t ring_cons_next_run(struct ring_cons *c, uint32_t handle, uint32_t len, uint8_t *buf, uint32_t stride,
+			    uint32_t max, uint32_t *seqs);
+
+/*
  * Consumer: give back records taken since the last ring_cons_release, so the
  * next ring_cons_next starts at pos again (a batch that stopped early).
  * pos must be a record boundary in [published cons, private cons]; the

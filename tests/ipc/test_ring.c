@@ -731,6 +731,50 @@ static void test_req_rewind(void **state)
 	req_free(f);
 }
 
+/* A run takes only consecutive records of one writer and length; the rest is ring_cons_next's. */
+static void test_req_next_run(void **state)
+{
+	struct req_fixture *f = req_new(512, 128);
+	uint8_t buf[8 * 32];
+	uint32_t seqs[8];
+
+	(void)state;
+	for (uint32_t i = 0; i < 4; i++)
+		assert_int_equal(req_put(f, 20, 5), 0);
+	assert_int_equal(req_put(f, 20, 6), 0); /* another writer */
+	assert_int_equal(req_put(f, 12, 5), 0); /* another length */
+	/* Nothing published yet: nothing taken. */
+	assert_int_equal(ring_cons_next_run(&f->c, 5, 20, buf, 32, 8, seqs), 0);
+	ring_prod_publish(&f->p);
+	req_get(f, 20, 5);
+	/* max and stride are honoured; len beyond stride is refused. */
+	assert_int_equal(ring_cons_next_run(&f->c, 5, 20, buf, 16, 8, seqs), 0);
+	assert_int_equal(ring_cons_next_run(&f->c, 5, 20, buf, 32, 2, seqs), 2);
+	check_pattern(buf, 20, 5);
+	check_pattern(buf + 32, 20, 5);
+	assert_int_equal(seqs[0], 1);
+	assert_int_equal(seqs[1], 2);
+	assert_int_equal(ring_cons_next_run(&f->c, 5, 20, buf, 32, 8, seqs), 1);
+	assert_int_equal(seqs[0], 3);
+	assert_int_equal(ring_cons_next_run(&f->c, 5, 20, buf, 32, 8, seqs), 0);
+	req_get(f, 20, 6);
+	assert_int_equal(ring_cons_next_run(&f->c, 5, 20, buf, 32, 8, seqs), 0);
+	req_get(f, 12, 5);
+	assert_int_equal(next_rc(f), 0);
+	req_free(f);
+
+	/* A bad header ends the run and ring_cons_next refuses it. */
+	f = req_new(512, 128);
+	assert_int_equal(req_put(f, 20, 5), 0);
+	assert_int_equal(req_put(f, 20, 5), 0);
+	ring_prod_publish(&f->p);
+	raw_rec(f, 48, 20, SDDS_REC_WRITE, 1);
+	assert_int_equal(ring_cons_next_run(&f->c, 5, 20, buf, 32, 8, seqs), 1);
+	assert_int_equal(ring_cons_next_run(&f->c, 5, 20, buf, 32, 8, seqs), 0);
+	assert_int_equal(next_rc(f), -EPROTO);
+	req_free(f);
+}
+
 /* rring_prod_write: a slot is taken by its seq before prod is published; publish once. */
 static void test_rr_write_then_publish(void **state)
 {
@@ -1087,6 +1131,7 @@ int main(void)
 	    cmocka_unit_test(test_req_small_buf),
 	    cmocka_unit_test(test_req_waiters),
 	    cmocka_unit_test(test_req_rewind),
+	    cmocka_unit_test(test_req_next_run),
 	    cmocka_unit_test(test_rr_write_then_publish),
 	    cmocka_unit_test(test_viol_prod_backwards),
 	    cmocka_unit_test(test_viol_prod_beyond_cap),
