@@ -53,22 +53,6 @@
 #define CAP_BPF 39
 #endif
 
-static const char *const probe_names[TP_MAX_] = {
-    [TP_WRITE_ENTER] = "write_enter",
-    [TP_REQ_ENQUEUED] = "req_enqueued",
-    [TP_DAEMON_DEQUEUE] = "daemon_dequeue",
-    [TP_RECEIVED] = "received",
-    [TP_DECODED] = "decoded",
-    [TP_ROUTED] = "routed",
-    [TP_ENCODED] = "encoded",
-    [TP_BACKEND_HANDED] = "backend_handed",
-    [TP_SENT] = "sent",
-    [TP_CLIENT_ENQUEUED] = "client_enqueued",
-    [TP_CLIENT_WOKEN] = "client_woken",
-    [TP_CALLBACK_ENTER] = "callback_enter",
-    [TP_TAKE_RETURN] = "take_return",
-};
-
 struct opts {
 	bool json;
 	bool verbose;
@@ -230,7 +214,7 @@ static int tracer_open(struct tracer *t, const struct opts *o, bool filter)
 				LIBBPF_OPTS(bpf_usdt_opts, uo, .usdt_cookie = (__u64)p);
 				struct bpf_link *l = bpf_program__attach_usdt(
 				    t->skel->progs.sdds_probe, o->n_pids ? o->pids[k] : -1, bins[b], "sdds",
-				    probe_names[p], &uo);
+				    trace_phase_name(p), &uo);
 
 				if (!l)
 					continue; /* this binary has no such probe (or the pid does not map
@@ -245,7 +229,7 @@ static int tracer_open(struct tracer *t, const struct opts *o, bool filter)
 			fprintf(
 			    stderr,
 			    "sdds-trace: probe sdds:%s not found in %s or %s (built with -Dprobes=false?)\n",
-			    probe_names[p], o->sddsd, o->lib);
+			    trace_phase_name(p), o->sddsd, o->lib);
 			tracer_close(t);
 			return SDDS_TRACE_EXIT_FAIL;
 		}

@@ -85,6 +85,7 @@ struct trace_matcher {
 	uint64_t taken;
 };
 
+/* Each phase is named as its USDT probe (provider sdds): sdds-trace attaches by these names. */
 static const char *const phase_names[TP_MAX_] = {
     [TP_WRITE_ENTER] = "write_enter",
     [TP_REQ_ENQUEUED] = "req_enqueued",
