@@ -7,8 +7,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <cmocka.h>
 
 struct netns_pair netns = {.daemon = {-1, -1}};
 
@@ -49,6 +53,38 @@ int netns_available(const char *prog)
 	}
 	netns_run("ip netns del %s", probe);
 	return 0;
+}
+
+int netns_available_nft(const char *prog)
+{
+	if (netns_run("command -v nft >/dev/null 2>&1") != 0) {
+		fprintf(stderr, "%s: no nft: skipped\n", prog);
+		return 77;
+	}
+	return netns_available(prog);
+}
+
+int netns_write_topics(const char *temperature_config, const char *counter_config)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "<domain id=\"1\">\n"
+		 "  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
+		 "    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
+		 "    <attribute name=\"value\" type=\"DDS_short\"/>\n"
+		 "%s%s%s"
+		 "  </topic>\n"
+		 "  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
+		 "    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
+		 "    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
+		 "%s%s%s"
+		 "  </topic>\n"
+		 "</domain>\n",
+		 temperature_config ? "    " : "", temperature_config ? temperature_config : "",
+		 temperature_config ? "\n" : "", counter_config ? "    " : "",
+		 counter_config ? counter_config : "", counter_config ? "\n" : "");
+	return netns_write("topics.xml", text);
 }
 
 void netns_daemon_stop(int side)
@@ -208,6 +244,13 @@ int netns_daemon_start(int side, const char *sddsd, const char *log)
 	return -1;
 }
 
+int netns_daemons_start(const char *sddsd)
+{
+	if (netns_daemon_start(0, sddsd, NULL) < 0 || netns_daemon_start(1, sddsd, NULL) < 0)
+		return -1;
+	return 0;
+}
+
 pid_t netns_helper(int side, bool want_ready, const char *bin, ...)
 {
 	const char *argv[16];
@@ -288,6 +331,16 @@ uint64_t netns_json_u64(const char *json, const char *key)
 	snprintf(k, sizeof(k), "\"%s\": ", key);
 	p = strstr(json, k);
 	return p != NULL ? strtoull(p + strlen(k), NULL, 10) : 0;
+}
+
+uint64_t netns_net_counter(int side, const char *sddsctl, const char *key)
+{
+	/* Static: a reading is 10s of KiB and the tests are one thread. */
+	static char buf[65536];
+
+	if (netns_ctl_json(side, sddsctl, "net", buf, sizeof(buf)) != 0)
+		fail_msg("sddsctl net of %s failed", side == 0 ? "A" : "B");
+	return netns_json_u64(buf, key);
 }
 
 int64_t netns_now_ms(void)

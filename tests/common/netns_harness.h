@@ -15,6 +15,8 @@
  * the daemons, which netns_daemon_stop()/netns_cleanup() reap. Paths and
  * arguments are the caller's strings; nothing is kept past the call.
  * Side 0 is daemon "a", side 1 daemon "b": DIR/a.conf, DIR/a.sock and so on.
+ * netns_net_counter() fails the running CMocka test when sddsctl fails: it
+ * may only be called from inside a test.
  */
 #ifndef SDDS_TESTS_NETNS_HARNESS_H
 #define SDDS_TESTS_NETNS_HARNESS_H
@@ -43,6 +45,9 @@ int netns_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int netns_available(const char *prog);
 
+/* netns_available(), and nft in PATH (the loss tests drop with it); else 77. */
+int netns_available_nft(const char *prog);
+
 /*
  * Creates the directory /tmp/sdds<tag>.XXXXXX, the namespaces sdds<tag>A<pid>
  * and sdds<tag>B<pid>, the veth pair with dev_a in A and dev_b in B, the
@@ -59,6 +64,19 @@ void netns_path(const char *name, char *out, size_t cap);
 /* Writes text to DIR/name. 0 or -1. */
 int netns_write(const char *name, const char *text);
 
+/* The reliability <config/> of a topic: seqnr size basic|big, confirmation ack|nack. */
+#define NETNS_QOS_RELIABLE(size, confirmation)                                                               \
+	"<config type=\"qos_reliability\" reliabilitySeqnrSize=\"" size "\" kind=\"reliable\" "              \
+	"confirmationtype=\"" confirmation "\" max_blocking_time=\"100\"/>"
+
+/*
+ * Writes DIR/topics.xml, the domain 1 of the netns tests: topic
+ * "temperature" (id A, domain 1: device key, value) and topic "counter"
+ * (id B, domain 2: seq, tag of 7 bytes), each with its <config/> line
+ * (NULL: none, best effort). 0 or -1.
+ */
+int netns_write_topics(const char *temperature_config, const char *counter_config);
+
 /*
  * Writes side's node config DIR/a.xml (b.xml) with node_xml and its daemon
  * config DIR/a.conf (b.conf): socket DIR/a.sock, that node config,
@@ -73,6 +91,9 @@ int netns_write_configs(int side, const char *node_xml, const char *extra);
  * 0 or -1.
  */
 int netns_daemon_start(int side, const char *sddsd, const char *log);
+
+/* netns_daemon_start() of side A then side B, logs to ours. 0 or -1. */
+int netns_daemons_start(const char *sddsd);
 
 /* SIGTERM, then SIGKILL after 2 s; reaped. Nothing when not running. */
 void netns_daemon_stop(int side);
@@ -92,6 +113,12 @@ int netns_ctl_json(int side, const char *sddsctl, const char *cmd, char *buf, si
 
 /* The number after "key": in json, or 0 when absent. */
 uint64_t netns_json_u64(const char *json, const char *key);
+
+/*
+ * The counter key of `sddsctl net` in side's namespace (0 when absent);
+ * fails the running CMocka test when sddsctl fails.
+ */
+uint64_t netns_net_counter(int side, const char *sddsctl, const char *key);
 
 /* CLOCK_MONOTONIC in milliseconds. */
 int64_t netns_now_ms(void);

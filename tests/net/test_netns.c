@@ -41,18 +41,6 @@ static const char *sddsd_bin, *sddsctl_bin, *helper_bin, *capture_dir;
 #define A 0
 #define B 1
 
-static const char topics_xml[] =
-    "<domain id=\"1\">\n"
-    "  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-    "    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
-    "    <attribute name=\"value\" type=\"DDS_short\"/>\n"
-    "  </topic>\n"
-    "  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
-    "    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
-    "    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
-    "  </topic>\n"
-    "</domain>\n";
-
 static int write_node(const char *name, const char *me, const char *iface, const char *peer)
 {
 	char text[2048];
@@ -81,10 +69,10 @@ static int group_setup(void **state)
 	/* The address of the real publisher of the `basic` capture, for the replay. */
 	if (netns_run("ip -n %s addr add fe80::c0ef:62ff:fed4:d26a/64 dev vna nodad", netns.ns[A]) != 0)
 		return -1;
-	if (netns_write("topics.xml", topics_xml) < 0 || write_node("a", "fe80::a", "vna", "fe80::b") < 0 ||
+	if (netns_write_topics(NULL, NULL) < 0 || write_node("a", "fe80::a", "vna", "fe80::b") < 0 ||
 	    write_node("b", "fe80::b", "vnb", "fe80::a") < 0)
 		return -1;
-	if (netns_daemon_start(A, sddsd_bin, NULL) < 0 || netns_daemon_start(B, sddsd_bin, NULL) < 0)
+	if (netns_daemons_start(sddsd_bin) < 0)
 		return -1;
 	return 0;
 }

@@ -37,18 +37,6 @@ static const char *sddsd_bin, *sddsctl_bin, *helper_bin;
 #define A 0
 #define B 1
 
-static const char topics_xml[] =
-    "<domain id=\"1\">\n"
-    "  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-    "    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
-    "    <attribute name=\"value\" type=\"DDS_short\"/>\n"
-    "  </topic>\n"
-    "  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
-    "    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
-    "    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
-    "  </topic>\n"
-    "</domain>\n";
-
 #define DISC_CONF                                                                                            \
 	"discovery = on\ndiscovery_participant_ms = 200\ndiscovery_publication_ms = 1000\n"                  \
 	"discovery_expire_ms = 1500\n"
@@ -78,10 +66,10 @@ static int group_setup(void **state)
 	(void)state;
 	if (netns_pair_setup("disc", "vna", "vnb") < 0)
 		return -1;
-	if (netns_write("topics.xml", topics_xml) < 0 || write_node("a", "fe80::a", "vna", true) < 0 ||
+	if (netns_write_topics(NULL, NULL) < 0 || write_node("a", "fe80::a", "vna", true) < 0 ||
 	    write_node("b", "fe80::b", "vnb", false) < 0)
 		return -1;
-	if (netns_daemon_start(A, sddsd_bin, NULL) < 0 || netns_daemon_start(B, sddsd_bin, NULL) < 0)
+	if (netns_daemons_start(sddsd_bin) < 0)
 		return -1;
 	return 0;
 }

@@ -31,20 +31,6 @@ static const char *sddsd_bin, *sddsctl_bin, *helper_bin;
 #define A 0
 #define B 1
 
-static const char topics_xml[] =
-    "<domain id=\"1\">\n"
-    "  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-    "    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
-    "    <attribute name=\"value\" type=\"DDS_short\"/>\n"
-    "    <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" kind=\"reliable\" "
-    "confirmationtype=\"ack\" max_blocking_time=\"100\"/>\n"
-    "  </topic>\n"
-    "  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
-    "    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
-    "    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
-    "  </topic>\n"
-    "</domain>\n";
-
 static int write_node(const char *name, const char *me, const char *iface, bool publishes_temperature)
 {
 	char text[2048];
@@ -73,10 +59,10 @@ static int group_setup(void **state)
 	(void)state;
 	if (netns_pair_setup("loss", "vna", "vnb") < 0)
 		return -1;
-	if (netns_write("topics.xml", topics_xml) < 0 || write_node("a", "fe80::a", "vna", true) < 0 ||
-	    write_node("b", "fe80::b", "vnb", false) < 0)
+	if (netns_write_topics(NETNS_QOS_RELIABLE("basic", "ack"), NULL) < 0 ||
+	    write_node("a", "fe80::a", "vna", true) < 0 || write_node("b", "fe80::b", "vnb", false) < 0)
 		return -1;
-	if (netns_daemon_start(A, sddsd_bin, NULL) < 0 || netns_daemon_start(B, sddsd_bin, NULL) < 0)
+	if (netns_daemons_start(sddsd_bin) < 0)
 		return -1;
 	return 0;
 }
@@ -140,11 +126,7 @@ int main(int argc, char **argv)
 	sddsd_bin = argv[1];
 	sddsctl_bin = argv[2];
 	helper_bin = argv[3];
-	if (netns_run("command -v nft >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "test_netns_loss: no nft: skipped\n");
-		return 77;
-	}
-	rc = netns_available("test_netns_loss");
+	rc = netns_available_nft("test_netns_loss");
 	if (rc != 0)
 		return rc;
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -33,18 +33,6 @@ static const char *sddsd_bin, *helper_bin;
 #define A 0
 #define B 1
 
-static const char topics_xml[] =
-    "<domain id=\"1\">\n"
-    "  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-    "    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
-    "    <attribute name=\"value\" type=\"DDS_short\"/>\n"
-    "  </topic>\n"
-    "  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
-    "    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
-    "    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
-    "  </topic>\n"
-    "</domain>\n";
-
 /* Side publishes `out` to peer and subscribes to `in`. */
 static int write_side(int side, const char *me, const char *peer, const char *out, const char *in, bool poll)
 {
@@ -67,7 +55,7 @@ static int group_setup(void **state)
 	(void)state;
 	if (netns_pair_setup("mono", "vna", "vnb") < 0)
 		return -1;
-	if (netns_write("topics.xml", topics_xml) < 0 ||
+	if (netns_write_topics(NULL, NULL) < 0 ||
 	    write_side(A, "fe80::a", "fe80::b", "temperature", "counter", false) < 0 ||
 	    write_side(B, "fe80::b", "fe80::a", "counter", "temperature", true) < 0)
 		return -1;

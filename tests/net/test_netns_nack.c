@@ -43,22 +43,6 @@ static const char *sddsd_bin, *sddsctl_bin, *helper_bin;
 /* Samples of temperature written so far (its next number, mod 65536). */
 static unsigned temp_written;
 
-static const char topics_xml[] =
-    "<domain id=\"1\">\n"
-    "  <topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
-    "    <attribute name=\"device\" type=\"DDS_unsigned_short\" key=\"secondary\"/>\n"
-    "    <attribute name=\"value\" type=\"DDS_short\"/>\n"
-    "    <config type=\"qos_reliability\" reliabilitySeqnrSize=\"big\" kind=\"reliable\" "
-    "confirmationtype=\"nack\" max_blocking_time=\"100\"/>\n"
-    "  </topic>\n"
-    "  <topic name=\"counter\" domain=\"2\" id=\"B\">\n"
-    "    <attribute name=\"seq\" type=\"DDS_unsigned_long\"/>\n"
-    "    <attribute name=\"tag\" type=\"DDS_string\" size=\"7\"/>\n"
-    "    <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" kind=\"reliable\" "
-    "confirmationtype=\"nack\" max_blocking_time=\"100\"/>\n"
-    "  </topic>\n"
-    "</domain>\n";
-
 static int write_node(int side)
 {
 	char text[2048];
@@ -89,9 +73,10 @@ static int group_setup(void **state)
 	/* An address A never heard of, for the bogus NACKs. */
 	if (netns_run("ip -n %s addr add fe80::99/64 dev vnb nodad", netns.ns[B]) != 0)
 		return -1;
-	if (netns_write("topics.xml", topics_xml) < 0 || write_node(A) < 0 || write_node(B) < 0)
+	if (netns_write_topics(NETNS_QOS_RELIABLE("big", "nack"), NETNS_QOS_RELIABLE("basic", "nack")) < 0 ||
+	    write_node(A) < 0 || write_node(B) < 0)
 		return -1;
-	if (netns_daemon_start(A, sddsd_bin, NULL) < 0 || netns_daemon_start(B, sddsd_bin, NULL) < 0)
+	if (netns_daemons_start(sddsd_bin) < 0)
 		return -1;
 	return 0;
 }
@@ -101,15 +86,6 @@ static int group_teardown(void **state)
 	(void)state;
 	netns_cleanup();
 	return 0;
-}
-
-static uint64_t counter(int side, const char *key)
-{
-	static char buf[65536];
-
-	if (netns_ctl_json(side, sddsctl_bin, "net", buf, sizeof(buf)) != 0)
-		fail_msg("sddsctl net of %s failed", side == A ? "A" : "B");
-	return netns_json_u64(buf, key);
 }
 
 static void show(const char *what)
@@ -166,12 +142,12 @@ static void test_nack_under_loss(void **state)
 	transfer("temperature", 1000);
 	dropped_a = netns_dropped(A, 23234);
 	dropped_b = netns_dropped(B, 23234);
-	frames = counter(A, "frames_out");
-	nacks_out = counter(B, "nacks_out");
-	recovered = counter(B, "gaps_recovered");
-	given_up = counter(B, "gaps_given_up");
-	nacks_in = counter(A, "nacks_in");
-	resent = counter(A, "nack_resent");
+	frames = netns_net_counter(A, sddsctl_bin, "frames_out");
+	nacks_out = netns_net_counter(B, sddsctl_bin, "nacks_out");
+	recovered = netns_net_counter(B, sddsctl_bin, "gaps_recovered");
+	given_up = netns_net_counter(B, sddsctl_bin, "gaps_given_up");
+	nacks_in = netns_net_counter(A, sddsctl_bin, "nacks_in");
+	resent = netns_net_counter(A, sddsctl_bin, "nack_resent");
 	fprintf(stderr,
 		"temperature, 1000 samples, 20%% loss both ways: A sent %llu datagrams, %llu dropped at B "
 		"(data), %llu at A (NACKs); B nacks_out %llu, gaps_recovered %llu, gaps_given_up %llu; "
@@ -179,9 +155,9 @@ static void test_nack_under_loss(void **state)
 		(unsigned long long)frames, (unsigned long long)dropped_b, (unsigned long long)dropped_a,
 		(unsigned long long)nacks_out, (unsigned long long)recovered, (unsigned long long)given_up,
 		(unsigned long long)nacks_in, (unsigned long long)resent,
-		(unsigned long long)counter(A, "nack_unknown"),
-		(unsigned long long)counter(A, "nack_limited"),
-		(unsigned long long)counter(A, "nack_heartbeats"));
+		(unsigned long long)netns_net_counter(A, sddsctl_bin, "nack_unknown"),
+		(unsigned long long)netns_net_counter(A, sddsctl_bin, "nack_limited"),
+		(unsigned long long)netns_net_counter(A, sddsctl_bin, "nack_heartbeats"));
 	if (nacks_out == 0 || nacks_in == 0 || resent == 0 || recovered == 0)
 		fail_msg("no NACK recovery seen under 20%% loss");
 	assert_int_equal(given_up, 0);
@@ -189,21 +165,21 @@ static void test_nack_under_loss(void **state)
 
 static void test_nack_4bit_under_loss(void **state)
 {
-	uint64_t before = counter(B, "gaps_recovered");
+	uint64_t before = netns_net_counter(B, sddsctl_bin, "gaps_recovered");
 
 	(void)state;
 	transfer("counter", 40);
 	fprintf(stderr, "counter (4-bit), 40 samples: gaps_recovered +%llu, gaps_given_up %llu\n",
-		(unsigned long long)(counter(B, "gaps_recovered") - before),
-		(unsigned long long)counter(B, "gaps_given_up"));
-	assert_int_equal(counter(B, "gaps_given_up"), 0);
+		(unsigned long long)(netns_net_counter(B, sddsctl_bin, "gaps_recovered") - before),
+		(unsigned long long)netns_net_counter(B, sddsctl_bin, "gaps_given_up"));
+	assert_int_equal(netns_net_counter(B, sddsctl_bin, "gaps_given_up"), 0);
 	lossless();
 }
 
 static void test_tail_loss(void **state)
 {
 	char sa[128], sb[128];
-	uint64_t hb = counter(A, "nack_heartbeats");
+	uint64_t hb = netns_net_counter(A, sddsctl_bin, "nack_heartbeats");
 	int64_t t0;
 	pid_t rb, wa;
 
@@ -218,18 +194,19 @@ static void test_tail_loss(void **state)
 	assert_int_equal(netns_wait(wa), 0);
 	/* The sample and its first two heartbeats (20 and 60 ms later) are lost; the next ones pass. */
 	t0 = netns_now_ms();
-	for (int i = 0; i < 100 && counter(A, "nack_heartbeats") < hb + 2; i++)
+	for (int i = 0; i < 100 && netns_net_counter(A, sddsctl_bin, "nack_heartbeats") < hb + 2; i++)
 		usleep(10000);
 	fprintf(stderr, "tail: %llu datagrams dropped at B, heartbeats %llu -> %llu after %lld ms\n",
 		(unsigned long long)netns_dropped(B, 23234), (unsigned long long)hb,
-		(unsigned long long)counter(A, "nack_heartbeats"), (long long)(netns_now_ms() - t0));
+		(unsigned long long)netns_net_counter(A, sddsctl_bin, "nack_heartbeats"),
+		(long long)(netns_now_ms() - t0));
 	lossless();
 	if (netns_wait(rb) != 0) {
 		show("the lost last sample did not arrive");
 		fail();
 	}
 	temp_written++;
-	assert_true(counter(A, "nack_heartbeats") > hb);
+	assert_true(netns_net_counter(A, sddsctl_bin, "nack_heartbeats") > hb);
 }
 
 /* A tsv of frames for net_helper replay: each line's payload is hex[i]. */
@@ -253,7 +230,8 @@ static void test_nack_not_kept(void **state)
 	const char *frames[1] = {hex};
 	/* A keeps the last 128 numbers: the one 300 back is gone. */
 	unsigned old = (temp_written - 300) & 0xffff;
-	uint64_t unknown = counter(A, "nack_unknown"), resent = counter(A, "nack_resent");
+	uint64_t unknown = netns_net_counter(A, sddsctl_bin, "nack_unknown"),
+		 resent = netns_net_counter(A, sddsctl_bin, "nack_resent");
 
 	(void)state;
 	/* version 1, 4 submessages: DOMAIN 1, TOPIC 10, ext NACK, SEQNR_BIG. */
@@ -264,8 +242,8 @@ static void test_nack_not_kept(void **state)
 	    netns_wait(netns_helper(B, false, helper_bin, "replay", "fe80::b", "fe80::a", "vnb", tsv, NULL)),
 	    0);
 	usleep(100000);
-	assert_int_equal(counter(A, "nack_unknown"), unknown + 1);
-	assert_int_equal(counter(A, "nack_resent"), resent);
+	assert_int_equal(netns_net_counter(A, sddsctl_bin, "nack_unknown"), unknown + 1);
+	assert_int_equal(netns_net_counter(A, sddsctl_bin, "nack_resent"), resent);
 }
 
 static void test_bogus_nack_flood(void **state)
@@ -273,8 +251,10 @@ static void test_bogus_nack_flood(void **state)
 	char tsv[128], kept[64];
 	/* Topic 5 (not ours), a 32-bit number for the 16-bit topic, then a kept number. */
 	const char *frames[3] = {"010410511f8f01", "010410a11faffffffff0", kept};
-	uint64_t bogus = counter(A, "nack_bogus"), in = counter(A, "nacks_in");
-	uint64_t resent = counter(A, "nack_resent"), limited = counter(A, "nack_limited");
+	uint64_t bogus = netns_net_counter(A, sddsctl_bin, "nack_bogus"),
+		 in = netns_net_counter(A, sddsctl_bin, "nacks_in");
+	uint64_t resent = netns_net_counter(A, sddsctl_bin, "nack_resent"),
+		 limited = netns_net_counter(A, sddsctl_bin, "nack_limited");
 	uint64_t d_bogus, d_in, d_resent, d_limited;
 
 	(void)state;
@@ -285,10 +265,10 @@ static void test_bogus_nack_flood(void **state)
 	    netns_wait(netns_helper(B, false, helper_bin, "replay", "fe80::99", "fe80::a", "vnb", tsv, NULL)),
 	    0);
 	usleep(100000);
-	d_bogus = counter(A, "nack_bogus") - bogus;
-	d_in = counter(A, "nacks_in") - in;
-	d_resent = counter(A, "nack_resent") - resent;
-	d_limited = counter(A, "nack_limited") - limited;
+	d_bogus = netns_net_counter(A, sddsctl_bin, "nack_bogus") - bogus;
+	d_in = netns_net_counter(A, sddsctl_bin, "nacks_in") - in;
+	d_resent = netns_net_counter(A, sddsctl_bin, "nack_resent") - resent;
+	d_limited = netns_net_counter(A, sddsctl_bin, "nack_limited") - limited;
 	fprintf(stderr, "bogus flood: bogus +%llu, nacks_in +%llu, resent +%llu, limited +%llu\n",
 		(unsigned long long)d_bogus, (unsigned long long)d_in, (unsigned long long)d_resent,
 		(unsigned long long)d_limited);
@@ -317,11 +297,7 @@ int main(int argc, char **argv)
 	sddsd_bin = argv[1];
 	sddsctl_bin = argv[2];
 	helper_bin = argv[3];
-	if (netns_run("command -v nft >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "test_netns_nack: no nft: skipped\n");
-		return 77;
-	}
-	rc = netns_available("test_netns_nack");
+	rc = netns_available_nft("test_netns_nack");
 	if (rc != 0)
 		return rc;
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);

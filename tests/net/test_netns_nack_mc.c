@@ -66,7 +66,7 @@ static int group_setup(void **state)
 		return -1;
 	if (netns_write("topics.xml", topics_xml) < 0 || write_node(A) < 0 || write_node(B) < 0)
 		return -1;
-	if (netns_daemon_start(A, sddsd_bin, NULL) < 0 || netns_daemon_start(B, sddsd_bin, NULL) < 0)
+	if (netns_daemons_start(sddsd_bin) < 0)
 		return -1;
 	return 0;
 }
@@ -76,15 +76,6 @@ static int group_teardown(void **state)
 	(void)state;
 	netns_cleanup();
 	return 0;
-}
-
-static uint64_t counter(int side, const char *key)
-{
-	static char buf[65536];
-
-	if (netns_ctl_json(side, sddsctl_bin, "net", buf, sizeof(buf)) != 0)
-		fail_msg("sddsctl net of %s failed", side == A ? "A" : "B");
-	return netns_json_u64(buf, key);
 }
 
 static void test_reliable_multicast_under_loss(void **state)
@@ -123,16 +114,18 @@ static void test_reliable_multicast_under_loss(void **state)
 		"multicast, 1000 samples, 20%% loss both ways: A sent %llu datagrams, dropped at B %llu "
 		"(port 23254) + %llu (23234), at A %llu + %llu; B nacks_out %llu, gaps_recovered %llu, "
 		"gaps_given_up %llu; A nacks_in %llu, nack_resent %llu, heartbeats %llu\n",
-		(unsigned long long)counter(A, "frames_out"), (unsigned long long)netns_dropped(B, 23254),
-		(unsigned long long)netns_dropped(B, 23234), (unsigned long long)netns_dropped(A, 23254),
-		(unsigned long long)netns_dropped(A, 23234), (unsigned long long)counter(B, "nacks_out"),
-		(unsigned long long)counter(B, "gaps_recovered"),
-		(unsigned long long)counter(B, "gaps_given_up"), (unsigned long long)counter(A, "nacks_in"),
-		(unsigned long long)counter(A, "nack_resent"),
-		(unsigned long long)counter(A, "nack_heartbeats"));
-	assert_true(counter(B, "gaps_recovered") > 0);
-	assert_true(counter(A, "nack_resent") > 0);
-	assert_int_equal(counter(B, "gaps_given_up"), 0);
+		(unsigned long long)netns_net_counter(A, sddsctl_bin, "frames_out"),
+		(unsigned long long)netns_dropped(B, 23254), (unsigned long long)netns_dropped(B, 23234),
+		(unsigned long long)netns_dropped(A, 23254), (unsigned long long)netns_dropped(A, 23234),
+		(unsigned long long)netns_net_counter(B, sddsctl_bin, "nacks_out"),
+		(unsigned long long)netns_net_counter(B, sddsctl_bin, "gaps_recovered"),
+		(unsigned long long)netns_net_counter(B, sddsctl_bin, "gaps_given_up"),
+		(unsigned long long)netns_net_counter(A, sddsctl_bin, "nacks_in"),
+		(unsigned long long)netns_net_counter(A, sddsctl_bin, "nack_resent"),
+		(unsigned long long)netns_net_counter(A, sddsctl_bin, "nack_heartbeats"));
+	assert_true(netns_net_counter(B, sddsctl_bin, "gaps_recovered") > 0);
+	assert_true(netns_net_counter(A, sddsctl_bin, "nack_resent") > 0);
+	assert_int_equal(netns_net_counter(B, sddsctl_bin, "gaps_given_up"), 0);
 }
 
 int main(int argc, char **argv)
@@ -149,11 +142,7 @@ int main(int argc, char **argv)
 	sddsd_bin = argv[1];
 	sddsctl_bin = argv[2];
 	helper_bin = argv[3];
-	if (netns_run("command -v nft >/dev/null 2>&1") != 0) {
-		fprintf(stderr, "test_netns_nack_mc: no nft: skipped\n");
-		return 77;
-	}
-	rc = netns_available("test_netns_nack_mc");
+	rc = netns_available_nft("test_netns_nack_mc");
 	if (rc != 0)
 		return rc;
 	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
