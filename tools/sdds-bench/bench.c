@@ -9,10 +9,12 @@
  */
 #include "bench.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 int64_t bench_now_ns(void)
@@ -30,6 +32,36 @@ void bench_why(char *why, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, BENCH_WHY_MAX, fmt, ap);
 	va_end(ap);
+}
+
+int bench_parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+
+	/* strtoull takes "-1" as ULLONG_MAX: a sign is refused before it sees it. */
+	errno = 0;
+	if (*s == '-')
+		return -EINVAL;
+	v = strtoull(s, &end, base);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int bench_parse_double(const char *s, double min, double max, double *ret)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	/* The negated test also refuses NaN. */
+	if (errno || end == s || *end || !(v >= min && v <= max))
+		return -EINVAL;
+	*ret = v;
+	return 0;
 }
 
 void bench_lat_finish(const struct bench_opts *o, const char *name, uint64_t *rtt, uint64_t n,

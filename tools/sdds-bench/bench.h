@@ -122,4 +122,14 @@ void bench_lat_finish(const struct bench_opts *o, const char *name, uint64_t *rt
 /* snprintf into a result's why; returns nothing, truncates silently. */
 void bench_why(char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * The whole of s (borrowed) as an unsigned number in strtoull's base
+ * (0: 0x.. hex and 0.. octal too), in [min, max]; no sign. 0 with *ret,
+ * or -EINVAL (*ret untouched). The option values of every subcommand.
+ */
+int bench_parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *ret);
+
+/* The whole of s (borrowed) as a number in [min, max]: 0 with *ret, or -EINVAL. */
+int bench_parse_double(const char *s, double min, double max, double *ret);
+
 #endif /* SDDS_BENCH_BENCH_H */

@@ -202,21 +202,6 @@ static void cg_usage(FILE *f)
 		CG_DEFAULT_SAMPLES, CG_DEFAULT_BASE, BENCH_MAX_SIZE, CG_DEFAULT_SIZE);
 }
 
-static int cg_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s == '-')
-		return -EINVAL;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 int callgrind_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -236,13 +221,13 @@ int callgrind_main(int argc, char **argv)
 
 		switch (c) {
 		case 'k':
-			err = cg_u64(optarg, 1, 100000000, &samples);
+			err = bench_parse_u64(optarg, 0, 1, 100000000, &samples);
 			break;
 		case 'b':
-			err = cg_u64(optarg, 1, 100000000, &base);
+			err = bench_parse_u64(optarg, 0, 1, 100000000, &base);
 			break;
 		case 's':
-			err = cg_u64(optarg, 1, BENCH_MAX_SIZE, &size);
+			err = bench_parse_u64(optarg, 0, 1, BENCH_MAX_SIZE, &size);
 			break;
 		case 'V':
 			valgrind = optarg;

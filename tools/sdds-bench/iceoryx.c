@@ -694,21 +694,6 @@ static void ix_usage(FILE *f)
 		IX_DEFAULT_MAX_SECONDS);
 }
 
-static int ix_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s == '-')
-		return -EINVAL;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static int ix_parse_cpu(const char *s, int *ret)
 {
 	uint64_t v;
@@ -717,7 +702,7 @@ static int ix_parse_cpu(const char *s, int *ret)
 		*ret = BENCH_CPU_ANY;
 		return 0;
 	}
-	if (ix_parse_u64(s, 0, 1023, &v) < 0)
+	if (bench_parse_u64(s, 0, 0, 1023, &v) < 0)
 		return -EINVAL;
 	*ret = (int)v;
 	return 0;
@@ -773,25 +758,18 @@ static int ix_parse(int argc, char **argv, struct ix_opts *o)
 
 		switch (c) {
 		case 'n':
-			err = ix_parse_u64(optarg, 1, 1000000000, &o->b.iterations);
+			err = bench_parse_u64(optarg, 0, 1, 1000000000, &o->b.iterations);
 			break;
 		case IX_OPT_WARMUP:
-			err = ix_parse_u64(optarg, 0, 1000000000, &o->b.warmup);
+			err = bench_parse_u64(optarg, 0, 0, 1000000000, &o->b.warmup);
 			break;
 		case 's':
-			err = ix_parse_u64(optarg, 1, BENCH_MAX_SIZE, &v);
+			err = bench_parse_u64(optarg, 0, 1, BENCH_MAX_SIZE, &v);
 			o->b.size = (uint32_t)v;
 			break;
-		case IX_OPT_MAX_SECONDS: {
-			char *end;
-
-			errno = 0;
-			o->b.max_seconds = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o->b.max_seconds >= 0.1 && o->b.max_seconds <= 86400))
-				err = -EINVAL;
+		case IX_OPT_MAX_SECONDS:
+			err = bench_parse_double(optarg, 0.1, 86400, &o->b.max_seconds);
 			break;
-		}
 		case IX_OPT_PIN:
 			err = ix_parse_pin(optarg, &o->a_cpu, &o->b_cpu);
 			o->pin_given = true;

@@ -91,34 +91,6 @@ static void main_usage(FILE *f)
 		(long long)MAIN_DEFAULT_POLL_SPIN_NS, (long long)MAIN_DEFAULT_POLL_YIELD_NS);
 }
 
-static int main_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s == '-')
-		return -EINVAL;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-static int main_parse_secs(const char *s, double min, double max, double *ret)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= min && v <= max))
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static int main_parse_cpu(const char *s, size_t len, int *ret)
 {
 	char buf[16];
@@ -132,7 +104,7 @@ static int main_parse_cpu(const char *s, size_t len, int *ret)
 		*ret = BENCH_CPU_ANY;
 		return 0;
 	}
-	if (main_parse_u64(buf, 0, 1023, &v) < 0)
+	if (bench_parse_u64(buf, 0, 0, 1023, &v) < 0)
 		return -EINVAL;
 	*ret = (int)v;
 	return 0;
@@ -210,23 +182,23 @@ static int main_parse(int argc, char **argv, struct bench_opts *o)
 
 		switch (c) {
 		case 'n':
-			err = main_parse_u64(optarg, 1, 1000000000, &o->iterations);
+			err = bench_parse_u64(optarg, 0, 1, 1000000000, &o->iterations);
 			break;
 		case OPT_WARMUP:
-			err = main_parse_u64(optarg, 0, 1000000000, &o->warmup);
+			err = bench_parse_u64(optarg, 0, 0, 1000000000, &o->warmup);
 			break;
 		case 's':
-			err = main_parse_u64(optarg, 1, BENCH_MAX_SIZE, &v);
+			err = bench_parse_u64(optarg, 0, 1, BENCH_MAX_SIZE, &v);
 			o->size = (uint32_t)v;
 			break;
 		case OPT_MAX_SECONDS:
-			err = main_parse_secs(optarg, 0.1, 86400, &o->max_seconds);
+			err = bench_parse_double(optarg, 0.1, 86400, &o->max_seconds);
 			break;
 		case 't':
-			err = main_parse_secs(optarg, 0.05, 3600, &o->tput_seconds);
+			err = bench_parse_double(optarg, 0.05, 3600, &o->tput_seconds);
 			break;
 		case OPT_DEPTH:
-			err = main_parse_u64(optarg, 1, 1u << 20, &v);
+			err = bench_parse_u64(optarg, 0, 1, 1u << 20, &v);
 			o->depth = (uint32_t)v;
 			break;
 		case OPT_BEST_EFFORT:
@@ -239,7 +211,7 @@ static int main_parse(int argc, char **argv, struct bench_opts *o)
 				err = main_parse_placement(optarg, &o->pin_spec);
 			break;
 		case OPT_POLL_SPIN:
-			err = main_parse_u64(optarg, 0, INT64_MAX, &v);
+			err = bench_parse_u64(optarg, 0, 0, INT64_MAX, &v);
 			o->poll_spin_ns = (int64_t)v;
 			break;
 		case OPT_POLL_YIELD:
@@ -248,7 +220,7 @@ static int main_parse(int argc, char **argv, struct bench_opts *o)
 				o->poll_yield_ns = -1;
 				break;
 			}
-			err = main_parse_u64(optarg, 0, INT64_MAX, &v);
+			err = bench_parse_u64(optarg, 0, 0, INT64_MAX, &v);
 			o->poll_yield_ns = (int64_t)v;
 			break;
 		case OPT_SDDSD:

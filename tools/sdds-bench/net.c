@@ -1505,19 +1505,6 @@ static void net_usage(FILE *f)
 		NET_DEFAULT_ITERATIONS, NET_DEFAULT_WARMUP, NET_MAX_SIZE, NET_DEFAULT_SIZE, NET_EXIT_CANNOT);
 }
 
-static int net_num(const char *s, double min, double max, double *ret)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end != '\0' || !(v >= min && v <= max))
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static int net_parse(int argc, char **argv, struct net_opts *o)
 {
 	static const struct option longopts[] = {
@@ -1556,25 +1543,25 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 
 		switch (c) {
 		case 'n':
-			err = net_num(optarg, 1, 1e9, &v);
+			err = bench_parse_double(optarg, 1, 1e9, &v);
 			o->b.iterations = (uint64_t)v;
 			break;
 		case NET_OPT_WARMUP:
-			err = net_num(optarg, 0, 1e9, &v);
+			err = bench_parse_double(optarg, 0, 1e9, &v);
 			o->b.warmup = (uint64_t)v;
 			break;
 		case 's':
-			err = net_num(optarg, 1, NET_MAX_SIZE, &v);
+			err = bench_parse_double(optarg, 1, NET_MAX_SIZE, &v);
 			o->b.size = (uint32_t)v;
 			break;
 		case NET_OPT_MAX_SECONDS:
-			err = net_num(optarg, 0.1, 86400, &o->b.max_seconds);
+			err = bench_parse_double(optarg, 0.1, 86400, &o->b.max_seconds);
 			break;
 		case 't':
-			err = net_num(optarg, 0.05, 3600, &o->b.tput_seconds);
+			err = bench_parse_double(optarg, 0.05, 3600, &o->b.tput_seconds);
 			break;
 		case NET_OPT_DDSPERF_SECONDS:
-			err = net_num(optarg, 1, 3600, &o->ddsperf_seconds);
+			err = bench_parse_double(optarg, 1, 3600, &o->ddsperf_seconds);
 			break;
 		case NET_OPT_POLL:
 			o->poll = true;

@@ -776,34 +776,6 @@ static void sc_usage(FILE *f)
 		SC_DEFAULT_MAX_SECONDS);
 }
 
-static int sc_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	if (*s == '-' || *s == '\0')
-		return -EINVAL;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-static int sc_parse_double(const char *s, double min, double max, double *ret)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= min && v <= max))
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static int sc_parse_list(const char *s, struct sc_opts *o)
 {
 	char buf[256];
@@ -815,7 +787,7 @@ static int sc_parse_list(const char *s, struct sc_opts *o)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		uint64_t v;
 
-		if (o->n_points >= SC_MAX_POINTS || sc_parse_u64(tok, 1, SC_MAX_CLIENTS, &v) < 0)
+		if (o->n_points >= SC_MAX_POINTS || bench_parse_u64(tok, 10, 1, SC_MAX_CLIENTS, &v) < 0)
 			return -EINVAL;
 		o->clients[o->n_points++] = (uint32_t)v;
 	}
@@ -867,20 +839,20 @@ static int sc_parse(int argc, char **argv, struct sc_opts *o)
 			err = sc_parse_list(optarg, o);
 			break;
 		case 'n':
-			err = sc_parse_u64(optarg, 1, 100000000, &o->iterations);
+			err = bench_parse_u64(optarg, 10, 1, 100000000, &o->iterations);
 			break;
 		case SC_OPT_WARMUP:
-			err = sc_parse_u64(optarg, 0, 100000000, &o->warmup);
+			err = bench_parse_u64(optarg, 10, 0, 100000000, &o->warmup);
 			break;
 		case 's':
-			err = sc_parse_u64(optarg, 1, BENCH_MAX_SIZE, &v);
+			err = bench_parse_u64(optarg, 10, 1, BENCH_MAX_SIZE, &v);
 			o->size = (uint32_t)v;
 			break;
 		case SC_OPT_MAX_SECONDS:
-			err = sc_parse_double(optarg, 0.1, 86400, &o->max_seconds);
+			err = bench_parse_double(optarg, 0.1, 86400, &o->max_seconds);
 			break;
 		case SC_OPT_BG_HZ:
-			err = sc_parse_double(optarg, 0, 10000, &o->bg_hz);
+			err = bench_parse_double(optarg, 0, 10000, &o->bg_hz);
 			break;
 		case SC_OPT_POLL:
 			o->poll = true;
