@@ -298,25 +298,42 @@ static struct json_object *md_exec(struct md_ctx *c, const char *name, char *con
 	return j;
 }
 
+/* A part's reason w (borrowed, may be NULL or empty) into why, or that none was given. */
+static void md_why_given(char *why, const char *w)
+{
+	bench_why(why, "%s", w && *w ? w : "failed (no reason given)");
+}
+
+/*
+ * Whether the object at path of j says ok; when it does not, or has no
+ * "ok", why (BENCH_WHY_MAX bytes, the caller's) says so, with the reason at
+ * path.why_key when there is one.
+ */
+static bool md_json_ok(struct json_object *j, const char *path, const char *why_key, char *why)
+{
+	char k[160];
+	bool ok = false;
+
+	snprintf(k, sizeof(k), "%s.ok", path);
+	if (mdrun_jbool(j, k, &ok) < 0) {
+		bench_why(why, "no '%s' in the JSON", path);
+		return false;
+	}
+	if (!ok) {
+		snprintf(k, sizeof(k), "%s.%s", path, why_key);
+		md_why_given(why, mdrun_jstr(j, k));
+	}
+	return ok;
+}
+
 /* Fill a latency row from a JSON object at path with the given key names. */
 static void md_lat_json(struct md_lat *l, struct json_object *j, const char *path, const char *n_key,
 			const char *why_key)
 {
 	char k[160];
-	bool ok = false;
-	const char *why;
 
-	snprintf(k, sizeof(k), "%s.ok", path);
-	if (mdrun_jbool(j, k, &ok) < 0) {
-		bench_why(l->why, "no '%s' in the JSON", path);
+	if (!md_json_ok(j, path, why_key, l->why))
 		return;
-	}
-	if (!ok) {
-		snprintf(k, sizeof(k), "%s.%s", path, why_key);
-		why = mdrun_jstr(j, k);
-		bench_why(l->why, "%s", why && *why ? why : "failed (no reason given)");
-		return;
-	}
 #define MD_NUM(key, dst)                                                                                     \
 	do {                                                                                                 \
 		snprintf(k, sizeof(k), "%s.%s", path, key);                                                  \
@@ -343,20 +360,9 @@ static void md_tput_json(struct md_tput *t, struct json_object *j, const char *p
 			 const char *why_key)
 {
 	char k[160];
-	bool ok = false;
-	const char *why;
 
-	snprintf(k, sizeof(k), "%s.ok", path);
-	if (mdrun_jbool(j, k, &ok) < 0) {
-		bench_why(t->why, "no '%s' in the JSON", path);
+	if (!md_json_ok(j, path, why_key, t->why))
 		return;
-	}
-	if (!ok) {
-		snprintf(k, sizeof(k), "%s.%s", path, why_key);
-		why = mdrun_jstr(j, k);
-		bench_why(t->why, "%s", why && *why ? why : "failed (no reason given)");
-		return;
-	}
 	snprintf(k, sizeof(k), "%s.%s", path, rate_key);
 	if (mdrun_jnum(j, k, &t->rate) < 0 || !(t->rate > 0)) {
 		bench_why(t->why, "no rate '%s' in the JSON", k);
@@ -527,9 +533,7 @@ static void md_iceoryx(struct md_ctx *c)
 	}
 	c->part[MD_ICEORYX].ok = true;
 	if (mdrun_jbool(j, "ok", &ok) == 0 && !ok) {
-		const char *w = mdrun_jstr(j, "why");
-
-		bench_why(why, "%s", w && *w ? w : "failed (no reason given)");
+		md_why_given(why, mdrun_jstr(j, "why"));
 		md_lat_fail(&c->l_ice_poll, why);
 		md_lat_fail(&c->l_ice_wait, why);
 	}
@@ -1013,11 +1017,8 @@ static void md_scale(struct md_ctx *c)
 		bench_why(c->part[MD_SCALE].why, "%s", why);
 		return;
 	}
-	if (mdrun_jbool(j, "ok", &ok) == 0 && !ok) {
-		const char *w = mdrun_jstr(j, "why");
-
-		bench_why(c->part[MD_SCALE].why, "%s", w && *w ? w : "failed (no reason given)");
-	}
+	if (mdrun_jbool(j, "ok", &ok) == 0 && !ok)
+		md_why_given(c->part[MD_SCALE].why, mdrun_jstr(j, "why"));
 	n = mdrun_jlen(j, "points");
 	for (int i = 0; i < n && c->n_sc < MD_MAX_SCALE; i++) {
 		struct md_scale_pt *p = &c->sc[c->n_sc];
@@ -1040,11 +1041,8 @@ static void md_scale(struct md_ctx *c)
 		snprintf(k, sizeof(k), "points.%d.ok", i);
 		p->why[0] = '\0';
 		if (mdrun_jbool(j, k, &pt_ok) == 0 && !pt_ok) {
-			const char *pw;
-
 			snprintf(k, sizeof(k), "points.%d.why", i);
-			pw = mdrun_jstr(j, k);
-			bench_why(p->why, "%s", pw && *pw ? pw : "failed (no reason given)");
+			md_why_given(p->why, mdrun_jstr(j, k));
 		}
 		if (!isnan(p->clients))
 			c->n_sc++;
