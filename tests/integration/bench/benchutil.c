@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +39,23 @@ int benchutil_run(char *const argv[], int fd, bool err_too, pid_t *ret_pid)
 	if (ret_pid)
 		*ret_pid = pid;
 	return waitpid(pid, &st, 0) == pid ? st : -1;
+}
+
+int benchutil_run_to_temp(char *const argv[], char *path, pid_t *ret_pid)
+{
+	int fd = mkstemp(path), st;
+
+	if (fd < 0)
+		return -1;
+	st = benchutil_run(argv, fd, false, ret_pid);
+	close(fd);
+	return st;
+}
+
+void benchutil_assert_exit(int status, int code)
+{
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), code);
 }
 
 int benchutil_python(const char *script, const char *file, const char *arg)
@@ -83,6 +101,5 @@ void benchutil_assert_usage_error(char *const argv[])
 	assert_true(fd >= 0);
 	st = benchutil_run(argv, fd, true, NULL);
 	close(fd);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 2);
+	benchutil_assert_exit(st, 2);
 }

@@ -26,6 +26,17 @@
 int benchutil_run(char *const argv[], int fd, bool err_too, pid_t *ret_pid);
 
 /*
+ * benchutil_run() with stdout to a new file made by mkstemp() from path
+ * (the caller's template, its XXXXXX rewritten in place; the caller
+ * removes the file) and stderr passing through. The wait status, or -1
+ * when the file could not be made or the fork or the wait failed.
+ */
+int benchutil_run_to_temp(char *const argv[], char *path, pid_t *ret_pid);
+
+/* Asserts that the wait status status is an exit with code. */
+void benchutil_assert_exit(int status, int code);
+
+/*
  * python3 -c SCRIPT FILE [ARG] (ARG left out when NULL; all borrowed).
  * Returns its exit code (127 when python3 is missing), or -1 when it did
  * not exit normally.

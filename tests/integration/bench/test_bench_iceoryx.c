@@ -70,13 +70,9 @@ static const char *const check_py =
 static int group_setup(void **state)
 {
 	char *argv[] = {(char *)bench_bin, "iceoryx", "--json", "-n", "2000", "--warmup", "200", NULL};
-	int fd = mkstemp(out_path);
 
 	(void)state;
-	if (fd < 0)
-		return -1;
-	run_status = benchutil_run(argv, fd, false, &run_pid);
-	close(fd);
+	run_status = benchutil_run_to_temp(argv, out_path, &run_pid);
 	return 0;
 }
 
@@ -90,8 +86,7 @@ static int group_teardown(void **state)
 static void test_exit_status(void **state)
 {
 	(void)state;
-	assert_true(WIFEXITED(run_status));
-	assert_int_equal(WEXITSTATUS(run_status), built ? 0 : 1);
+	benchutil_assert_exit(run_status, built ? 0 : 1);
 }
 
 static void test_every_figure(void **state)

@@ -94,13 +94,9 @@ static int group_setup(void **state)
 			"--sddsd",
 			(char *)sddsd_bin,
 			NULL};
-	int fd = mkstemp(out_path);
 
 	(void)state;
-	if (fd < 0)
-		return -1;
-	run_status = benchutil_run(argv, fd, false, NULL);
-	close(fd);
+	run_status = benchutil_run_to_temp(argv, out_path, NULL);
 	return 0;
 }
 
@@ -114,8 +110,7 @@ static int group_teardown(void **state)
 static void test_exit_zero(void **state)
 {
 	(void)state;
-	assert_true(WIFEXITED(run_status));
-	assert_int_equal(WEXITSTATUS(run_status), 0);
+	benchutil_assert_exit(run_status, 0);
 }
 
 static void test_every_figure(void **state)

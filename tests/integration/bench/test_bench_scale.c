@@ -57,13 +57,9 @@ static int group_setup(void **state)
 	char *argv[] = {
 	    (char *)bench_bin, "scale",	  "--clients",	     "1,3,16", "-n", "500", "--warmup", "50",
 	    "--json",	       "--sddsd", (char *)sddsd_bin, NULL};
-	int fd = mkstemp(out_path);
 
 	(void)state;
-	if (fd < 0)
-		return -1;
-	run_status = benchutil_run(argv, fd, false, NULL);
-	close(fd);
+	run_status = benchutil_run_to_temp(argv, out_path, NULL);
 	return 0;
 }
 
@@ -77,8 +73,7 @@ static int group_teardown(void **state)
 static void test_exit_zero(void **state)
 {
 	(void)state;
-	assert_true(WIFEXITED(run_status));
-	assert_int_equal(WEXITSTATUS(run_status), 0);
+	benchutil_assert_exit(run_status, 0);
 }
 
 static void test_every_point(void **state)

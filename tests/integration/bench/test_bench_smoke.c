@@ -42,18 +42,6 @@ struct smoke_run {
 static struct smoke_run good = {.out = "/tmp/sdds-bench-smoke-XXXXXX"};
 static struct smoke_run bad = {.out = "/tmp/sdds-bench-smoke-XXXXXX"};
 
-/* Run argv with stdout to a new temp file (template in run->out); stderr passes through. */
-static int smoke_run(char *const argv[], struct smoke_run *run)
-{
-	int fd = mkstemp(run->out);
-
-	if (fd < 0)
-		return -errno;
-	run->status = benchutil_run(argv, fd, false, NULL);
-	close(fd);
-	return run->status == -1 ? -ECHILD : 0;
-}
-
 static const char *const check_keys_py =
     "import json, sys\n"
     "d = json.load(open(sys.argv[1]))\n"
@@ -136,9 +124,9 @@ static int smoke_setup(void **state)
 			    NULL};
 
 	(void)state;
-	if (smoke_run(good_argv, &good) < 0 || smoke_run(bad_argv, &bad) < 0)
-		return -1;
-	return 0;
+	good.status = benchutil_run_to_temp(good_argv, good.out, NULL);
+	bad.status = benchutil_run_to_temp(bad_argv, bad.out, NULL);
+	return good.status == -1 || bad.status == -1 ? -1 : 0;
 }
 
 static int smoke_teardown(void **state)
@@ -152,8 +140,7 @@ static int smoke_teardown(void **state)
 static void test_exit_zero(void **state)
 {
 	(void)state;
-	assert_true(WIFEXITED(good.status));
-	assert_int_equal(WEXITSTATUS(good.status), 0);
+	benchutil_assert_exit(good.status, 0);
 }
 
 static void test_json_parses(void **state)
@@ -172,8 +159,7 @@ static void test_every_figure_positive(void **state)
 static void test_missing_daemon_fails_without_ratios(void **state)
 {
 	(void)state;
-	assert_true(WIFEXITED(bad.status));
-	assert_int_equal(WEXITSTATUS(bad.status), 1);
+	benchutil_assert_exit(bad.status, 1);
 	assert_int_equal(benchutil_python(check_failed_py, bad.out, NULL), 0);
 }
 
