@@ -120,6 +120,13 @@ void netns_cleanup(void)
 	netns.dir[0] = '\0';
 }
 
+int netns_group_teardown(void **state)
+{
+	(void)state;
+	netns_cleanup();
+	return 0;
+}
+
 static void on_signal(int sig)
 {
 	netns_cleanup();

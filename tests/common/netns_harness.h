@@ -58,6 +58,9 @@ int netns_pair_setup(const char *tag, const char *dev_a, const char *dev_b);
 /* Stops the daemons, deletes the namespaces and the directory. Idempotent. */
 void netns_cleanup(void);
 
+/* A CMocka group teardown that is netns_cleanup(). Always 0. */
+int netns_group_teardown(void **state);
+
 /* DIR/name into out (cap bytes). */
 void netns_path(const char *name, char *out, size_t cap);
 

@@ -77,13 +77,6 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
-{
-	(void)state;
-	netns_cleanup();
-	return 0;
-}
-
 static void exchange(const char *a_to_b, const char *b_to_a)
 {
 	char sa[128], sb[128];
@@ -265,7 +258,7 @@ int main(int argc, char **argv)
 	rc = netns_available("test_netns");
 	if (rc != 0)
 		return rc;
-	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	rc = cmocka_run_group_tests(tests, group_setup, netns_group_teardown);
 	netns_cleanup();
 	return rc;
 }

@@ -74,13 +74,6 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
-{
-	(void)state;
-	netns_cleanup();
-	return 0;
-}
-
 /* Wait up to ms for daemon `name`'s peers view to contain (want) or lack (!want) text. */
 static bool wait_peers(int side, const char *text, bool want, int ms, char *buf, size_t cap)
 {
@@ -177,7 +170,7 @@ int main(int argc, char **argv)
 	rc = netns_available("test_netns_disc");
 	if (rc != 0)
 		return rc;
-	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	rc = cmocka_run_group_tests(tests, group_setup, netns_group_teardown);
 	netns_cleanup();
 	return rc;
 }

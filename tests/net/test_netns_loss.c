@@ -67,13 +67,6 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
-{
-	(void)state;
-	netns_cleanup();
-	return 0;
-}
-
 static void test_reliable_under_loss(void **state)
 {
 	static char buf[65536];
@@ -129,7 +122,7 @@ int main(int argc, char **argv)
 	rc = netns_available_nft("test_netns_loss");
 	if (rc != 0)
 		return rc;
-	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	rc = cmocka_run_group_tests(tests, group_setup, netns_group_teardown);
 	netns_cleanup();
 	return rc;
 }

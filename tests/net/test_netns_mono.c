@@ -62,13 +62,6 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
-{
-	(void)state;
-	netns_cleanup();
-	return 0;
-}
-
 static void test_mono_with_daemon(void **state)
 {
 	char sock_b[128], conf_a[160], mono_a[170], go[128];
@@ -132,5 +125,5 @@ int main(int argc, char **argv)
 	rc = netns_available("test_netns_mono");
 	if (rc != 0)
 		return rc;
-	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+	return cmocka_run_group_tests(tests, group_setup, netns_group_teardown);
 }

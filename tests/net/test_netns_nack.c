@@ -81,13 +81,6 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
-{
-	(void)state;
-	netns_cleanup();
-	return 0;
-}
-
 static void show(const char *what)
 {
 	static char buf[65536];
@@ -300,7 +293,7 @@ int main(int argc, char **argv)
 	rc = netns_available_nft("test_netns_nack");
 	if (rc != 0)
 		return rc;
-	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	rc = cmocka_run_group_tests(tests, group_setup, netns_group_teardown);
 	netns_cleanup();
 	return rc;
 }

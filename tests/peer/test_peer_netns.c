@@ -70,13 +70,6 @@ static int group_setup(void **state)
 	return 0;
 }
 
-static int group_teardown(void **state)
-{
-	(void)state;
-	netns_cleanup();
-	return 0;
-}
-
 static void pair(const char *count, const char *period)
 {
 	char eo[128], po[128], want[128];
@@ -148,7 +141,7 @@ int main(int argc, char **argv)
 	rc = netns_available("test_peer_netns");
 	if (rc != 0)
 		return rc;
-	rc = cmocka_run_group_tests(tests, group_setup, group_teardown);
+	rc = cmocka_run_group_tests(tests, group_setup, netns_group_teardown);
 	netns_cleanup();
 	return rc;
 }
