@@ -146,8 +146,7 @@ static int bl_ping(void *arg)
 	const struct bench_opts *o = a->o;
 	struct bl_shm *s = a->shm;
 	int64_t ready_deadline = bench_now_ns() + BL_READY_TIMEOUT_NS;
-	int64_t t_prev, t_cap = 0, warm_cap;
-	bool measuring;
+	struct bench_pace pace;
 	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
 	uint64_t i, n = 0;
 
@@ -156,12 +155,9 @@ static int bl_ping(void *arg)
 			return bl_fail(a, 0, 2, "pong side not ready at iteration", 0, -ETIMEDOUT);
 		usleep(1000);
 	}
-	t_prev = bench_now_ns();
-	warm_cap = t_prev + (int64_t)(o->max_seconds / 4 * 1e9);
-	measuring = o->warmup == 0;
+	bench_pace_start(&pace, o->warmup, o->max_seconds);
 	for (i = 0; n < o->iterations; i++) {
 		uint32_t v;
-		int64_t t;
 		int err;
 
 		bl_put_counter(out, o->size, i);
@@ -173,17 +169,8 @@ static int bl_ping(void *arg)
 		memcpy(in, s->line.payload, o->size);
 		if (v != 2 * i + 2 || memcmp(in, out, o->size) != 0)
 			return bl_fail(a, 0, 4, "ping", i, -EPROTO);
-		t = bench_now_ns();
-		if (measuring) {
-			s->rtt[n++] = (uint64_t)(t - t_prev);
-			if (n == 1)
-				t_cap = t + (int64_t)(o->max_seconds * 1e9);
-			else if (t > t_cap)
-				break;
-		} else if (i + 1 >= o->warmup || t > warm_cap) {
-			measuring = true;
-		}
-		t_prev = t;
+		if (bench_pace_round(&pace, i, s->rtt, &n))
+			break;
 	}
 	s->ctl.n_measured = n;
 	s->ctl.truncated = n < o->iterations;

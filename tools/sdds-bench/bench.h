@@ -123,6 +123,30 @@ void bench_lat_finish(const struct bench_opts *o, const char *name, uint64_t *rt
 void bench_why(char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
+ * The clock of a ping-pong loop: warm-up rounds until `warmup` of them
+ * are done or a quarter of max_seconds has passed, then one round-trip
+ * time per round, until the caller has its iterations or max_seconds has
+ * passed since the first measured round. Start it just before round 0.
+ */
+struct bench_pace {
+	int64_t t_prev;	  /* end of the previous round (or the start) */
+	int64_t t_cap;	  /* measuring ends after this */
+	int64_t warm_cap; /* warming up ends after this */
+	uint64_t warmup;
+	double max_seconds;
+	bool measuring;
+};
+
+void bench_pace_start(struct bench_pace *p, uint64_t warmup, double max_seconds);
+
+/*
+ * Round i has just ended: while measuring, its time goes to rtt[*n] (the
+ * caller's array, room for every iteration) and *n grows. Returns true when
+ * the time cap has passed: the loop ends there.
+ */
+bool bench_pace_round(struct bench_pace *p, uint64_t i, uint64_t *rtt, uint64_t *n);
+
+/*
  * The whole of s (borrowed) as an unsigned number in strtoull's base
  * (0: 0x.. hex and 0.. octal too), in [min, max]; no sign. 0 with *ret,
  * or -EINVAL (*ret untouched). The option values of every subcommand.

@@ -308,8 +308,7 @@ static int ix_leader(struct ix_args *a, struct ix_side *x)
 	struct ix_shm *s = a->s;
 	uint8_t out[BENCH_MAX_SIZE] = {0};
 	uint64_t i, n = 0;
-	int64_t t_prev, t_cap = 0, warm_cap;
-	bool measuring;
+	struct bench_pace pace;
 	char what[128];
 	int err;
 
@@ -326,13 +325,10 @@ static int ix_leader(struct ix_args *a, struct ix_side *x)
 			       err == -ETIMEDOUT ? "leader: ping and pong not connected within 10 s"
 						 : "leader: peer failed before the start");
 	}
-	t_prev = bench_now_ns();
-	warm_cap = t_prev + (int64_t)(o->max_seconds / 4 * 1e9);
-	measuring = o->warmup == 0;
+	bench_pace_start(&pace, o->warmup, o->max_seconds);
 	for (i = 0; n < o->iterations; i++) {
 		enum iox_ChunkReceiveResult res = ChunkReceiveResult_SUCCESS;
 		const void *in = NULL;
-		int64_t t;
 
 		ix_put_counter(out, o->size, i);
 		if (ix_publish(x, out, o->size) < 0) {
@@ -351,17 +347,8 @@ static int ix_leader(struct ix_args *a, struct ix_side *x)
 				 ix_err_str(err, res));
 			return ix_fail(s, IX_SIDE_A, 3, what);
 		}
-		t = bench_now_ns();
-		if (measuring) {
-			s->rtt[n++] = (uint64_t)(t - t_prev);
-			if (n == 1)
-				t_cap = t + (int64_t)(o->max_seconds * 1e9);
-			else if (t > t_cap)
-				break;
-		} else if (i + 1 >= o->warmup || t > warm_cap) {
-			measuring = true;
-		}
-		t_prev = t;
+		if (bench_pace_round(&pace, i, s->rtt, &n))
+			break;
 	}
 	s->n_measured = n;
 	s->truncated = n < o->iterations;

@@ -275,17 +275,14 @@ static int sc_measure(const struct sc_args *a, struct sc_client *x, const char *
 	const struct sc_opts *o = a->o;
 	struct sc_shm *s = a->s;
 	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
-	int64_t t_prev, t_cap = 0, warm_cap;
+	struct bench_pace pace;
 	uint64_t i, n = 0;
-	bool measuring = o->warmup == 0;
 	char what[96];
 	int err;
 
-	t_prev = bench_now_ns();
-	warm_cap = t_prev + (int64_t)(o->max_seconds / 4 * 1e9);
+	bench_pace_start(&pace, o->warmup, o->max_seconds);
 	for (i = 0; n < o->iterations; i++) {
 		size_t len = 0;
-		int64_t t;
 
 		sc_put_counter(out, o->size, i);
 		err = sdds_writer_write(sc_writer(x), out, o->size);
@@ -301,17 +298,8 @@ static int sc_measure(const struct sc_args *a, struct sc_client *x, const char *
 				 (unsigned long long)i);
 			return sc_fail(s, 3, what, err);
 		}
-		t = bench_now_ns();
-		if (measuring) {
-			s->rtt[n++] = (uint64_t)(t - t_prev);
-			if (n == 1)
-				t_cap = t + (int64_t)(o->max_seconds * 1e9);
-			else if (t > t_cap)
-				break;
-		} else if (i + 1 >= o->warmup || t > warm_cap) {
-			measuring = true;
-		}
-		t_prev = t;
+		if (bench_pace_round(&pace, i, s->rtt, &n))
+			break;
 	}
 	s->n_measured = n;
 	s->truncated = n < o->iterations;
