@@ -10,6 +10,7 @@
 #include "proc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -104,6 +105,19 @@ int proc_pin_self(int cpu)
 	CPU_SET(cpu, &set);
 	/* pid 0 is the calling thread; children inherit the mask at fork. */
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		return -errno;
+	return 0;
+}
+
+int proc_child_to_log(const char *log)
+{
+	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || nul < 0)
+		return -errno;
+	/* dup2 clears close-on-exec on the copies only. */
+	if (dup2(nul, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
 		return -errno;
 	return 0;
 }

@@ -39,6 +39,14 @@ int proc_cpu_nth(int idx);
 /* Pin the calling thread to cpu; cpu < 0 does nothing. Returns 0 or -errno. */
 int proc_pin_self(int cpu);
 
+/*
+ * In a forked child about to exec a server: stdin from /dev/null, stdout
+ * and stderr to the file log (created or truncated, mode 0600; the
+ * caller's string). The descriptors opened for it are close-on-exec, their
+ * copies on 0, 1 and 2 are not. Returns 0 or -errno.
+ */
+int proc_child_to_log(const char *log);
+
 /* A role run in a child; returns its exit code (0 = success). */
 typedef int (*proc_role_fn)(void *arg);
 

@@ -296,16 +296,11 @@ int roudi_start(const char *bin, uint32_t max_payload, struct roudi_proc *ret, c
 		 * ping-pong mid-run. Dead runtimes are this program's to clean.
 		 */
 		char *argv[] = {(char *)bin, "-c", r.cfg, "-m", "off", NULL};
-		int fd = open(r.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-		if (fd < 0 || nul < 0)
+		if (proc_child_to_log(r.log) < 0)
 			_exit(126);
 		/* RouDi must not outlive the benchmark: on SIGTERM it cleans up itself. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		dup2(nul, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
 		execv(bin, argv);
 		dprintf(STDERR_FILENO, "exec %s: %s\n", bin, strerror(errno));
 		_exit(127);

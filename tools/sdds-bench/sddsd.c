@@ -153,15 +153,9 @@ int sddsd_start(const char *bin, bool poll_mode, int cpu, struct sddsd_proc *ret
 	}
 	if (pid == 0) {
 		char *argv[] = {(char *)bin, "--socket", d.sock, poll_mode ? "--poll" : NULL, NULL};
-		int fd = open(d.log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-		if (fd < 0 || nul < 0)
+		if (proc_child_to_log(d.log) < 0)
 			_exit(126);
-		/* dup2 clears close-on-exec on the copies only. */
-		dup2(nul, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
 		if (proc_pin_self(cpu) < 0)
 			_exit(125);
 		execv(bin, argv);
