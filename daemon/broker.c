@@ -40,6 +40,12 @@
  * cannot fail: the write is all-or-nothing. A client that moves its cons
  * backwards meanwhile can only overwrite its own unread samples.
  *
+ * broker_write_many routes a run of samples of one writer: the same two
+ * passes per sample (pass 1 skipped when the cached views show room for the
+ * whole run), with each reader ring's prod published once at the end of the
+ * run instead of once per sample; every caller of a write publishes before
+ * it returns, so a notify (broker_flush) never precedes the publish.
+ *
  * Threads: none. The caller serialises every call (daemon loop, or the
  * client library's mutex in monolithic mode). Nothing here logs.
  */
