@@ -171,7 +171,8 @@ struct md_ctx {
 
 	struct md_lat l_spin, l_futex, l_poll, l_block, l_ice_poll, l_ice_wait, l_dds, l_dds_wait;
 	struct md_tput t_poll, t_block, t_mono_spin, t_mono_sleep, t_dds;
-	char local_poll_note[160];
+	char local_poll_note[200];
+	bool local_poll_yield; /* the polling clients yield (poll_yield_ns >= 0) */
 
 	struct md_lat n_blk, n_poll, n_mono_blk, n_mono_poll, n_raw, n_raw_busy, n_dds;
 	struct md_tput t_net, t_net_frames, t_net_raw, t_net_mono;
@@ -497,10 +498,29 @@ static void md_local(struct md_ctx *c)
 	md_lat_raw_glob(&c->l_poll, pat);
 	snprintf(pat, sizeof(pat), "%s-sddsd-blocking-*.txt", raw);
 	md_lat_raw_glob(&c->l_block, pat);
-	if (mdrun_jnum(j, "poll_spin_ns", &d) == 0)
-		snprintf(c->local_poll_note, sizeof(c->local_poll_note),
-			 d >= 1e9 ? "clients spin (never sleep), daemon polls" : "client spin budget %.0f ns",
-			 d);
+	if (mdrun_jnum(j, "poll_spin_ns", &d) == 0) {
+		double y = -1;
+		const char *pl = mdrun_jstr(j, "polling.placement.text");
+
+		/* poll_yield_ns: pure spin before each sched_yield; absent or < 0: never yields. */
+		if (mdrun_jnum(j, "poll_yield_ns", &y) != 0)
+			y = -1;
+		if (y >= 0)
+			snprintf(c->local_poll_note, sizeof(c->local_poll_note),
+				 "the daemon polls; the clients spin and yield the CPU (sched_yield) after "
+				 "%.0f ns "
+				 "of pure spinning, placed %s",
+				 y, pl != NULL ? pl : "unpinned");
+		else if (d >= 1e9)
+			snprintf(c->local_poll_note, sizeof(c->local_poll_note),
+				 "the daemon polls; the clients spin and never yield, placed %s",
+				 pl != NULL ? pl : "unpinned");
+		else
+			snprintf(c->local_poll_note, sizeof(c->local_poll_note),
+				 "the daemon polls; client spin budget %.0f ns, placed %s", d,
+				 pl != NULL ? pl : "unpinned");
+		c->local_poll_yield = y >= 0;
+	}
 	mdrun_json_free(j);
 }
 
@@ -1774,13 +1794,13 @@ static int md_write_md(const struct md_ctx *c, const char *path)
 	md_lat_row(f, &c->l_dds);
 	md_lat_row(f, &c->l_dds_wait);
 	if (c->local_poll_note[0])
-		fprintf(f,
-			"\nsddsd polling: %s. On %d CPUs a polling daemon and two spinning clients are %s.\n",
-			c->local_poll_note, c->cpus,
-			c->cpus <= 2
-			    ? "three busy processes on two CPUs: two of them take turns at the scheduler "
-			      "tick, so a round trip can cost milliseconds"
-			    : "one busy process per CPU at most");
+		fprintf(f, "\nsddsd polling: %s. %s\n", c->local_poll_note,
+			c->cpus > 2 ? "One busy process per CPU at most."
+			: c->local_poll_yield
+			    ? "On two CPUs the two clients share one: yielding hands it over "
+			      "within microseconds, but every hop still pays a context switch."
+			    : "On two CPUs that is three busy processes on two CPUs: two of them "
+			      "take turns at the scheduler tick, so a round trip can cost milliseconds.");
 	if (c->dds_payload[0])
 		fprintf(
 		    f,
