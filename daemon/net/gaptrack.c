@@ -30,6 +30,7 @@ static void gaptrack_shift(struct gaptrack *g)
 	memmove(g->tries, g->tries + 1, GAPTRACK_MAX_CAP - 1);
 	g->tries[GAPTRACK_MAX_CAP - 1] = 0;
 	g->expect = (g->expect + 1) & g->mask;
+	g->passed++;
 	g->head = (g->head + 1) % g->cap;
 	if (g->top > 0)
 		g->top--;

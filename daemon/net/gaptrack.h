@@ -31,6 +31,7 @@ struct gaptrack {
 	uint32_t expect; /* next number to deliver */
 	uint32_t head;	 /* ring slot of expect */
 	uint32_t top;	 /* one past the highest held offset */
+	uint64_t passed; /* numbers moved past since the start: names expect without wrapping */
 	bool started;	 /* a first number was seen */
 	uint64_t held[GAPTRACK_MAX_CAP / 64];
 	uint8_t tries[GAPTRACK_MAX_CAP]; /* per offset: NACKs sent for that number */

@@ -60,8 +60,9 @@
  * NETIF_NACK_TURN_BUDGET NACKs (bogus floods). Receiver: per (source,
  * topic) stream a gap tracker (gaptrack.h): a missing number is NACKed when
  * found and every NETIF_NACK_RETRY_MS (twice the measured round trip when
- * that is longer), NETIF_NACK_MAX_TRIES times or NETIF_NACK_GIVEUP_MS at
- * most, then given up; the hold covers that.
+ * that is longer, NETIF_NACK_MIN_ROUNDS rounds in NETIF_NACK_GIVEUP_MS at
+ * least), NETIF_NACK_MAX_TRIES times or NETIF_NACK_GIVEUP_MS at most, then
+ * given up; the hold covers that.
  */
 #define NETIF_NACK_HIST 128u
 #define NETIF_NACK_HOLD_MS 500
@@ -72,6 +73,7 @@
 #define NETIF_NACK_RETRY_MS 10
 #define NETIF_NACK_MAX_TRIES 40u
 #define NETIF_NACK_GIVEUP_MS 400
+#define NETIF_NACK_MIN_ROUNDS 8u
 #define NETIF_NACK_STREAMS 16u
 #define NETIF_NACK_PER_FRAME 24u
 
@@ -92,9 +94,14 @@ struct netif_nack_rx {
 	uint8_t bits;	     /* number size of the stream */
 	int64_t seen_ns;     /* last sample, for reuse of the slot */
 	int64_t nacked_ns;   /* last NACK round */
-	uint32_t head_seq;   /* the next number, as the retry round last saw it */
+	/*
+	 * The next number as the retry round last saw it, by its position
+	 * (g.passed), not its value: a 4-bit number comes round again every
+	 * 16 samples, and a new gap on the same value is a new head.
+	 */
+	uint64_t head_pos;
 	bool head_known;
-	int64_t head_ns; /* when the retry round first saw head_seq next */
+	int64_t head_ns; /* when the retry round first saw head_pos next */
 	int64_t rtt_ns;	 /* smoothed NACK-to-fill time, 0: none yet */
 	struct gaptrack g;
 	uint8_t *data; /* GAPTRACK_MAX_CAP samples of max_sample bytes, owned by the netif */
@@ -954,12 +961,20 @@ static void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr
 	}
 }
 
-/* Time between NACK rounds of r: NETIF_NACK_RETRY_MS, or twice the round trip seen when longer. */
+/*
+ * Time between NACK rounds of r: NETIF_NACK_RETRY_MS, or twice the round
+ * trip seen when longer, but never so long that a gap gets fewer than
+ * NETIF_NACK_MIN_ROUNDS rounds before NETIF_NACK_GIVEUP_MS (the estimate
+ * runs high: a fill is timed from the last round, not from the NACK that
+ * asked for it).
+ */
 static int64_t netif_nrx_retry_ns(const struct netif_nack_rx *r)
 {
 	int64_t min = (int64_t)NETIF_NACK_RETRY_MS * 1000000;
+	int64_t max = (int64_t)NETIF_NACK_GIVEUP_MS * 1000000 / NETIF_NACK_MIN_ROUNDS;
+	int64_t v = 2 * r->rtt_ns > min ? 2 * r->rtt_ns : min;
 
-	return 2 * r->rtt_ns > min ? 2 * r->rtt_ns : min;
+	return v < max ? v : max;
 }
 
 /* Retry round of the NACK streams: give up exhausted heads, NACK the rest again. True while gaps remain. */
@@ -983,8 +998,8 @@ static bool netif_nrx_tick(struct netif *n, int64_t now)
 		 * numbers could wrap onto ours.
 		 */
 		for (;;) {
-			if (r->g.expect != r->head_seq || !r->head_known) {
-				r->head_seq = r->g.expect;
+			if (r->g.passed != r->head_pos || !r->head_known) {
+				r->head_pos = r->g.passed;
 				r->head_known = true;
 				r->head_ns = now;
 			}

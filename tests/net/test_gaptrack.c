@@ -191,6 +191,8 @@ static void wrap_run(unsigned bits, uint32_t first)
 	for (; delivered < s.n_out; delivered++)
 		assert_int_equal(s.out[delivered], (first + delivered) & mask);
 	assert_int_equal(gaptrack_n_missing(&s.g), 0);
+	/* The position counts every number passed, across the wraps (first <= span: counted from 0). */
+	assert_int_equal(s.g.passed, first < cap ? n + first : n);
 	/* A duplicate of the last one is refused. */
 	assert_int_equal(offer(&s, (first + delivered - 1) & mask), -EEXIST);
 }

@@ -473,12 +473,97 @@ static void test_nack_real_publisher(void **state)
 	fake_clock_set(0);
 }
 
+/* A NACK-topic sample numbered seq (4 bits) with value v, from the publisher's port. */
+static void nack_sample(uint8_t seq, int16_t v)
+{
+	uint8_t b[] = {
+	    0x01, 0x04, 0x10, 0xc1, (uint8_t)(seq << 4 | 0x3), 0x22, (uint8_t)((uint16_t)v >> 8), (uint8_t)v};
+
+	fake_inject(PUB_IP, 57338, false, b, sizeof(b));
+}
+
+/*
+ * A gap on a 4-bit number that had a gap 16 samples before is a new gap:
+ * it gets its own NACK rounds and its own give-up time, not the old one's
+ * (the tick once named the head by its value and gave the second gap up at
+ * once when the first was older than the give-up time).
+ */
+static void test_nack_gap_after_wrap(void **state)
+{
+	const int64_t t0 = 1000000000ll;
+	int16_t v[32];
+	struct fx f;
+	uint32_t sent;
+
+	(void)state;
+	fake_clock_set(t0);
+	fx_open(&f);
+	/* 0, 1, (2 lost), 3: a gap at 2, NACKed at once and in the round 20 ms later. */
+	nack_sample(0, 100);
+	nack_sample(1, 101);
+	nack_sample(3, 103);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 2, v, 32), 2);
+	fake_clock_set(t0 + 20000000ll);
+	netif_tick(f.n);
+	netif_flush(f.n);
+	assert_int_equal(netif_counters(f.n)->nacks_out, 2);
+	nack_sample(2, 102);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 2, v, 32), 2);
+	assert_int_equal(v[0], 102);
+	assert_int_equal(v[1], 103);
+	/* A second later the numbers have gone round: 4..15, 0, 1 arrive, 2 (sample 18) is lost again, 3
+	 * comes. */
+	fake_clock_set(t0 + 1000000000ll);
+	for (int i = 4; i < 18; i++)
+		nack_sample((uint8_t)(i & 15), (int16_t)(100 + i));
+	nack_sample(3, 119);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 2, v, 32), 14);
+	assert_int_equal(v[13], 117);
+	sent = netif_counters(f.n)->nacks_out;
+	fake_clock_set(t0 + 1000000000ll + 20000000ll);
+	netif_tick(f.n);
+	netif_flush(f.n);
+	/* NACKed again, not given up: 119 still waits behind the gap. */
+	assert_int_equal(netif_counters(f.n)->gaps_given_up, 0);
+	assert_int_equal(netif_counters(f.n)->nacks_out, sent + 1);
+	assert_int_equal(take_all(&f, 2, v, 32), 0);
+	nack_sample(2, 118);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 2, v, 32), 2);
+	assert_int_equal(v[0], 118);
+	assert_int_equal(v[1], 119);
+	/* Given up only after the give-up time of its own: a third gap, 450 ms of rounds. */
+	nack_sample(5, 121);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	for (int ms = 40; ms <= 500; ms += 10) {
+		fake_clock_set(t0 + 1000000000ll + (int64_t)ms * 1000000);
+		netif_tick(f.n);
+		netif_flush(f.n);
+		if (ms < 400)
+			assert_int_equal(netif_counters(f.n)->gaps_given_up, 0);
+	}
+	assert_int_equal(netif_counters(f.n)->gaps_given_up, 1);
+	assert_int_equal(take_all(&f, 2, v, 32), 1);
+	assert_int_equal(v[0], 121);
+	fx_close(&f);
+	fake_clock_set(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ack_as_captured), cmocka_unit_test(test_wrap_best_effort),
-	    cmocka_unit_test(test_big_seqnr),	    cmocka_unit_test(test_publisher_window),
-	    cmocka_unit_test(test_receiver_gap),    cmocka_unit_test(test_nack_real_publisher),
+	    cmocka_unit_test(test_ack_as_captured),	cmocka_unit_test(test_wrap_best_effort),
+	    cmocka_unit_test(test_big_seqnr),		cmocka_unit_test(test_publisher_window),
+	    cmocka_unit_test(test_receiver_gap),	cmocka_unit_test(test_nack_real_publisher),
+	    cmocka_unit_test(test_nack_gap_after_wrap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
