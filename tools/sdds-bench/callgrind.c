@@ -12,6 +12,17 @@
  * instructions per microsecond of wall time, not per sample). Both runs
  * must deliver every sample, else no figure. Exit status 0, 1 (a run
  * failed: JSON with ok false and why), 2 usage.
+ *
+ * The clients (see callgrind.h): when built with <valgrind/callgrind.h>,
+ * after the daemon's runs callgrind_main (cg_clients) runs itself again as
+ * `valgrind -q --tool=callgrind --callgrind-out-file=DIR/cl.%p ...
+ * --clients-dir DIR` and waits for it. That rerun (cg_clients_inner) does
+ * the two runs with sddsd running natively; the writer and reader it forks
+ * dump "sdds-bench writer" / "sdds-bench reader" files into DIR, which it
+ * reads and removes after each run, and it leaves the four counts in
+ * DIR/result. The outer process reads them and removes DIR. A client
+ * figure that could not be taken leaves the daemon's figure standing
+ * (clients_why says why).
  */
 #include "callgrind.h"
 
@@ -23,7 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <dirent.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#ifdef SDDS_BENCH_HAVE_CALLGRIND
+#include <valgrind/callgrind.h>
+#endif
 
 #include "bench.h"
 #include "json.h"
@@ -36,10 +53,16 @@
 #define CG_DEFAULT_SIZE 2
 #define CG_RUN_SECONDS 120.0
 
+/* The labels of the role dumps: "sdds-bench " + role. */
+#define CG_ROLE_PREFIX "sdds-bench "
+#define CG_TRIGGER "desc: Trigger: Client Request: " CG_ROLE_PREFIX
+
 struct cg_run {
 	uint64_t samples;
 	uint64_t ir;
 	struct tput_result t;
+	uint64_t writer_ir, reader_ir; /* the role dumps, when clients_found */
+	bool clients_found;
 };
 
 struct cg_result {
@@ -49,7 +72,29 @@ struct cg_result {
 	char sddsd[PATH_MAX];
 	struct cg_run base, full;
 	double ir_per_sample;
+	bool clients_ok;
+	char clients_why[BENCH_WHY_MAX];
+	double writer_ir_per_sample, reader_ir_per_sample;
 };
+
+void callgrind_role_begin(void)
+{
+#ifdef SDDS_BENCH_HAVE_CALLGRIND
+	CALLGRIND_ZERO_STATS;
+#endif
+}
+
+void callgrind_role_end(const char *role)
+{
+#ifdef SDDS_BENCH_HAVE_CALLGRIND
+	char label[64];
+
+	snprintf(label, sizeof(label), CG_ROLE_PREFIX "%s", role);
+	CALLGRIND_DUMP_STATS_AT(label);
+#else
+	(void)role;
+#endif
+}
 
 /* The "totals:" (or older "summary:") line of a callgrind output file: 0 and *ret, or -ENOENT. */
 static int cg_read_ir(const char *path, uint64_t *ret)
@@ -73,9 +118,96 @@ static int cg_read_ir(const char *path, uint64_t *ret)
 	return rc;
 }
 
-/* One run: sddsd under callgrind, exactly `samples` samples writer -> reader, stop, count. */
-static int cg_run_one(const char *script, const char *dir, uint32_t size, uint64_t samples, struct cg_run *r,
-		      char *why)
+/*
+ * A role dump: the role of its trigger label into role (cap bytes) and its
+ * instruction count. 0, -ENOENT (not a role dump, or no count), or -errno.
+ */
+static int cg_read_role(const char *path, char *role, size_t cap, uint64_t *ret_ir)
+{
+	char line[512];
+	bool labelled = false;
+	uint64_t ir = 0;
+	FILE *f;
+	int rc;
+
+	if (cg_read_ir(path, &ir) < 0)
+		return -ENOENT;
+	f = fopen(path, "re");
+	if (f == NULL)
+		return -errno;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, CG_TRIGGER, strlen(CG_TRIGGER)) == 0) {
+			size_t n = strcspn(line + strlen(CG_TRIGGER), "\n");
+
+			if (n >= cap)
+				n = cap - 1;
+			memcpy(role, line + strlen(CG_TRIGGER), n);
+			role[n] = '\0';
+			labelled = true;
+			break;
+		}
+	}
+	fclose(f);
+	rc = labelled ? 0 : -ENOENT;
+	if (rc == 0)
+		*ret_ir = ir;
+	return rc;
+}
+
+/*
+ * After a run: read the writer's and the reader's dumps in dir into r and
+ * remove every file the run's processes left there (the children's
+ * end-of-process dumps too). Both must be there.
+ */
+static int cg_collect_roles(const char *dir, struct cg_run *r, char *why)
+{
+	unsigned found = 0;
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (d == NULL) {
+		bench_why(why, "%s: %s", dir, strerror(errno));
+		return -errno;
+	}
+	while ((e = readdir(d)) != NULL) {
+		char path[PATH_MAX], role[32];
+		uint64_t ir = 0;
+
+		if (strncmp(e->d_name, "cl.", 3) != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (cg_read_role(path, role, sizeof(role), &ir) == 0) {
+			if (strcmp(role, "writer") == 0) {
+				r->writer_ir = ir;
+				found |= 1;
+			} else if (strcmp(role, "reader") == 0) {
+				r->reader_ir = ir;
+				found |= 2;
+			}
+		}
+		/* This process's own dump is written at its exit, after the last look. */
+		unlink(path);
+	}
+	closedir(d);
+	if (found != 3) {
+		bench_why(why, "%" PRIu64 "-sample run: no %s dump in %s", r->samples,
+			  (found & 1) ? "reader" : "writer", dir);
+		return -ENOENT;
+	}
+	r->clients_found = true;
+	return 0;
+}
+
+/*
+ * One run: exactly `samples` samples writer -> reader through a private
+ * daemon started from daemon_bin, then stop it. cg_out: the daemon runs
+ * under callgrind (daemon_bin is the script) and writes its count there;
+ * NULL: it runs natively. clients_dir: this process runs under callgrind
+ * and the writer's and reader's role dumps are collected from there; NULL:
+ * none. why gets the reason of a failure.
+ */
+static int cg_run_one(const char *daemon_bin, const char *cg_out, const char *clients_dir, uint32_t size,
+		      uint64_t samples, struct cg_run *r, char *why)
 {
 	struct bench_placement pl = {BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
 	struct bench_opts o = {
@@ -86,21 +218,27 @@ static int cg_run_one(const char *script, const char *dir, uint32_t size, uint64
 	    .reliable = true,
 	    .poll_spin_ns = 0,
 	};
-	char out[PATH_MAX + 64], stop_why[BENCH_WHY_MAX];
+	char stop_why[BENCH_WHY_MAX];
 	struct sddsd_proc d;
 	int err;
 
 	r->samples = samples;
-	snprintf(out, sizeof(out), "%s/callgrind.%" PRIu64 ".out", dir, samples);
-	unlink(out);
-	if (setenv("SDDS_BENCH_CG_OUT", out, 1) < 0)
-		return -errno;
-	err = sddsd_start(script, false, BENCH_CPU_ANY, &d, why);
+	if (cg_out != NULL) {
+		unlink(cg_out);
+		if (setenv("SDDS_BENCH_CG_OUT", cg_out, 1) < 0)
+			return -errno;
+	}
+	err = sddsd_start(daemon_bin, false, BENCH_CPU_ANY, &d, why);
 	if (err < 0)
 		return err;
 	local_throughput(&o, d.sock, false, &pl, &r->t);
 	err = sddsd_stop(&d, stop_why);
-	if (!r->t.ok) {
+	/*
+	 * Every sample delivered is what counts here, not a rate: a reader
+	 * that caught up before the writer said it is done has no time mark
+	 * (not ok) but all the samples.
+	 */
+	if (!r->t.ok && (r->t.written != samples || r->t.received != samples)) {
 		bench_why(why, "%" PRIu64 "-sample run: %s", samples, r->t.why);
 		return -EIO;
 	}
@@ -113,10 +251,17 @@ static int cg_run_one(const char *script, const char *dir, uint32_t size, uint64
 		bench_why(why, "%" PRIu64 "-sample run: %s", samples, stop_why);
 		return err;
 	}
-	err = cg_read_ir(out, &r->ir);
-	if (err < 0) {
-		bench_why(why, "no instruction total in %s", out);
-		return err;
+	if (clients_dir != NULL) {
+		err = cg_collect_roles(clients_dir, r, why);
+		if (err < 0)
+			return err;
+	}
+	if (cg_out != NULL) {
+		err = cg_read_ir(cg_out, &r->ir);
+		if (err < 0) {
+			bench_why(why, "no instruction total in %s", cg_out);
+			return err;
+		}
 	}
 	return 0;
 }
@@ -125,6 +270,7 @@ static void cg_measure(uint32_t size, uint64_t base, uint64_t samples, const cha
 		       const char *sddsd_arg, struct cg_result *r)
 {
 	char dir[] = "/tmp/sdds-bench-cg.XXXXXX", script[PATH_MAX];
+	char out_base[PATH_MAX + 64] = "", out_full[PATH_MAX + 64] = "";
 	FILE *f;
 
 	if (mdrun_which(valgrind_arg, r->valgrind, sizeof(r->valgrind)) < 0) {
@@ -159,9 +305,11 @@ static void cg_measure(uint32_t size, uint64_t base, uint64_t samples, const cha
 		bench_why(r->why, "%s: %s", script, strerror(errno));
 		goto out_rm;
 	}
-	if (cg_run_one(script, dir, size, base, &r->base, r->why) < 0)
+	snprintf(out_base, sizeof(out_base), "%s/callgrind.%" PRIu64 ".out", dir, base);
+	snprintf(out_full, sizeof(out_full), "%s/callgrind.%" PRIu64 ".out", dir, base + samples);
+	if (cg_run_one(script, out_base, NULL, size, base, &r->base, r->why) < 0)
 		goto out_rm;
-	if (cg_run_one(script, dir, size, base + samples, &r->full, r->why) < 0)
+	if (cg_run_one(script, out_full, NULL, size, base + samples, &r->full, r->why) < 0)
 		goto out_rm;
 	if (r->full.ir <= r->base.ir) {
 		bench_why(r->why, "the longer run counted no more instructions (%" PRIu64 " <= %" PRIu64 ")",
@@ -170,18 +318,140 @@ static void cg_measure(uint32_t size, uint64_t base, uint64_t samples, const cha
 	}
 	r->ir_per_sample = (double)(r->full.ir - r->base.ir) / (double)samples;
 	r->ok = true;
-out_rm : {
-	char p[PATH_MAX + 64];
-
+out_rm:
 	unlink(script);
-	snprintf(p, sizeof(p), "%s/callgrind.%" PRIu64 ".out", dir, base);
-	unlink(p);
-	snprintf(p, sizeof(p), "%s/callgrind.%" PRIu64 ".out", dir, base + samples);
-	unlink(p);
-}
+	unlink(out_base);
+	unlink(out_full);
 out_rmdir:
 	rmdir(dir);
 }
+
+#ifdef SDDS_BENCH_HAVE_CALLGRIND
+/* Remove dir and the files in it (no subdirectories are made there). */
+static void cg_rm_dir(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	if (d != NULL) {
+		while ((e = readdir(d)) != NULL) {
+			char path[PATH_MAX];
+
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+/*
+ * The rerun under callgrind (--clients-dir DIR): two runs, B and B + K
+ * samples, through the daemon at sddsd (natively), with the writer and
+ * reader (forked from here, so under callgrind too) dumping their loops
+ * into dir. Writes one line to DIR/result: "ok WB WF RB RF" (the writer's
+ * and reader's counts of both runs) or "fail WHY". Exit status 0 or 1.
+ */
+static int cg_clients_inner(uint32_t size, uint64_t base, uint64_t samples, const char *sddsd,
+			    const char *dir)
+{
+	static struct cg_run rb, rf;
+	char path[PATH_MAX], why[BENCH_WHY_MAX] = "";
+	bool ok = cg_run_one(sddsd, NULL, dir, size, base, &rb, why) == 0 &&
+		  cg_run_one(sddsd, NULL, dir, size, base + samples, &rf, why) == 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/result", dir);
+	f = fopen(path, "we");
+	if (f == NULL)
+		return 1;
+	if (ok)
+		fprintf(f, "ok %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", rb.writer_ir, rf.writer_ir,
+			rb.reader_ir, rf.reader_ir);
+	else
+		fprintf(f, "fail %s\n", why);
+	return fclose(f) == 0 && ok ? 0 : 1;
+}
+
+/*
+ * Count the clients (see the OVERVIEW): rerun this program under callgrind
+ * with --clients-dir, read its result, fill r's client figures or
+ * r->clients_why.
+ */
+static void cg_clients(uint32_t size, uint64_t base, uint64_t samples, struct cg_result *r)
+{
+	char self[PATH_MAX], dir[] = "/tmp/sdds-bench-cgc.XXXXXX", outopt[PATH_MAX + 64],
+			     logopt[PATH_MAX + 64];
+	char path[PATH_MAX], line[BENCH_WHY_MAX + 16], k_arg[32], b_arg[32], s_arg[32];
+	unsigned long long wb, wf, rb, rf;
+	ssize_t n;
+	pid_t pid;
+	int st = 0;
+	FILE *f;
+
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0) {
+		bench_why(r->clients_why, "cannot name this program (/proc/self/exe)");
+		return;
+	}
+	self[n] = '\0';
+	if (mkdtemp(dir) == NULL) {
+		bench_why(r->clients_why, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(outopt, sizeof(outopt), "--callgrind-out-file=%s/cl.%%p", dir);
+	/* Its warnings (pidfd_open is unknown to valgrind 3.19) are no figure. */
+	snprintf(logopt, sizeof(logopt), "--log-file=%s/valgrind.%%p.log", dir);
+	snprintf(k_arg, sizeof(k_arg), "%" PRIu64, samples);
+	snprintf(b_arg, sizeof(b_arg), "%" PRIu64, base);
+	snprintf(s_arg, sizeof(s_arg), "%" PRIu32, size);
+	{
+		char *args[] = {r->valgrind,	 "-q",	    "--tool=callgrind",
+				outopt,		 logopt,    self,
+				"callgrind",	 "-k",	    k_arg,
+				"--base",	 b_arg,	    "-s",
+				s_arg,		 "--sddsd", r->sddsd,
+				"--clients-dir", dir,	    NULL};
+
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			execv(r->valgrind, args);
+			_exit(127);
+		}
+	}
+	if (pid < 0) {
+		bench_why(r->clients_why, "fork: %s", strerror(errno));
+		goto out_rm;
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	snprintf(path, sizeof(path), "%s/result", dir);
+	f = fopen(path, "re");
+	if (f == NULL || fgets(line, sizeof(line), f) == NULL) {
+		bench_why(r->clients_why, "the run under callgrind gave no result (status %d)", st);
+	} else if (strncmp(line, "fail ", 5) == 0) {
+		line[strcspn(line, "\n")] = '\0';
+		bench_why(r->clients_why, "%s", line + 5);
+	} else if (sscanf(line, "ok %llu %llu %llu %llu", &wb, &wf, &rb, &rf) != 4 || wf <= wb || rf <= rb) {
+		bench_why(r->clients_why, "the longer run counted no more client instructions");
+	} else {
+		r->base.writer_ir = wb;
+		r->full.writer_ir = wf;
+		r->base.reader_ir = rb;
+		r->full.reader_ir = rf;
+		r->writer_ir_per_sample = (double)(wf - wb) / (double)samples;
+		r->reader_ir_per_sample = (double)(rf - rb) / (double)samples;
+		r->clients_ok = true;
+	}
+	if (f != NULL)
+		fclose(f);
+out_rm:
+	cg_rm_dir(dir);
+}
+#endif /* SDDS_BENCH_HAVE_CALLGRIND */
 
 static void cg_usage(FILE *f)
 {
@@ -191,6 +461,9 @@ static void cg_usage(FILE *f)
 		"Instructions per sample through the daemon: sddsd (blocking mode) runs under\n"
 		"valgrind --tool=callgrind twice, once for B samples writer -> reader and once\n"
 		"for B + K; (Ir(B + K) - Ir(B)) / K is printed. Exact: no timing involved.\n"
+		"Then the writer and reader processes are counted the same way (their write\n"
+		"and take loops only; sddsd native; this program reruns itself under callgrind\n"
+		"for it) when built with valgrind's callgrind.h.\n"
 		"\n"
 		"  -k, --samples K    samples the figure is taken over (default %d)\n"
 		"      --base B       samples of the reference run (default %d)\n"
@@ -205,14 +478,19 @@ static void cg_usage(FILE *f)
 int callgrind_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"samples", required_argument, NULL, 'k'}, {"base", required_argument, NULL, 'b'},
-	    {"size", required_argument, NULL, 's'},    {"valgrind", required_argument, NULL, 'V'},
-	    {"sddsd", required_argument, NULL, 'D'},   {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},	       {NULL, 0, NULL, 0},
+	    {"samples", required_argument, NULL, 'k'},
+	    {"base", required_argument, NULL, 'b'},
+	    {"size", required_argument, NULL, 's'},
+	    {"valgrind", required_argument, NULL, 'V'},
+	    {"sddsd", required_argument, NULL, 'D'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"clients-dir", required_argument, NULL, 'C'},
+	    {NULL, 0, NULL, 0},
 	};
 	static struct cg_result r;
 	uint64_t samples = CG_DEFAULT_SAMPLES, base = CG_DEFAULT_BASE, size = CG_DEFAULT_SIZE;
-	const char *valgrind = "valgrind", *sddsd = NULL;
+	const char *valgrind = "valgrind", *sddsd = NULL, *clients_dir = NULL;
 	bool as_json = false;
 	int c;
 
@@ -238,6 +516,10 @@ int callgrind_main(int argc, char **argv)
 		case 'j':
 			as_json = true;
 			break;
+		case 'C':
+			/* Internal: the rerun under callgrind (cg_reexec). */
+			clients_dir = optarg;
+			break;
 		case 'h':
 			cg_usage(stdout);
 			return 0;
@@ -255,9 +537,37 @@ int callgrind_main(int argc, char **argv)
 		cg_usage(stderr);
 		return 2;
 	}
+	if (clients_dir != NULL) {
+#ifdef SDDS_BENCH_HAVE_CALLGRIND
+		char path[PATH_MAX];
+
+		/* Internal: the rerun under callgrind that counts the clients (cg_clients). */
+		if (!RUNNING_ON_VALGRIND || sddsd == NULL || sddsd_find(sddsd, path, sizeof(path)) < 0) {
+			fprintf(stderr,
+				"sdds-bench callgrind: --clients-dir is for the rerun under valgrind\n");
+			return 2;
+		}
+		return cg_clients_inner((uint32_t)size, base, samples, path, clients_dir);
+#else
+		fprintf(stderr,
+			"sdds-bench callgrind: built without valgrind/callgrind.h: no --clients-dir\n");
+		return 2;
+#endif
+	}
 	fprintf(stderr, "sdds-bench callgrind: sddsd under callgrind, %" PRIu64 " and %" PRIu64 " samples\n",
 		base, base + samples);
 	cg_measure((uint32_t)size, base, samples, valgrind, sddsd, &r);
+#ifdef SDDS_BENCH_HAVE_CALLGRIND
+	if (r.ok) {
+		fprintf(stderr, "sdds-bench callgrind: writer and reader under callgrind (sddsd native), the "
+				"same counts\n");
+		cg_clients((uint32_t)size, base, samples, &r);
+	} else {
+		bench_why(r.clients_why, "the daemon's runs failed first");
+	}
+#else
+	bench_why(r.clients_why, "built without valgrind/callgrind.h: clients not counted");
+#endif
 	if (as_json) {
 		struct json j;
 
@@ -274,10 +584,23 @@ int callgrind_main(int argc, char **argv)
 			json_uint(&j, "ir_full", r.full.ir);
 			json_num(&j, "ir_per_sample", r.ir_per_sample);
 		}
+		json_bool(&j, "clients_ok", r.clients_ok);
+		json_str(&j, "clients_why", r.clients_ok ? "" : r.clients_why);
+		if (r.clients_ok) {
+			json_num(&j, "writer_ir_per_sample", r.writer_ir_per_sample);
+			json_num(&j, "reader_ir_per_sample", r.reader_ir_per_sample);
+			json_uint(&j, "writer_ir_base", r.base.writer_ir);
+			json_uint(&j, "writer_ir_full", r.full.writer_ir);
+			json_uint(&j, "reader_ir_base", r.base.reader_ir);
+			json_uint(&j, "reader_ir_full", r.full.reader_ir);
+		}
 		json_str(
 		    &j, "method",
 		    "sddsd (blocking) under valgrind --tool=callgrind; Ir of all its threads from start to "
-		    "SIGTERM; (Ir of base+samples run - Ir of base run) / samples");
+		    "SIGTERM; (Ir of base+samples run - Ir of base run) / samples; writer and reader: "
+		    "two more runs of the same counts with sddsd native and sdds-bench under callgrind, "
+		    "every thread of each client process over its write or take loop (the bench's "
+		    "loop included), same difference");
 		json_obj_end(&j);
 		json_finish(&j);
 	} else if (r.ok) {
@@ -287,5 +610,11 @@ int callgrind_main(int argc, char **argv)
 	} else {
 		printf("sddsd instructions per sample: not measured: %s\n", r.why);
 	}
+	if (!as_json && r.clients_ok)
+		printf("writer instructions per sample: %.1f  reader: %.1f  (each client process over its "
+		       "write / take loop, bench loop included; sddsd native in those runs)\n",
+		       r.writer_ir_per_sample, r.reader_ir_per_sample);
+	else if (!as_json && r.ok)
+		printf("writer and reader instructions per sample: not measured: %s\n", r.clients_why);
 	return r.ok ? 0 : 1;
 }

@@ -40,6 +40,7 @@
 
 #include <sdds/sdds.h>
 
+#include "callgrind.h"
 #include "layout.h"
 #include "proc.h"
 
@@ -425,6 +426,7 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
 	int64_t t0 = bench_now_ns(), end = t0 + (int64_t)(o->tput_seconds * 1e9);
 	uint64_t i;
 
+	callgrind_role_begin();
 	for (i = 0;; i++) {
 		int err;
 
@@ -446,6 +448,7 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
 		if ((i & 4095) == 4095 && atomic_load_explicit(&s->abort, memory_order_relaxed))
 			return lc_fail(s, LC_SIDE_A, 3, "writer", -ECANCELED);
 	}
+	callgrind_role_end("writer");
 	s->w_t0 = t0;
 	s->w_t1 = bench_now_ns();
 	s->written = i + 1;
@@ -467,6 +470,7 @@ static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_sh
 	uint64_t count = 0;
 	bool check = o->reliable;
 
+	callgrind_role_begin();
 	for (;;) {
 		size_t len = 0;
 		int err = sdds_reader_take(r, buf, sizeof(buf), &len, LC_SLICE_NS);
@@ -503,6 +507,7 @@ static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_sh
 		if (count == 0 && bench_now_ns() - last_progress > LC_READY_TIMEOUT_NS)
 			return lc_fail(s, LC_SIDE_B, 3, "reader: no first sample within 10 s", -ETIMEDOUT);
 	}
+	callgrind_role_end("reader");
 	s->received = count;
 	s->lost = sdds_reader_lost(r);
 	atomic_store_explicit(&s->reader_done, 1, memory_order_release);
