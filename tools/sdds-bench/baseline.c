@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <linux/futex.h>
 #include <stdalign.h>
@@ -92,13 +93,19 @@ static int bl_wait_change(struct bl_args *a, uint32_t old, uint32_t *ret)
 	int64_t deadline = bench_now_ns() + BL_HOP_TIMEOUT_NS;
 	uint32_t v;
 
-	if (a->kind == BASELINE_SPIN) {
-		unsigned spins = 0;
+	if (a->kind == BASELINE_SPIN || a->kind == BASELINE_YIELD) {
+		/*
+		 * The clock and the abort flag cost more than a spin: read them
+		 * every 64k spins, or every 256 yields (a yield costs more).
+		 */
+		unsigned spins = 0, every = a->kind == BASELINE_YIELD ? 0xff : 0xffff;
 
 		while ((v = atomic_load_explicit(w, memory_order_acquire)) == old) {
-			doorbell_cpu_relax();
-			/* The clock and the abort flag only every 64k spins: they cost more than a hop. */
-			if ((++spins & 0xffff) == 0) {
+			if (a->kind == BASELINE_YIELD)
+				(void)sched_yield();
+			else
+				doorbell_cpu_relax();
+			if ((++spins & every) == 0) {
 				if (atomic_load_explicit(&a->shm->ctl.abort, memory_order_relaxed))
 					return -ECANCELED;
 				if (bench_now_ns() > deadline)

@@ -10,7 +10,13 @@
  * busy-wait on the word. Futex: a waiter that does not see its value sleeps
  * at once in FUTEX_WAIT (shared futex, no spin), and every store is followed
  * by FUTEX_WAKE, so every hop is one wake-up of a sleeping process: "one
- * futex hop" is the one-way figure of this run. Nothing here uses sddsd.
+ * futex hop" is the one-way figure of this run. Yield: both sides busy-wait
+ * but call sched_yield() between checks, and the caller pins both to ONE
+ * CPU: every hop is one hand-over of that CPU from the side that stored to
+ * the side that waits (a system call and a context switch, no wake-up).
+ * That is the floor of sddsd's polling mode on two CPUs, where the two
+ * clients share one CPU (see docs/DESIGN.md, "Polling"). Nothing here uses
+ * sddsd.
  */
 #ifndef SDDS_BENCH_BASELINE_H
 #define SDDS_BENCH_BASELINE_H
@@ -20,6 +26,7 @@
 enum baseline_kind {
 	BASELINE_SPIN,
 	BASELINE_FUTEX,
+	BASELINE_YIELD,
 };
 
 /*

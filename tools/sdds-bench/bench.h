@@ -93,6 +93,12 @@ struct bench_results {
 	struct lat_result spin;
 	struct lat_result futex;
 	struct lat_result futex_same; /* only when pinning: both on one CPU */
+	/*
+	 * Both sides yield-spinning on one CPU, floor_cpu (the polling clients'
+	 * CPU): the context switch that polling on two CPUs pays per hop.
+	 */
+	struct lat_result yield_same;
+	int floor_cpu;
 	int n_placements;
 	struct mode_result polling[BENCH_MAX_PLACEMENTS];
 	struct mode_result blocking[BENCH_MAX_PLACEMENTS];

@@ -5,7 +5,8 @@
  * OVERVIEW
  * `sdds-bench local [options]` measures, in one run and on one payload:
  *   1. the raw baselines between two processes: spin on a shared cache line,
- *      futex wait/wake (baseline.c);
+ *      futex wait/wake, and yield-spin with both on one CPU, the floor of
+ *      polling on two CPUs (baseline.c);
  *   2. one-way latency between two client processes through a private sddsd,
  *      in polling mode (sddsd --poll, clients spin) and blocking mode (sddsd
  *      sleeps, client spin budget 0), and throughput writer -> reader in
@@ -281,6 +282,18 @@ static int main_placements(const struct bench_opts *o, int n_cpus, struct bench_
 	return n;
 }
 
+/*
+ * The CPU of the polling floor (both sides of the yield baseline): where
+ * the polling clients share a CPU. That is the second CPU in the default
+ * placement, the pong side's CPU of --pin=D,A,B, the only CPU on one.
+ */
+static int main_floor_cpu(const struct bench_opts *o, int n_cpus)
+{
+	if (o->pin && !o->pin_sweep && o->pin_spec.b_cpu != BENCH_CPU_ANY)
+		return o->pin_spec.b_cpu;
+	return proc_cpu_nth(n_cpus >= 2 ? 1 : 0);
+}
+
 /* The 1-minute load average, or -1: other work on a shared machine shows here. */
 static double main_loadavg(void)
 {
@@ -402,6 +415,9 @@ int main(int argc, char **argv)
 		main_progress("sdds-bench: baseline futex on one CPU\n");
 		baseline_run(BASELINE_FUTEX, &o, c0, c0, "futex-same-cpu", &r.futex_same);
 	}
+	r.floor_cpu = main_floor_cpu(&o, r.n_cpus);
+	main_progress("sdds-bench: baseline yield-spin on one CPU (the polling floor)\n");
+	baseline_run(BASELINE_YIELD, &o, r.floor_cpu, r.floor_cpu, "yield-same-cpu", &r.yield_same);
 
 	n = main_placements(&o, r.n_cpus, pl);
 	r.n_placements = n;

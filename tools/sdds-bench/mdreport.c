@@ -169,7 +169,7 @@ struct md_ctx {
 	struct md_step steps[MD_MAX_STEPS];
 	int n_steps;
 
-	struct md_lat l_spin, l_futex, l_poll, l_block, l_ice_poll, l_ice_wait, l_dds, l_dds_wait;
+	struct md_lat l_spin, l_futex, l_yield, l_poll, l_block, l_ice_poll, l_ice_wait, l_dds, l_dds_wait;
 	struct md_tput t_poll, t_block, t_mono_spin, t_mono_sleep, t_dds;
 	char local_poll_note[200];
 	bool local_poll_yield; /* the polling clients yield (poll_yield_ns >= 0) */
@@ -473,6 +473,7 @@ static void md_local(struct md_ctx *c)
 		bench_why(c->part[MD_LOCAL].why, "%s", why);
 		md_lat_fail(&c->l_spin, why);
 		md_lat_fail(&c->l_futex, why);
+		md_lat_fail(&c->l_yield, why);
 		md_lat_fail(&c->l_poll, why);
 		md_lat_fail(&c->l_block, why);
 		md_tput_fail(&c->t_poll, why);
@@ -484,6 +485,7 @@ static void md_local(struct md_ctx *c)
 	c->part[MD_LOCAL].ok = true;
 	md_lat_json(&c->l_spin, j, "baseline.spin", "iterations", "error");
 	md_lat_json(&c->l_futex, j, "baseline.futex", "iterations", "error");
+	md_lat_json(&c->l_yield, j, "baseline.yield_same_cpu", "iterations", "error");
 	md_lat_json(&c->l_poll, j, "polling.latency", "iterations", "error");
 	md_lat_json(&c->l_block, j, "blocking.latency", "iterations", "error");
 	md_tput_json(&c->t_poll, j, "polling.throughput", "samples_per_s", "error");
@@ -494,6 +496,8 @@ static void md_local(struct md_ctx *c)
 	md_lat_raw(&c->l_spin, pat);
 	snprintf(pat, sizeof(pat), "%s-futex.txt", raw);
 	md_lat_raw(&c->l_futex, pat);
+	snprintf(pat, sizeof(pat), "%s-yield-same-cpu.txt", raw);
+	md_lat_raw(&c->l_yield, pat);
 	snprintf(pat, sizeof(pat), "%s-sddsd-polling-*.txt", raw);
 	md_lat_raw_glob(&c->l_poll, pat);
 	snprintf(pat, sizeof(pat), "%s-sddsd-blocking-*.txt", raw);
@@ -1287,14 +1291,15 @@ static void md_plots(struct md_ctx *c)
 		return;
 	}
 	{
-		const struct md_lat *rows[] = {&c->l_spin,  &c->l_futex,    &c->l_poll,
+		const struct md_lat *rows[] = {&c->l_spin,  &c->l_futex,    &c->l_yield,   &c->l_poll,
 					       &c->l_block, &c->l_ice_poll, &c->l_ice_wait};
-		const char *titles[] = {"spin (baseline)", "futex hop (baseline)", "sddsd polling",
-					"sddsd blocking",  "iceoryx polling",	   "iceoryx waitset"};
-		struct mdplot_curve cv[6];
+		const char *titles[] = {"spin (baseline)", "futex hop (baseline)", "yield, one CPU (floor)",
+					"sddsd polling",   "sddsd blocking",	   "iceoryx polling",
+					"iceoryx waitset"};
+		struct mdplot_curve cv[7];
 		size_t n = 0;
 
-		for (size_t i = 0; i < 6; i++)
+		for (size_t i = 0; i < 7; i++)
 			if (rows[i]->raw[0])
 				cv[n++] = (struct mdplot_curve){titles[i], rows[i]->raw};
 		if (n == 0)
@@ -1491,6 +1496,10 @@ static void md_ratios(struct md_ctx *c)
 	r = md_ratio_new(c, "local one-way, sddsd polling median", "us", -1, BENCH_GOAL_POLLING_US,
 			 "<= 0.6 us");
 	md_ratio_abs(r, md_fig_p50("sddsd polling", &c->l_poll), 1);
+	r = md_ratio_new(c, "local one-way, sddsd polling / yield-spin on one CPU (median)", "x", 0, 0,
+			 "the floor of polling on 2 CPUs: 1 switch per hop");
+	md_ratio_div(r, md_fig_p50("sddsd polling", &c->l_poll),
+		     md_fig_p50("one-CPU yield floor", &c->l_yield), 1, 0);
 	r = md_ratio_new(c, "local one-way, sddsd blocking / one futex hop (median)", "x", -1,
 			 BENCH_GOAL_BLOCKING_HOPS, "<= 2.1");
 	md_ratio_div(r, md_fig_p50("sddsd blocking", &c->l_block), md_fig_p50("futex hop", &c->l_futex), 1,
@@ -1787,6 +1796,7 @@ static int md_write_md(const struct md_ctx *c, const char *path)
 	md_lat_head(f);
 	md_lat_row(f, &c->l_spin);
 	md_lat_row(f, &c->l_futex);
+	md_lat_row(f, &c->l_yield);
 	md_lat_row(f, &c->l_poll);
 	md_lat_row(f, &c->l_block);
 	md_lat_row(f, &c->l_ice_poll);
@@ -1801,6 +1811,21 @@ static int md_write_md(const struct md_ctx *c, const char *path)
 			      "within microseconds, but every hop still pays a context switch."
 			    : "On two CPUs that is three busy processes on two CPUs: two of them "
 			      "take turns at the scheduler tick, so a round trip can cost milliseconds.");
+	if (c->local_poll_note[0] && c->l_yield.ok) {
+		char ratio[64] = "";
+
+		if (c->l_poll.ok && c->l_yield.p50 > 0)
+			snprintf(ratio, sizeof(ratio), "; sddsd polling is %.2fx that",
+				 c->l_poll.p50 / c->l_yield.p50);
+		fprintf(f,
+			"The floor of a hop between two busy processes that share a CPU is the yield-spin "
+			"baseline on one CPU: one system call and one context switch (%.3f us median "
+			"here%s). %s\n",
+			c->l_yield.p50, ratio,
+			c->cpus > 2 ? "With a CPU for each busy process no hop needs a switch."
+				    : "The 0.6 us goal needs a CPU for each of the three busy processes "
+				      "(sddsd and two clients); this machine has two.");
+	}
 	if (c->dds_payload[0])
 		fprintf(
 		    f,
@@ -1945,8 +1970,8 @@ static void md_json_tput(struct json *j, const struct md_tput *t)
 
 static void md_write_json(const struct md_ctx *c, FILE *f)
 {
-	const struct md_lat *loc[] = {&c->l_spin,     &c->l_futex,    &c->l_poll, &c->l_block,
-				      &c->l_ice_poll, &c->l_ice_wait, &c->l_dds,  &c->l_dds_wait};
+	const struct md_lat *loc[] = {&c->l_spin,     &c->l_futex,    &c->l_yield, &c->l_poll,	  &c->l_block,
+				      &c->l_ice_poll, &c->l_ice_wait, &c->l_dds,   &c->l_dds_wait};
 	const struct md_lat *net[] = {&c->n_blk, &c->n_poll,	 &c->n_mono_blk, &c->n_mono_poll,
 				      &c->n_raw, &c->n_raw_busy, &c->n_dds};
 	const struct md_tput *tp[] = {&c->t_poll,	&c->t_block,	&c->t_mono_spin,
@@ -2233,6 +2258,7 @@ int mdreport_main(int argc, char **argv)
 
 	md_lat_init(&c.l_spin, "baseline: spin on a shared line");
 	md_lat_init(&c.l_futex, "baseline: futex wait/wake (one hop)");
+	md_lat_init(&c.l_yield, "baseline: yield-spin, both on one CPU (polling floor on 2 CPUs)");
 	md_lat_init(&c.l_poll, "sddsd polling");
 	md_lat_init(&c.l_block, "sddsd blocking");
 	md_lat_init(&c.l_ice_poll, "iceoryx polling subscriber");
@@ -2264,6 +2290,7 @@ int mdreport_main(int argc, char **argv)
 		bench_why(c.part[MD_LOCAL].why, "--skip local");
 		md_lat_fail(&c.l_spin, "--skip local");
 		md_lat_fail(&c.l_futex, "--skip local");
+		md_lat_fail(&c.l_yield, "--skip local");
 		md_lat_fail(&c.l_poll, "--skip local");
 		md_lat_fail(&c.l_block, "--skip local");
 		md_tput_fail(&c.t_poll, "--skip local");

@@ -51,6 +51,7 @@ static const struct mode_result *report_shown(const struct mode_result *m, int b
 /* The figures the ratios and goals use; NaN where a run failed. */
 struct report_ratios {
 	double polling_over_spin, polling_over_spin_p99;
+	double polling_over_floor, polling_over_floor_p99; /* against the one-CPU yield-spin hop */
 	double blocking_over_hop, blocking_over_hop_p99;
 	double blocking_over_hop_same; /* against the same-CPU futex hop, when measured */
 	double tput_polling_over_mono, tput_blocking_over_mono;
@@ -64,6 +65,10 @@ static void report_ratios_compute(const struct bench_results *r, struct report_r
 
 	x->polling_over_spin = report_ratio(p_ok, p_ok ? p->lat.st.median : 0, r->spin.ok, r->spin.st.median);
 	x->polling_over_spin_p99 = report_ratio(p_ok, p_ok ? p->lat.st.p99 : 0, r->spin.ok, r->spin.st.p99);
+	x->polling_over_floor =
+	    report_ratio(p_ok, p_ok ? p->lat.st.median : 0, r->yield_same.ok, r->yield_same.st.median);
+	x->polling_over_floor_p99 =
+	    report_ratio(p_ok, p_ok ? p->lat.st.p99 : 0, r->yield_same.ok, r->yield_same.st.p99);
 	x->blocking_over_hop =
 	    report_ratio(b_ok, b_ok ? b->lat.st.median : 0, r->futex.ok, r->futex.st.median);
 	x->blocking_over_hop_p99 = report_ratio(b_ok, b_ok ? b->lat.st.p99 : 0, r->futex.ok, r->futex.st.p99);
@@ -137,7 +142,7 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	const struct mode_result *p = report_best(r->polling, r->best_polling);
 	const struct mode_result *b = report_best(r->blocking, r->best_blocking);
 	struct report_ratios x;
-	char pl[96], poll_label[80], budget[24];
+	char pl[96], poll_label[80], budget[24], floor_label[48];
 
 	report_ratios_compute(r, &x);
 	/* The default budget never runs out; a smaller one (--poll-spin-ns) is named. */
@@ -165,6 +170,14 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 			o->poll_yield_ns < 0 ? "spin purely (--poll-yield-ns never)"
 					     : "spin, yielding the CPU between checks (sched_yield) after "
 					       "--poll-yield-ns of pure spin");
+	fprintf(f,
+		"polling floor: two processes yield-spinning on one CPU (cpu%d), one context switch "
+		"per hop: what a hop costs when two busy parties share a CPU. Polling runs three "
+		"busy processes (sddsd and two clients); %s\n",
+		r->floor_cpu,
+		r->n_cpus >= 3
+		    ? "with three or more CPUs they need not share one (pin them apart)"
+		    : "on two CPUs two of them share one, and the 0.6 us goal needs a CPU for each");
 	if (r->load_start >= 0)
 		fprintf(f, "load average (1 min): %.2f before, %.2f after the run (which adds its own)%s\n",
 			r->load_start, r->load_end,
@@ -179,6 +192,8 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	report_lat_row(f, "baseline: spin on a shared line", &r->spin);
 	report_lat_row(f, "baseline: futex wait/wake (1 hop)", &r->futex);
 	report_lat_row(f, "baseline: futex, both on one CPU", &r->futex_same);
+	snprintf(floor_label, sizeof(floor_label), "baseline: yield, one CPU (cpu%d)", r->floor_cpu);
+	report_lat_row(f, floor_label, &r->yield_same);
 	report_lat_row(f, poll_label, &report_shown(r->polling, r->best_polling)->lat);
 	report_lat_row(f, "sddsd blocking, clients sleep", &report_shown(r->blocking, r->best_blocking)->lat);
 	if (p) {
@@ -194,6 +209,8 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	fprintf(f, "ratios and goals\n");
 	report_ratio_row(f, "sddsd polling / spin (median)", x.polling_over_spin, 0);
 	report_ratio_row(f, "sddsd polling / spin (p99)", x.polling_over_spin_p99, 0);
+	report_ratio_row(f, "sddsd polling / one-CPU yield floor (median)", x.polling_over_floor, 0);
+	report_ratio_row(f, "sddsd polling / one-CPU yield floor (p99)", x.polling_over_floor_p99, 0);
 	if (p && p->lat.ok)
 		fprintf(f, "  %-44s %10.3f us goal <= %.1f us (iceoryx polling): %s\n",
 			"sddsd polling median", p->lat.st.median / 1e3, BENCH_GOAL_POLLING_US,
@@ -368,7 +385,9 @@ void report_json(FILE *f, const struct bench_opts *o, const struct bench_results
 	report_json_lat(&j, "futex", &r->futex);
 	if (r->futex_same.ran)
 		report_json_lat(&j, "futex_same_cpu", &r->futex_same);
+	report_json_lat(&j, "yield_same_cpu", &r->yield_same);
 	json_obj_end(&j);
+	json_int(&j, "floor_cpu", r->floor_cpu);
 
 	report_json_mode(&j, "polling", r->polling, r->best_polling);
 	report_json_mode(&j, "blocking", r->blocking, r->best_blocking);
@@ -381,6 +400,8 @@ void report_json(FILE *f, const struct bench_opts *o, const struct bench_results
 	json_obj_begin(&j, "ratios");
 	json_num(&j, "polling_over_spin", x.polling_over_spin);
 	json_num(&j, "polling_over_spin_p99", x.polling_over_spin_p99);
+	json_num(&j, "polling_over_yield_floor", x.polling_over_floor);
+	json_num(&j, "polling_over_yield_floor_p99", x.polling_over_floor_p99);
 	json_num(&j, "blocking_over_futex_hop", x.blocking_over_hop);
 	json_num(&j, "blocking_over_futex_hop_p99", x.blocking_over_hop_p99);
 	if (r->futex_same.ran)

@@ -8,7 +8,8 @@
  * once in the group setup, keeps its stdout in a temp file and its wait
  * status, then checks: exit 0; the output is one JSON object (parsed by
  * python3's json module: exit 77 when python3 is missing); every figure
- * key exists with a positive number. A second run with a daemon binary
+ * key exists with a positive number (the one-CPU yield floor and its
+ * ratios among them). A second run with a daemon binary
  * that does not exist must exit non-zero, say why, and print no ratio
  * that would need the missing figures (null, never a made-up number).
  * Figures are never compared with a bound: this is not a timed test.
@@ -47,6 +48,7 @@ static const char *const check_keys_py =
     "d = json.load(open(sys.argv[1]))\n"
     "lat = ['median_us', 'p99_us', 'p999_us', 'max_us', 'min_us', 'mean_us', 'iterations']\n"
     "req = ['baseline.spin.' + k for k in lat] + ['baseline.futex.' + k for k in lat]\n"
+    "req += ['baseline.yield_same_cpu.' + k for k in lat]\n"
     "req += ['polling.latency.' + k for k in lat] + ['blocking.latency.' + k for k in lat]\n"
     "for m in ('polling', 'blocking'):\n"
     "    req += [m + '.throughput.' + k for k in ('samples_per_s', 'writer_samples_per_s',\n"
@@ -54,6 +56,7 @@ static const char *const check_keys_py =
     "for m in ('spin', 'sleep'):\n"
     "    req += ['monolithic.' + m + '.' + k for k in ('samples_per_s', 'written', 'received')]\n"
     "req += ['ratios.' + k for k in ('polling_over_spin', 'polling_over_spin_p99',\n"
+    "        'polling_over_yield_floor', 'polling_over_yield_floor_p99',\n"
     "        'blocking_over_futex_hop', 'blocking_over_futex_hop_p99',\n"
     "        'tput_polling_over_monolithic', 'tput_blocking_over_monolithic')]\n"
     "req += ['size_bytes', 'iterations', 'cpus', 'goals.polling_median_us_max',\n"
@@ -89,6 +92,8 @@ static const char *const check_failed_py =
     "    if d['ratios'].get(k, 0) is not None: bad.append('ratio ' + k + ' not null')\n"
     "if d['goals'].get('polling_met', 0) is not None: bad.append('goal judged without figure')\n"
     "if not d['baseline']['spin']['median_us'] > 0: bad.append('baseline missing')\n"
+    "if not d['baseline']['yield_same_cpu']['median_us'] > 0: bad.append('floor missing')\n"
+    "if d['ratios'].get('polling_over_yield_floor', 0) is not None: bad.append('floor ratio not null')\n"
     "if bad:\n"
     "    print('; '.join(bad)); sys.exit(1)\n";
 

@@ -8,7 +8,8 @@ usage: test_report.py MODE SDDS-BENCH
            ddsperf given as /nonexistent/ddsperf. The ratio against ddsperf
            must be n/a with the reason in report.md and null with the reason
            in --json; the ratio of two figures that were measured (sddsd
-           blocking / futex hop) must be a number; the local latency profile
+           blocking / futex hop, and sddsd polling / the one-CPU yield floor,
+           explained in the polling note) must be a number; the local latency profile
            is a PNG; a bad --skip is a usage error (2).
   quick    (root: network namespaces; otherwise exit 77): the whole
            `report --quick`. Every section heading is there; each part either
@@ -26,6 +27,7 @@ import sys
 import tempfile
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+FLOOR = "baseline: yield-spin, both on one CPU (polling floor on 2 CPUs)"
 SECTIONS = [
     "## Machine",
     "## Headline ratios",
@@ -147,6 +149,11 @@ def mode_refusal(bench, out):
     lat = {x["path"]: x for x in js["latency"]}
     if lat["sddsd blocking"]["ok"] and lat["baseline: futex wait/wake (one hop)"]["ok"]:
         check(hop["value"] is not None, "blocking / futex hop missing although both ran")
+    floor = [r for r in js["ratios"] if "yield-spin on one CPU" in r["name"]]
+    check(len(floor) == 1, "no ratio sddsd polling / yield-spin floor")
+    if lat["sddsd polling"]["ok"] and lat[FLOOR]["ok"]:
+        check(floor[0]["value"] is not None, "polling / yield floor missing although both ran")
+        check("The floor of a hop" in md, "the polling note does not explain the floor")
     check(plot_ok(js, "latency-local.png"), "no local latency profile")
     p = subprocess.run([bench, "report", "--skip", "bogus", "--out", out],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30)
