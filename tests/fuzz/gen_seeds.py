@@ -140,6 +140,74 @@ def write(target, seeds):
             fp.write(data)
 
 
+# ---------------------------------------------------------------------- netif
+# Operations of fuzz_netif.c (its OVERVIEW): a datagram, receive, clock
+# steps, local writes (topic 0 temperature: 4 bytes, 1 qnack and 2 qack:
+# 2 bytes), takes.
+
+def n_dgram(frame, src=0, port=0, mcast=False):
+    return bytes([0, src | port << 2 | (0x80 if mcast else 0), len(frame)]) + frame
+
+
+def n_recv():
+    return bytes([2])
+
+
+def n_step(ms):
+    return bytes([3, ms - 1])
+
+
+def n_write(topic, payload):
+    return bytes([4, topic]) + payload
+
+
+def n_take():
+    return bytes([5])
+
+
+def n_expire(tenths):
+    return bytes([6, tenths])
+
+
+def netif_seeds():
+    seeds = {}
+    # Discovery as the capture's nodes announce themselves (test_discovery's frames),
+    # a publication and a subscription of temperature (id A), then their expiry.
+    pub_participant = bytes.fromhex('0104101168110200000000302 2d26a'.replace(' ', ''))
+    sub_participant = bytes.fromhex('01041011681102000000003022d36b')
+    publication = bytes.fromhex('0103103162000 0d26a000a'.replace(' ', ''))
+    subscription = bytes.fromhex('01041041681102000000001062 0000d36b000a'.replace(' ', ''))
+    data = bytes.fromhex('010310a142d26a0015')
+    seeds['discovery'] = (n_dgram(pub_participant, 2, 1, True) + n_dgram(sub_participant, 1, 1, True) +
+                          n_dgram(publication, 2, 1, True) + n_dgram(subscription, 1, 1, True) +
+                          n_recv() + n_write(0, b'\x00\x01\x00\x15') + n_dgram(data, 2, 3) + n_recv() +
+                          n_step(100) + n_step(100) + n_take() + n_expire(40) + n_expire(40))
+    # Our NACK topic qnack (id B, 4-bit): six local samples, NACKs for 2 and 5 from the
+    # static subscriber, a NACK for a number never sent, heartbeats.
+    s = b''.join(n_write(1, bytes([0, k])) for k in range(6))
+    for k in (2, 5, 9):
+        s += n_dgram(bytes([0x01, 0x03, 0x10, 0xb1, k << 4 | 0x6]), 0, 0)
+    seeds['nack_publisher'] = s + n_recv() + n_step(10) + n_step(30) + n_step(200) + n_expire(6)
+    # Our ACK topic qack (id C, 4-bit): three samples, ACKs of two of them from one of the two
+    # subscribers, resends for the other.
+    s = b''.join(n_write(2, bytes([0, k])) for k in range(3))
+    for k in (0, 1):
+        s += n_dgram(bytes([0x01, 0x03, 0x10, 0xc1, k << 4 | 0x5]), 0, 0)
+    seeds['ack_publisher'] = s + n_recv() + n_step(10) + n_step(10) + n_step(50) + n_take()
+    # Every frame of the real nodes' captures (fuzz_snps's seeds without their two control
+    # bytes), from the static subscriber, then the timers.
+    d = os.path.join(HERE, 'corpus', 'fuzz_snps')
+    s = b''
+    for name in sorted(os.listdir(d)):
+        with open(os.path.join(d, name), 'rb') as fp:
+            frame = fp.read()[2:]
+        if len(frame) < 256:
+            s += n_dgram(frame, 0, 3)
+    seeds['captures'] = s + n_recv() + n_take() + n_step(20) + n_step(200) + n_take()
+    return seeds
+
+
 if __name__ == '__main__':
     write('fuzz_ring_records', ring_seeds())
     write('fuzz_ctl', ctl_seeds())
+    write('fuzz_netif', netif_seeds())

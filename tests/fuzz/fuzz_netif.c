@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_netif.c - the daemon's whole receive side (daemon/net/netif.c) fed
+ * by a hostile network: datagrams from several addresses and ports, unicast
+ * and multicast, into a network layer with discovery on, static
+ * subscribers, NACK topics of 4 and 16 bits, an ACK topic and best-effort
+ * topics, interleaved with local writes (so NACKs and ACKs find kept
+ * samples to answer), local takes, and clock steps with the layer's timer
+ * body (retries, heartbeats, give-ups, discovery expiry). The fuzz_snps
+ * target covers the decoder alone; this one covers what the layer does with
+ * what the decoder let through: peer and subscription tables, NACK streams
+ * and their reorder rings, the reliable window, the backlog behind a full
+ * reliable reader.
+ *
+ * OVERVIEW
+ * Input: operations, each a byte whose low 3 bits say what:
+ *   0, 1  a datagram: one byte picks the source (bits 0-1 address, 2-3
+ *         port, 7 multicast), one byte its length L, then L bytes;
+ *   2     receive what is queued and end the turn (netif_flush);
+ *   3     step the clock by (byte + 1) ms, run the timer body, end the turn;
+ *   4     a local write: one byte picks the topic, then sample_size bytes;
+ *   5     take everything the local readers hold;
+ *   6     step the clock by byte * 100 ms (expiry), timer body, end the turn;
+ *   7     receive without ending the turn.
+ * Checked: a local reader only ever holds samples of its topic's size;
+ * every datagram the layer sent is a frame our own decoder accepts (it
+ * never emits what it would drop); the layer's state survives (sanitizers),
+ * and closes without leaks.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uv.h>
+
+#include "broker.h"
+#include "fuzz.h"
+#include "netif.h"
+#include "nodecfg.h"
+#include "ring.h"
+#include "snps.h"
+#include "tests/net/fake_backend.h"
+
+#define FZ_TOPICS 5
+#define FZ_RING 16u
+#define FZ_SLOT 64u
+#define MS 1000000ll
+
+static const char fz_xml[] =
+    "<project name=\"fz\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" iface=\"fk0\" "
+    "port=\"23234\">\n"
+    "<domain id=\"1\">\n"
+    "<topic name=\"temperature\" domain=\"1\" id=\"A\">\n"
+    "  <attribute name=\"device\" type=\"DDS_unsigned_short\"/>\n"
+    "  <attribute name=\"value\" type=\"DDS_short\"/>\n"
+    "</topic>\n"
+    "<topic name=\"qnack\" domain=\"1\" id=\"B\">\n"
+    "  <attribute name=\"number\" type=\"DDS_short\"/>\n"
+    "  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" kind=\"reliable\" "
+    "confirmationtype=\"nack\" max_blocking_time=\"100\"/>\n"
+    "</topic>\n"
+    "<topic name=\"qack\" domain=\"1\" id=\"C\">\n"
+    "  <attribute name=\"number\" type=\"DDS_short\"/>\n"
+    "  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" kind=\"reliable\" "
+    "confirmationtype=\"ack\" max_blocking_time=\"100\"/>\n"
+    "</topic>\n"
+    "<topic name=\"bignack\" domain=\"1\" id=\"D\">\n"
+    "  <attribute name=\"a\" type=\"DDS_unsigned_long\"/>\n"
+    "  <attribute name=\"s\" type=\"DDS_string\" size=\"3\"/>\n"
+    "  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"big\" kind=\"reliable\" "
+    "confirmationtype=\"nack\" max_blocking_time=\"100\"/>\n"
+    "</topic>\n"
+    "<topic name=\"wide\" domain=\"1\" id=\"E\">\n"
+    "  <attribute name=\"x\" type=\"DDS_unsigned_long\"/>\n"
+    "  <attribute name=\"y\" type=\"DDS_long_long\"/>\n"
+    "  <attribute name=\"c\" type=\"DDS_char\"/>\n"
+    "</topic>\n"
+    "</domain>\n"
+    "<role topic=\"temperature\" type=\"publisher\"/>\n"
+    "<role topic=\"qnack\" type=\"publisher\"/>\n"
+    "<role topic=\"qack\" type=\"publisher\"/>\n"
+    "<role topic=\"bignack\" type=\"subscriber\"/>\n"
+    "<role topic=\"wide\" type=\"subscriber\"/>\n"
+    "<subscription topic=\"temperature\"><subscriber ip=\"fe80::2\"/></subscription>\n"
+    "<subscription topic=\"qnack\"><subscriber ip=\"fe80::2\"/></subscription>\n"
+    "<subscription topic=\"qack\"><subscriber ip=\"fe80::2\"/><subscriber ip=\"fe80::3\" "
+    "port=\"4000\"/></subscription>\n"
+    "</project>\n";
+
+static const char *const fz_addrs[4] = {"fe80::2", "fe80::3", "fe80::c0ef:62ff:fed4:d26a", "fe80::1"};
+static const uint16_t fz_ports[4] = {23234, 23254, 4000, 57338};
+
+static struct nodecfg *fz_node;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	struct nodecfg_error err;
+
+	(void)argc;
+	(void)argv;
+	if (nodecfg_load_memory(fz_xml, sizeof(fz_xml) - 1, "fuzz.xml", &fz_node, &err) < 0) {
+		fprintf(stderr, "fuzz_netif: %s\n", err.msg);
+		__builtin_trap();
+	}
+	return 0;
+}
+
+struct fz {
+	uv_loop_t loop;
+	struct broker *b;
+	struct netif *n;
+	struct broker_topic *t[FZ_TOPICS];
+	struct broker_writer *w[FZ_TOPICS];
+	struct broker_reader *r[FZ_TOPICS];
+	struct rring_cons cons[FZ_TOPICS];
+	void *rmem[FZ_TOPICS];
+	uint32_t size[FZ_TOPICS];
+	int64_t now;
+};
+
+static void fz_open(struct fz *f)
+{
+	struct broker_qos wq = {.reliability = BROKER_BEST_EFFORT, .history_depth = 1};
+	struct netif_options o;
+	char why[256];
+
+	memset(f, 0, sizeof(*f));
+	fake_reset();
+	f->now = 1000 * MS;
+	fake_clock_set(f->now);
+	FUZZ_CHECK(uv_loop_init(&f->loop) == 0);
+	FUZZ_CHECK(broker_new(NULL, &f->b) == 0);
+	netif_options_init(&o);
+	o.backend = &fake_backend_ops;
+	o.node = fz_node;
+	o.links[0] = "fk0";
+	o.n_links = 1;
+	o.reader_depth = 64;
+	o.backlog_cap = 32;
+	o.disc.on = true;
+	o.disc.node_id = 0x1234;
+	o.disc.expire_ms = 3000;
+	o.disc.max_subs = 8;
+	o.max_peers = 8;
+	FUZZ_CHECK(netif_new(&f->loop, f->b, &o, NULL, &f->n, why, sizeof(why)) == 0);
+	for (int i = 0; i < FZ_TOPICS; i++) {
+		/* The reliable topic's local reader is reliable: a full ring holds the network back
+		 * (backlog). */
+		struct broker_qos rq = {.reliability = i == 2 ? BROKER_RELIABLE : BROKER_BEST_EFFORT,
+					.history_depth = FZ_RING,
+					.max_blocking_ms = 100};
+		struct broker_topic_desc d = fz_node->topics[i].desc;
+		size_t bytes = rring_size(FZ_RING, FZ_SLOT);
+		struct rring_prod prod;
+
+		f->size[i] = d.sample_size;
+		FUZZ_CHECK(broker_topic_get(f->b, &d, &f->t[i]) == 0);
+		FUZZ_CHECK(broker_writer_new(f->b, f->t[i], &wq, 5, &f->w[i]) == 0);
+		f->rmem[i] = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
+		FUZZ_CHECK(f->rmem[i] != NULL);
+		rring_format(f->rmem[i], FZ_RING, rring_slot_size(FZ_SLOT));
+		FUZZ_CHECK(rring_prod_init(&prod, f->rmem[i], FZ_RING, rring_slot_size(FZ_SLOT)) == 0);
+		FUZZ_CHECK(rring_cons_init(&f->cons[i], f->rmem[i], FZ_RING, rring_slot_size(FZ_SLOT)) == 0);
+		FUZZ_CHECK(broker_reader_new(f->b, f->t[i], &rq, 7, &prod, NULL, NULL, &f->r[i]) == 0);
+	}
+}
+
+static void fz_close(struct fz *f)
+{
+	for (int i = 0; i < FZ_TOPICS; i++) {
+		netif_reader_gone(f->n, f->r[i]);
+		broker_reader_free(f->r[i]);
+		broker_writer_free(f->w[i]);
+		free(f->rmem[i]);
+		broker_topic_put(f->t[i]);
+	}
+	netif_close(f->n);
+	uv_run(&f->loop, UV_RUN_DEFAULT);
+	netif_free(f->n);
+	FUZZ_CHECK(fake_open_count() == 0);
+	FUZZ_CHECK(uv_loop_close(&f->loop) == 0);
+	broker_free(f->b);
+}
+
+static void fz_take(struct fz *f)
+{
+	uint8_t s[FZ_SLOT];
+	uint32_t len;
+
+	for (int i = 0; i < FZ_TOPICS; i++) {
+		while (rring_cons_take(&f->cons[i], s, sizeof(s), &len, NULL, NULL) == 1)
+			FUZZ_CHECK(len == f->size[i]);
+	}
+}
+
+static void fz_step(struct fz *f, int64_t ns)
+{
+	f->now += ns;
+	fake_clock_set(f->now);
+	netif_tick(f->n);
+	netif_flush(f->n);
+}
+
+/* Sizes for our own decoder: our topics by id, the builtins, nothing else. */
+static int fz_lookup(void *ctx, uint8_t domain, uint16_t topic, uint32_t *ret_size)
+{
+	(void)ctx;
+	(void)domain;
+	for (uint32_t i = 0; i < fz_node->n_topics; i++) {
+		if (fz_node->topics[i].desc.topic_id == topic) {
+			*ret_size = fz_node->topics[i].desc.sample_size;
+			return 0;
+		}
+	}
+	return snps_builtin_size(topic, ret_size);
+}
+
+/* Everything the layer sent decodes. */
+static void fz_check_sent(void)
+{
+	struct snps_decoder_options opts;
+
+	snps_decoder_options_init(&opts);
+	opts.lookup = fz_lookup;
+	for (uint32_t i = 0; i < fake_sent(); i++) {
+		const struct fake_dgram *d = fake_sent_at(i);
+
+		FUZZ_CHECK(snps_decode(d->buf, d->len, &opts, NULL, NULL, NULL) == 0);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t sample[FZ_SLOT];
+	struct broker_reader *blocker;
+	uint32_t queued = 0;
+	struct fz f;
+	size_t i = 0;
+
+	if (fz_node == NULL)
+		LLVMFuzzerInitialize(NULL, NULL);
+	fz_open(&f);
+	while (i < size) {
+		uint8_t op = data[i++] & 7, a;
+
+		/* Every operation but receive and take reads an argument byte. */
+		if (op != 2 && op != 5 && op != 7 && i >= size)
+			break;
+		a = op != 2 && op != 5 && op != 7 ? data[i] : 0;
+
+		switch (op) {
+		case 0:
+		case 1: {
+			size_t len;
+
+			if (i + 2 > size)
+				goto out;
+			len = data[i + 1];
+			i += 2;
+			if (len > size - i)
+				len = size - i;
+			if (queued < 1024) {
+				fake_inject(fz_addrs[a & 3], fz_ports[(a >> 2) & 3], (a & 0x80) != 0,
+					    data + i, (uint32_t)len);
+				queued++;
+			}
+			i += len;
+			break;
+		}
+		case 2:
+			netif_receive(f.n);
+			netif_flush(f.n);
+			queued = 0;
+			break;
+		case 3:
+			i++;
+			fz_step(&f, (int64_t)(a + 1) * MS);
+			break;
+		case 4: {
+			uint32_t k = a % FZ_TOPICS, n;
+
+			i++;
+			n = f.size[k];
+			memset(sample, 0, sizeof(sample));
+			memcpy(sample, data + i, size - i < n ? size - i : n);
+			i += size - i < n ? size - i : n;
+			(void)broker_write(f.w[k], sample, n, 0, &blocker);
+			broker_flush(f.b);
+			netif_flush(f.n);
+			break;
+		}
+		case 5:
+			fz_take(&f);
+			break;
+		case 6:
+			i++;
+			fz_step(&f, (int64_t)a * 100 * MS);
+			break;
+		default:
+			netif_receive(f.n);
+			queued = 0;
+			break;
+		}
+	}
+out:
+	netif_receive(f.n);
+	netif_flush(f.n);
+	fz_take(&f);
+	fz_check_sent();
+	fz_close(&f);
+	fake_clock_set(0);
+	return 0;
+}
