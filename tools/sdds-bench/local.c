@@ -246,8 +246,7 @@ static int lc_ping(void *arg)
 	struct lc_shm *s = a->s;
 	uint64_t i, n = 0;
 	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
-	int64_t t_prev, t_cap = 0, warm_cap;
-	bool measuring;
+	struct bench_pace pace;
 	struct lc_side x;
 	char what[96];
 	int err;
@@ -260,12 +259,9 @@ static int lc_ping(void *arg)
 		lc_close(&x);
 		return lc_fail(s, LC_SIDE_A, 2, "ping side: waiting for the pong side", err);
 	}
-	t_prev = bench_now_ns();
-	warm_cap = t_prev + (int64_t)(o->max_seconds / 4 * 1e9);
-	measuring = o->warmup == 0;
+	bench_pace_start(&pace, o->warmup, o->max_seconds);
 	for (i = 0; n < o->iterations; i++) {
 		size_t len = 0;
-		int64_t t;
 
 		lc_put_counter(out, o->size, i);
 		err = sdds_writer_write(x.w, out, o->size);
@@ -281,17 +277,8 @@ static int lc_ping(void *arg)
 				 (unsigned long long)i);
 			return lc_fail(s, LC_SIDE_A, 3, what, err);
 		}
-		t = bench_now_ns();
-		if (measuring) {
-			s->rtt[n++] = (uint64_t)(t - t_prev);
-			if (n == 1)
-				t_cap = t + (int64_t)(o->max_seconds * 1e9);
-			else if (t > t_cap)
-				break;
-		} else if (i + 1 >= o->warmup || t > warm_cap) {
-			measuring = true;
-		}
-		t_prev = t;
+		if (bench_pace_round(&pace, i, s->rtt, &n))
+			break;
 	}
 	s->n_measured = n;
 	s->truncated = n < o->iterations;
