@@ -503,10 +503,14 @@ static int main_trace(const struct opts *o)
 		in.workload = what;
 	}
 	if (o->json)
-		report_json(stdout, &in);
+		rc = report_json(stdout, &in);
 	else
 		report_text(stdout, &in);
 	matcher_free(m);
+	if (rc != 0) {
+		fprintf(stderr, "sdds-trace: cannot write the JSON report: %s\n", strerror(-rc));
+		return SDDS_TRACE_EXIT_FAIL;
+	}
 	if (o->cmd && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		fprintf(stderr, "sdds-trace: %s did not exit with 0\n", o->cmd[0]);
 		return SDDS_TRACE_EXIT_FAIL;
@@ -648,11 +652,13 @@ static int main_compare(const struct opts *o0)
 	in.runs = all;
 	in.dropped = dropped;
 	in.workload = "sdds-trace-load local (isolated, --mono), sdds-bench net (ping-pong, --warmup 0)";
-	if (o.json)
-		report_json(stdout, &in);
-	else
-		report_text(stdout, &in);
 	rc = 0;
+	if (o.json && report_json(stdout, &in) != 0) {
+		fprintf(stderr, "sdds-trace: cannot write the JSON report\n");
+		rc = SDDS_TRACE_EXIT_FAIL;
+	} else if (!o.json) {
+		report_text(stdout, &in);
+	}
 out:
 	for (int i = 0; i < n_parts; i++)
 		matcher_free(parts[i].m);

@@ -7,13 +7,15 @@
  * ordered by their first and then their second boundary, so a delta only one
  * mode has (monolithic write_enter->routed against isolated's three steps
  * through the request ring) sits where it belongs. A cell a mode lacks is
- * "-". Nothing here allocates.
+ * "-". Only the JSON allocates (json.h builds it with json-c).
  */
 #include "report.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
+
+#include "json.h"
 
 #define REPORT_MAX_ROWS (2 * TP_MAX_)
 
@@ -194,87 +196,78 @@ void report_text(FILE *f, const struct report_input *in)
 			(unsigned long long)in->dropped);
 }
 
-static void json_str(FILE *f, const char *s)
+static void json_stat(struct json *j, const struct trace_stat *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	json_fixed(j, "min_us", us((double)s->min_ns), 3);
+	json_fixed(j, "avg_us", us(s->mean_ns), 3);
+	json_fixed(j, "max_us", us((double)s->max_ns), 3);
+	json_fixed(j, "std_us", us(trace_stat_std_ns(s)), 3);
+	json_uint(j, "count", s->n);
 }
 
-static void json_stat(FILE *f, const struct trace_stat *s)
+static void json_run(struct json *j, const struct trace_run *r)
 {
-	fprintf(f, "\"min_us\":%.3f,\"avg_us\":%.3f,\"max_us\":%.3f,\"std_us\":%.3f,\"count\":%llu",
-		us((double)s->min_ns), us(s->mean_ns), us((double)s->max_ns), us(trace_stat_std_ns(s)),
-		(unsigned long long)s->n);
-}
+	char phase[64];
 
-static void json_run(FILE *f, const struct trace_run *r, bool comma)
-{
-	fprintf(f,
-		"%s{\"mode\":\"%s\",\"path\":\"%s\",\"callback\":%s,\"waited\":%s,\"samples\":%llu,"
-		"\"unmatched\":%llu,\"phases\":[",
-		comma ? "," : "", trace_mode_name(r->mode), trace_path_name(r->path),
-		r->callback ? "true" : "false", r->waited ? "true" : "false", (unsigned long long)r->samples,
-		(unsigned long long)r->unmatched);
+	json_obj_begin(j, NULL);
+	json_str(j, "mode", trace_mode_name(r->mode));
+	json_str(j, "path", trace_path_name(r->path));
+	json_bool(j, "callback", r->callback);
+	json_bool(j, "waited", r->waited);
+	json_uint(j, "samples", r->samples);
+	json_uint(j, "unmatched", r->unmatched);
+	json_arr_begin(j, "phases");
 	for (unsigned k = 0; k + 1 < r->n_phases; k++) {
-		fprintf(f, "%s{\"phase\":\"%s->%s\",", k ? "," : "", trace_phase_name(r->phase[k]),
-			trace_phase_name(r->phase[k + 1]));
-		json_stat(f, &r->delta[k]);
-		fputc('}', f);
+		snprintf(phase, sizeof(phase), "%s->%s", trace_phase_name(r->phase[k]),
+			 trace_phase_name(r->phase[k + 1]));
+		json_obj_begin(j, NULL);
+		json_str(j, "phase", phase);
+		json_stat(j, &r->delta[k]);
+		json_obj_end(j);
 	}
-	fprintf(f, "],\"total\":{");
-	json_stat(f, &r->total);
-	fprintf(f, "}}");
+	json_arr_end(j);
+	json_obj_begin(j, "total");
+	json_stat(j, &r->total);
+	json_obj_end(j);
+	json_obj_end(j);
 }
 
-void report_json(FILE *f, const struct report_input *in)
+int report_json(FILE *f, const struct report_input *in)
 {
-	bool first = true;
+	struct json j;
 
-	fprintf(f, "{\"tool\":\"sdds-trace\"");
-	if (in->workload) {
-		fprintf(f, ",\"workload\":");
-		json_str(f, in->workload);
-	}
+	json_init(&j, f);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "tool", "sdds-trace");
+	if (in->workload)
+		json_str(&j, "workload", in->workload);
 	/*
 	 * "runs" holds one run per mode, path and callback: the samples the
 	 * reader waited for. Those it found already there go to "runs_no_wait"
 	 * (same shape), so a consumer keyed on mode and path gets the main run.
 	 */
 	for (int w = 1; w >= 0; w--) {
-		bool any = false;
-
-		fprintf(f, w ? ",\"runs\":[" : "],\"runs_no_wait\":[");
+		json_arr_begin(&j, w ? "runs" : "runs_no_wait");
 		for (size_t i = 0; i < in->n_runs; i++) {
-			if (in->runs[i].waited == (w == 1)) {
-				json_run(f, &in->runs[i], any);
-				any = true;
-			}
+			if (in->runs[i].waited == (w == 1))
+				json_run(&j, &in->runs[i]);
 		}
+		json_arr_end(&j);
 	}
-	fprintf(f, "],\"missing\":[");
+	json_arr_begin(&j, "missing");
 	for (int m = 0; m < TM_MAX_; m++) {
 		for (int p = 0; p < TPATH_MAX_; p++) {
 			if (!in->missing[m][p])
 				continue;
-			fprintf(f, "%s{\"mode\":\"%s\",\"path\":\"%s\",\"why\":", first ? "" : ",",
-				trace_mode_name((enum trace_mode)m), trace_path_name((enum trace_path)p));
-			json_str(f, in->missing[m][p]);
-			fputc('}', f);
-			first = false;
+			json_obj_begin(&j, NULL);
+			json_str(&j, "mode", trace_mode_name((enum trace_mode)m));
+			json_str(&j, "path", trace_path_name((enum trace_path)p));
+			json_str(&j, "why", in->missing[m][p]);
+			json_obj_end(&j);
 		}
 	}
-	fprintf(f, "],\"ratios\":[");
-	first = true;
+	json_arr_end(&j);
+	json_arr_begin(&j, "ratios");
 	for (int p = 0; p < TPATH_MAX_; p++) {
 		for (int cb = 0; cb < 2; cb++) {
 			const struct trace_run *a = find_run(in, TM_ISOLATED, (enum trace_path)p, cb);
@@ -282,17 +275,20 @@ void report_json(FILE *f, const struct report_input *in)
 
 			if (!a || !b || b->total.mean_ns <= 0 || a->total.n == 0)
 				continue;
-			fprintf(f,
-				"%s{\"path\":\"%s\",\"callback\":%s,\"waited\":%s,\"isolated_avg_us\":%.3f,"
-				"\"monolithic_avg_us\":%.3f,\"ratio\":%.4f}",
-				first ? "" : ",", trace_path_name((enum trace_path)p),
-				(cb & 1) ? "true" : "false", (cb & 2) ? "false" : "true",
-				us(a->total.mean_ns), us(b->total.mean_ns),
-				a->total.mean_ns / b->total.mean_ns);
-			first = false;
+			json_obj_begin(&j, NULL);
+			json_str(&j, "path", trace_path_name((enum trace_path)p));
+			json_bool(&j, "callback", cb & 1);
+			json_bool(&j, "waited", !(cb & 2));
+			json_fixed(&j, "isolated_avg_us", us(a->total.mean_ns), 3);
+			json_fixed(&j, "monolithic_avg_us", us(b->total.mean_ns), 3);
+			json_fixed(&j, "ratio", a->total.mean_ns / b->total.mean_ns, 4);
+			json_obj_end(&j);
 		}
 	}
-	fprintf(f, "],\"floor_us\":%.3f", us((double)floor_ns(in)));
-	fprintf(f, ",\"unmatched_other\":%llu,\"dropped_events\":%llu}\n",
-		(unsigned long long)in->unmatched_other, (unsigned long long)in->dropped);
+	json_arr_end(&j);
+	json_fixed(&j, "floor_us", us((double)floor_ns(in)), 3);
+	json_uint(&j, "unmatched_other", in->unmatched_other);
+	json_uint(&j, "dropped_events", in->dropped);
+	json_obj_end(&j);
+	return json_finish(&j);
 }

@@ -30,6 +30,7 @@ struct report_input {
 };
 
 void report_text(FILE *f, const struct report_input *in);
-void report_json(FILE *f, const struct report_input *in);
+/* 0, or -ENOMEM / -EIO as json_finish (tools/json/json.h). */
+int report_json(FILE *f, const struct report_input *in);
 
 #endif /* SDDS_TRACE_REPORT_H */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_bench_units.c - unit tests of sdds-bench's statistics and JSON
- * emitter (tools/sdds-bench/stats.c, json.c).
+ * writer (tools/sdds-bench/stats.c, json.c on json-c).
  *
  * OVERVIEW
  * The figures the benchmark prints are only as good as these two: the
@@ -129,6 +129,94 @@ static void test_json_nesting_and_escapes(void **state)
 	free(out);
 }
 
+/*
+ * Numbers keep their "%.9g" text (3, not json-c's 3.0), '/' and UTF-8 pass
+ * unescaped, infinities are null, and a finished writer starts a new
+ * document.
+ */
+static void test_json_numbers_and_reuse(void **state)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct json j;
+
+	(void)state;
+	assert_non_null(f);
+	json_init(&j, f);
+	json_arr_begin(&j, NULL);
+	json_num(&j, NULL, 3.0);
+	json_num(&j, NULL, 1.0 / 3.0);
+	json_num(&j, NULL, 1.5e-7);
+	json_num(&j, NULL, -INFINITY);
+	json_str(&j, NULL, "a/b \xc3\xa9 \b\x7f");
+	json_arr_end(&j);
+	assert_int_equal(json_finish(&j), 0);
+	json_num(&j, NULL, 42);
+	assert_int_equal(json_finish(&j), 0);
+	fclose(f);
+	assert_string_equal(out, "[3,0.333333333,1.5e-07,null,\"a/b \xc3\xa9 \\b\x7f\"]\n42\n");
+	free(out);
+}
+
+/*
+ * Bytes that are not UTF-8 become U+FFFD, in values and in keys, so the
+ * document stays valid JSON; well-formed sequences up to 4 bytes pass.
+ */
+static void test_json_utf8_repair(void **state)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct json j;
+
+	(void)state;
+	assert_non_null(f);
+	json_init(&j, f);
+	json_obj_begin(&j, NULL);
+	/* e-acute, snowman, U+1F600; then a stray 0xff, an overlong '/', a surrogate, a cut sequence */
+	json_str(&j, "ok", "\xc3\xa9\xe2\x98\x83\xf0\x9f\x98\x80");
+	json_str(&j, "bad",
+		 "a\xff"
+		 "b\xc0\xaf"
+		 "c\xed\xa0\x80"
+		 "d\xe2\x98");
+	json_uint(&j, "k\xfe", 1);
+	json_obj_end(&j);
+	assert_int_equal(json_finish(&j), 0);
+	fclose(f);
+	assert_string_equal(out, "{\"ok\":\"\xc3\xa9\xe2\x98\x83\xf0\x9f\x98\x80\","
+				 "\"bad\":\"a\xef\xbf\xbd"
+				 "b\xef\xbf\xbd\xef\xbf\xbd"
+				 "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+				 "d\xef\xbf\xbd\xef\xbf\xbd\","
+				 "\"k\xef\xbf\xbd\":1}\n");
+	free(out);
+}
+
+/* The form people read: one member per line, "key": value. */
+static void test_json_pretty(void **state)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	struct json j;
+
+	(void)state;
+	assert_non_null(f);
+	json_init_pretty(&j, f);
+	json_obj_begin(&j, NULL);
+	json_fixed(&j, "x", 2.0 / 3.0, 3);
+	json_arr_begin(&j, "a");
+	json_int(&j, NULL, -1);
+	json_arr_end(&j);
+	json_obj_end(&j);
+	assert_int_equal(json_finish(&j), 0);
+	fclose(f);
+	assert_string_equal(out, "{\n  \"x\": 0.667,\n  \"a\": [\n    -1\n  ]\n}\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -137,6 +225,9 @@ int main(void)
 	    cmocka_unit_test(test_stats_empty),
 	    cmocka_unit_test(test_stats_dump),
 	    cmocka_unit_test(test_json_nesting_and_escapes),
+	    cmocka_unit_test(test_json_numbers_and_reuse),
+	    cmocka_unit_test(test_json_utf8_repair),
+	    cmocka_unit_test(test_json_pretty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
