@@ -61,8 +61,8 @@
  * topic) stream a gap tracker (gaptrack.h): a missing number is NACKed when
  * found and every NETIF_NACK_RETRY_MS (twice the measured round trip when
  * that is longer, NETIF_NACK_MIN_ROUNDS rounds in NETIF_NACK_GIVEUP_MS at
- * least), NETIF_NACK_MAX_TRIES times or NETIF_NACK_GIVEUP_MS at most, then
- * given up; the hold covers that.
+ * least), NETIF_NACK_MAX_TRIES times, or for NETIF_NACK_GIVEUP_MS when it
+ * had NETIF_NACK_MIN_ROUNDS NACKs, then given up.
  */
 #define NETIF_NACK_HIST 128u
 #define NETIF_NACK_HOLD_MS 500
@@ -73,7 +73,7 @@
 #define NETIF_NACK_RETRY_MS 10
 #define NETIF_NACK_MAX_TRIES 40u
 #define NETIF_NACK_GIVEUP_MS 400
-#define NETIF_NACK_MIN_ROUNDS 8u
+#define NETIF_NACK_MIN_ROUNDS 10u
 #define NETIF_NACK_STREAMS 16u
 #define NETIF_NACK_PER_FRAME 24u
 
@@ -992,10 +992,15 @@ static bool netif_nrx_tick(struct netif *n, int64_t now)
 			continue;
 		}
 		/*
-		 * The head goes after its NACKs, or after NETIF_NACK_GIVEUP_MS
-		 * however few went out (a late timer): the publisher keeps it
-		 * longer than that, so we never wait past the point where its
-		 * numbers could wrap onto ours.
+		 * The head goes after NETIF_NACK_MAX_TRIES NACKs, or after
+		 * NETIF_NACK_GIVEUP_MS once it had NETIF_NACK_MIN_ROUNDS of
+		 * them: a starved daemon whose timer comes late still asks
+		 * several times before it gives a sample up (at 20% loss each
+		 * way a round fails with p = 0.36; 10 rounds, 4e-5). Waiting
+		 * longer is safe: numbers cannot wrap onto ours, since a
+		 * publisher has at most half our span of numbers kept (its
+		 * history) and a number past the span gives the head up
+		 * (gaptrack_offer's -ENOBUFS).
 		 */
 		for (;;) {
 			if (r->g.passed != r->head_pos || !r->head_known) {
@@ -1004,7 +1009,8 @@ static bool netif_nrx_tick(struct netif *n, int64_t now)
 				r->head_ns = now;
 			}
 			if (r->g.top == 0 || (!gaptrack_head_exhausted(&r->g, NETIF_NACK_MAX_TRIES) &&
-					      now - r->head_ns < (int64_t)NETIF_NACK_GIVEUP_MS * 1000000))
+					      (now - r->head_ns < (int64_t)NETIF_NACK_GIVEUP_MS * 1000000 ||
+					       !gaptrack_head_exhausted(&r->g, NETIF_NACK_MIN_ROUNDS))))
 				break;
 			netif_nrx_skip(n, r);
 		}

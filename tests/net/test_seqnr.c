@@ -557,13 +557,51 @@ static void test_nack_gap_after_wrap(void **state)
 	fake_clock_set(0);
 }
 
+/*
+ * A starved daemon whose timer runs every 150 ms instead of 10 still NACKs
+ * a gap NETIF_NACK_MIN_ROUNDS (10) times before it gives the sample up,
+ * though the give-up time (400 ms) passed long before.
+ */
+static void test_nack_starved_timer(void **state)
+{
+	const int64_t t0 = 1000000000ll;
+	int16_t v[8];
+	struct fx f;
+	int rounds = 0;
+
+	(void)state;
+	fake_clock_set(t0);
+	fx_open(&f);
+	nack_sample(0, 100);
+	nack_sample(2, 102);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 2, v, 8), 1);
+	assert_int_equal(netif_counters(f.n)->nacks_out, 1);
+	while (netif_counters(f.n)->gaps_given_up == 0) {
+		assert_true(++rounds < 40);
+		/* Not given up yet: at most 10 NACKs of number 1 went out (all unanswered). */
+		assert_true(netif_counters(f.n)->nacks_out <= 10);
+		fake_clock_set(t0 + (int64_t)rounds * 150000000ll);
+		netif_tick(f.n);
+		netif_flush(f.n);
+	}
+	/* Given up in the round after the tenth NACK, 1.5 s after the gap, not at 400 ms. */
+	assert_int_equal(netif_counters(f.n)->nacks_out, 10);
+	assert_true(rounds >= 10);
+	assert_int_equal(take_all(&f, 2, v, 8), 1);
+	assert_int_equal(v[0], 102);
+	fx_close(&f);
+	fake_clock_set(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_ack_as_captured),	cmocka_unit_test(test_wrap_best_effort),
 	    cmocka_unit_test(test_big_seqnr),		cmocka_unit_test(test_publisher_window),
 	    cmocka_unit_test(test_receiver_gap),	cmocka_unit_test(test_nack_real_publisher),
-	    cmocka_unit_test(test_nack_gap_after_wrap),
+	    cmocka_unit_test(test_nack_gap_after_wrap), cmocka_unit_test(test_nack_starved_timer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
