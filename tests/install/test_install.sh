@@ -1,0 +1,122 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# test_install.sh - `meson install --destdir` lays out what the README and
+# issue promise, and an application builds against the installed copy.
+#
+# usage: test_install.sh BUILD_DIR SOURCE_DIR
+#
+# Checked in a temporary DESTDIR: one versioned libsddsclient.so.X.Y.Z with
+# the .so.X and .so links and SONAME libsddsclient.so.X; its exported
+# symbols are exactly the version script's patterns (hidden visibility: no
+# broker_, ring_, libuv or libxml2 symbol leaks), each in the script's
+# version node; the public headers and libsddsclient.pc (its Version is the
+# library's); a program built with `pkg-config --cflags --libs
+# libsddsclient` against the DESTDIR links and runs with the installed
+# library; sddsd, sddsctl, sdds-gen and sdds-sandbox are
+# installed and answer --help; the systemd units are there.
+set -eu
+
+build=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+dest=$(mktemp -d /tmp/sdds-install-test.XXXXXX)
+trap 'rm -rf "$dest"' EXIT INT TERM
+
+fail() {
+	echo "test_install: $*" >&2
+	exit 1
+}
+
+for tool in objdump nm pkg-config cc; do
+	command -v "$tool" >/dev/null 2>&1 || {
+		echo "test_install: $tool not found: skipped" >&2
+		exit 77
+	}
+done
+
+meson install -C "$build" --no-rebuild --destdir "$dest" >"$dest/install.log" 2>&1 || {
+	cat "$dest/install.log" >&2
+	fail "meson install failed"
+}
+
+# The library: one real file, two links, the SONAME.
+real=$(find "$dest" -name 'libsddsclient.so.*.*.*' -type f)
+[ "$(echo "$real" | grep -c .)" -eq 1 ] || fail "expected one libsddsclient.so.X.Y.Z, found: $real"
+libdir=$(dirname "$real")
+version=${real##*/libsddsclient.so.}
+major=${version%%.*}
+[ -L "$libdir/libsddsclient.so.$major" ] || fail "no libsddsclient.so.$major link"
+[ -L "$libdir/libsddsclient.so" ] || fail "no libsddsclient.so link"
+[ "$(readlink -f "$libdir/libsddsclient.so")" = "$(readlink -f "$real")" ] || fail "libsddsclient.so does not lead to $real"
+soname=$(objdump -p "$real" | sed -n 's/^ *SONAME *//p')
+[ "$soname" = "libsddsclient.so.$major" ] || fail "SONAME is '$soname', not libsddsclient.so.$major"
+
+# Exported symbols: every one matches a global pattern of the version script, in its node.
+map="$src/client-lib/libsddsclient.map"
+node=$(sed -n 's/^\([A-Za-z0-9_]*\) *{.*/\1/p' "$map" | head -n 1)
+patterns=$(sed -n '/^global:/,/^local:/p' "$map" | sed -e '1d' -e '$d' -e 's/[[:space:];]//g' | grep -v '^$')
+[ -n "$node" ] && [ -n "$patterns" ] || fail "cannot read $map"
+n=0
+for entry in $(nm -D --defined-only "$real" | awk '{print $3}'); do
+	name=${entry%%@*}
+	[ "$name" = "$node" ] && continue
+	case $entry in
+	*"@@$node") ;;
+	*) fail "symbol $entry is not in version node $node" ;;
+	esac
+	ok=no
+	for p in $patterns; do
+		# shellcheck disable=SC2254
+		case $name in
+		$p) ok=yes ;;
+		esac
+	done
+	[ $ok = yes ] || fail "symbol $name is exported but not in $map"
+	n=$((n + 1))
+done
+[ $n -ge 20 ] || fail "only $n symbols exported"
+for must in sdds_client_new sdds_writer_write sdds_reader_take sdds_strerror DDS_DataReader_set_listener; do
+	nm -D --defined-only "$real" | grep -q " $must@@" || fail "$must is not exported"
+done
+
+# Headers and pkg-config.
+inc=$(find "$dest" -path '*/include/sdds' -type d)
+[ -f "$inc/sdds.h" ] && [ -f "$inc/dcps.h" ] || fail "headers missing under $inc"
+pc=$(find "$dest" -name libsddsclient.pc)
+[ -n "$pc" ] || fail "no libsddsclient.pc"
+pcver=$(sed -n 's/^Version: *//p' "$pc")
+[ "$pcver" = "$version" ] || fail "libsddsclient.pc says $pcver, the library is $version"
+
+# An application against the installed copy only (no -I or -L into the tree).
+cat >"$dest/app.c" <<'APP'
+#include <errno.h>
+#include <stdio.h>
+#include <sdds/sdds.h>
+
+int main(void)
+{
+	printf("%s\n", sdds_strerror(-ENOTCONN));
+	return 0;
+}
+APP
+flags=$(PKG_CONFIG_PATH=$(dirname "$pc") PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs libsddsclient) ||
+	fail "pkg-config refused libsddsclient.pc"
+# A sanitizer build's library needs its runtime first: build the application the same way.
+san=
+objdump -p "$real" | grep -q 'NEEDED *libasan' && san=-fsanitize=address,undefined
+# shellcheck disable=SC2086
+cc -Wall -Werror $san -o "$dest/app" "$dest/app.c" $flags || fail "an application does not build with: $flags"
+out=$(LD_LIBRARY_PATH=$libdir "$dest/app") || fail "the application does not run"
+[ -n "$out" ] || fail "sdds_strerror printed nothing"
+LD_LIBRARY_PATH=$libdir ldd "$dest/app" | grep -q "libsddsclient.so.$major => $libdir/" ||
+	fail "the application does not load the installed library"
+
+# Programs and units.
+for prog in sbin/sddsd bin/sddsctl bin/sdds-gen bin/sdds-sandbox; do
+	p=$(find "$dest" -path "*/$prog" -type f)
+	[ -x "$p" ] || fail "$prog not installed"
+	LD_LIBRARY_PATH=$libdir "$p" --help >/dev/null 2>&1 || fail "$prog --help failed"
+done
+for unit in sddsd.service sddsd.socket sdds-app@.service; do
+	[ -n "$(find "$dest" -name "$unit")" ] || fail "$unit not installed"
+done
+echo "test_install: $real ($soname, $n symbols), headers, .pc $pcver, programs and units"
