@@ -43,6 +43,17 @@
  * sleeps on a doorbell of the segment; marking the client disconnected
  * wakes it, so grace periods are short. Waiting for a reconnection happens
  * outside (client_wait_connected), on the process-local state_db.
+ *
+ * Fast paths: a write that finds room and a take that finds a sample are
+ * not entered. They hold a lock anyway (the request ring's prod_lock, the
+ * reader's take_lock), check `disconnected` under it (acquire) and use the
+ * connection only while holding it; the monitor takes and drops each of
+ * those locks once after the grace period (client_quiesce), so no holder
+ * that saw the client connected is left when it releases or rewrites the
+ * connection, and every later holder sees the flag. That spares two
+ * atomic read-modify-writes per call. What sleeps on the segment (a write
+ * waiting for room, a take waiting for a sample) or touches it after the
+ * lock is dropped (a take's kick) enters as before.
  */
 #include <errno.h>
 #include <limits.h>
@@ -274,6 +285,31 @@ static uint64_t client_inside(struct sdds_client *c, unsigned slot)
 	return n;
 }
 
+/*
+ * The fast paths of write and take (see "Fast paths" above) use the
+ * connection under prod_lock or a reader's take_lock without entering:
+ * taking and dropping each of these locks once, after `disconnected` was
+ * set, waits out every holder that may have seen the client connected, and
+ * every later holder sees the flag (it is set before our unlock).
+ */
+static void client_quiesce(struct sdds_client *c)
+{
+	struct cl_link *l;
+
+	if (!c->mono) {
+		pthread_mutex_lock(&c->remote.prod_lock);
+		pthread_mutex_unlock(&c->remote.prod_lock);
+	}
+	pthread_mutex_lock(&c->obj_lock);
+	for (l = c->readers.next; l != &c->readers; l = l->next) {
+		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, node);
+
+		pthread_mutex_lock(&r->take_lock);
+		pthread_mutex_unlock(&r->take_lock);
+	}
+	pthread_mutex_unlock(&c->obj_lock);
+}
+
 void client_grace(struct sdds_client *c)
 {
 	unsigned slot = (unsigned)(atomic_fetch_add(&c->gp_gen, 1) & 1);
@@ -295,6 +331,7 @@ void client_grace(struct sdds_client *c)
 			break;
 		nanosleep(&ts, NULL);
 	}
+	client_quiesce(c);
 }
 
 static bool client_connected_cond(void *arg)
@@ -587,7 +624,6 @@ void sdds_writer_free(sdds_writer *w)
 int sdds_writer_write(sdds_writer *w, const void *sample, size_t len)
 {
 	struct sdds_client *c;
-	struct client_ref ref;
 	int64_t deadline = -2;
 	int rc;
 
@@ -598,12 +634,9 @@ int sdds_writer_write(sdds_writer *w, const void *sample, size_t len)
 	SDDS_PROBE2(write_enter, SDDS_PROBE_TOPIC(w->topic->desc.domain, w->topic->desc.id), len);
 	c = w->client;
 	for (;;) {
-		rc = client_enter(c, &c->gp, &ref);
-		if (rc == 0) {
-			rc = c->ops->writer_write(w, sample, (uint32_t)len);
-			client_leave(&ref);
-		}
-		if (rc != -ENOTCONN || !c->remote.reconnect_wait)
+		/* Not entered: the transport enters where it needs to (see "Fast paths"). */
+		rc = c->ops->writer_write(w, sample, (uint32_t)len);
+		if (__builtin_expect(rc != -ENOTCONN, 1) || !c->remote.reconnect_wait)
 			return rc;
 		/* The gap: wait for the new connection within max_blocking_ms. */
 		if (deadline == -2)
@@ -691,6 +724,50 @@ void sdds_reader_free(sdds_reader *r)
 }
 
 /*
+ * One try under r's take_lock: 1 taken (*ret_len), 0 empty, -ENOTCONN, or
+ * rring_cons_take's error. The caller need not be entered: holding
+ * take_lock while the client is connected keeps the connection (see
+ * client_quiesce). *ret_seen gets the consumer position a wait compares
+ * the producer's prod with; *ret_kick whether the daemon waits for the
+ * room this take made (the caller kicks, entered).
+ */
+static int client_take_locked(struct sdds_reader *r, void *buf, size_t cap, uint32_t *ret_len,
+			      uint64_t *ret_seen, bool *ret_kick)
+{
+	struct sdds_client *c = r->client;
+	bool kick = false;
+	int rc;
+
+	pthread_mutex_lock(&r->take_lock);
+	/*
+	 * Acquire: pairs with the monitor's store that marks the client
+	 * connected, after it rewrote the connection in place. Samples left
+	 * in a dead daemon's ring are not handed out.
+	 */
+	if (atomic_load_explicit(&c->disconnected, memory_order_acquire)) {
+		pthread_mutex_unlock(&r->take_lock);
+		return -ENOTCONN;
+	}
+	/*
+	 * Only a reliable ring can have a waiting producer, and a polling
+	 * daemon retries a full ring every round without asking for a kick:
+	 * spare the others the full fence.
+	 */
+	rc = rring_cons_take(&r->cons, buf, cap, ret_len, NULL,
+			     r->reliable && !c->remote.daemon_polling ? &kick : NULL);
+	if (__builtin_expect(r->cons.lost != atomic_load_explicit(&r->lost, memory_order_relaxed), 0))
+		atomic_store_explicit(&r->lost, r->cons.lost, memory_order_relaxed);
+	*ret_seen = r->cons.cons;
+	if (rc > 0)
+		SDDS_PROBE4(take_return, c->remote.epoch,
+			    atomic_load_explicit(&c->session_id, memory_order_relaxed),
+			    SDDS_PROBE_TOPIC(r->topic->desc.domain, r->topic->desc.id), *ret_seen - 1);
+	pthread_mutex_unlock(&r->take_lock);
+	*ret_kick = kick;
+	return rc;
+}
+
+/*
  * One take on the current connection (entered by the caller): 1 taken, or
  * 0 / -ETIMEDOUT / -ENOTCONN / another error as sdds_reader_take returns
  * them (0 here means -EAGAIN).
@@ -702,34 +779,15 @@ static int client_take_once(struct sdds_reader *r, void *buf, size_t cap, size_t
 	struct client_wait w;
 	int64_t left = -1;
 	uint32_t len = 0;
-	bool kick = false;
+	bool kick;
 	int rc;
 
 	for (;;) {
-		/* Samples left in a dead daemon's ring are not handed out. */
-		if (client_gone(c))
-			return -ENOTCONN;
-		pthread_mutex_lock(&r->take_lock);
-		/*
-		 * Only a reliable ring can have a waiting producer, and a
-		 * polling daemon retries a full ring every round without
-		 * asking for a kick: spare the others the full fence.
-		 */
-		rc = rring_cons_take(&r->cons, buf, cap, &len, NULL,
-				     r->reliable && !c->remote.daemon_polling ? &kick : NULL);
-		if (r->cons.lost != atomic_load_explicit(&r->lost, memory_order_relaxed))
-			atomic_store_explicit(&r->lost, r->cons.lost, memory_order_relaxed);
-		/* The position the wait compares the producer's prod with. */
 		memset(&w, 0, sizeof(w));
-		w.watch64 = &r->cons.ctl->prod;
-		w.seen64 = r->cons.cons;
-		pthread_mutex_unlock(&r->take_lock);
-
+		rc = client_take_locked(r, buf, cap, &len, &w.seen64, &kick);
 		if (kick)
 			c->ops->reader_kick(r);
 		if (rc > 0) {
-			SDDS_PROBE4(take_return, c->remote.epoch, atomic_load(&c->session_id),
-				    SDDS_PROBE_TOPIC(r->topic->desc.domain, r->topic->desc.id), w.seen64 - 1);
 			if (ret_len)
 				*ret_len = len;
 			return 1;
@@ -743,6 +801,8 @@ static int client_take_once(struct sdds_reader *r, void *buf, size_t cap, size_t
 			if (left <= 0)
 				return -ETIMEDOUT;
 		}
+		/* The wait ends when prod moves past the position the take saw. */
+		w.watch64 = &r->cons.ctl->prod;
 		rc = client_wait_db(c, c->evt, &w, left);
 		if (rc < 0)
 			return rc;
@@ -754,6 +814,9 @@ int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int
 	struct sdds_client *c;
 	struct client_ref ref;
 	int64_t deadline = -1;
+	uint64_t seen;
+	uint32_t len = 0;
+	bool kick;
 	int rc;
 
 	if (!r || !buf)
@@ -761,6 +824,26 @@ int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int
 	c = r->client;
 	if (cap < r->topic->sample_size)
 		return -EINVAL;
+
+	/*
+	 * Fast path: one try, not entered (take_lock keeps the connection),
+	 * no clock read. Entering, the deadline and the wait are for a take
+	 * that found nothing, and for the kick (kick_fd is the connection's).
+	 */
+	rc = client_take_locked(r, buf, cap, &len, &seen, &kick);
+	if (__builtin_expect(kick, 0) && client_enter(c, &r->gp, &ref) == 0) {
+		c->ops->reader_kick(r);
+		client_leave(&ref);
+	}
+	if (rc > 0) {
+		if (ret_len)
+			*ret_len = len;
+		return 0;
+	}
+	if (rc == 0 && timeout_ns == 0)
+		return -EAGAIN;
+	if (rc < 0 && (rc != -ENOTCONN || timeout_ns == 0 || !c->remote.reconnect_wait))
+		return rc;
 	if (timeout_ns > 0)
 		deadline = doorbell_now_ns() + timeout_ns;
 

@@ -32,6 +32,9 @@
  * disconnected, flips gp_gen and waits until every thread that entered
  * under the old generation has left. Until it marks the client connected
  * again, nobody else reads that state, so it may rewrite it in place.
+ * The grace period ends by taking and dropping prod_lock and every
+ * reader's take_lock once (client_quiesce): the fast paths of write and
+ * take use the connection under one of those locks without entering.
  *
  * Lifetime: the client owns every topic, writer and reader created through
  * it and frees what is left in sdds_client_free. A topic is referenced by
@@ -116,7 +119,11 @@ struct client_ops {
 	int (*writer_new)(struct sdds_writer *w, const sdds_qos *qos);
 	/* closing: the client goes away (no round trip needed). */
 	void (*writer_free)(struct sdds_writer *w, bool closing);
-	/* len was checked against the topic's sample size. */
+	/*
+	 * len was checked against the topic's sample size. Called not entered:
+	 * the transport enters (client_enter) where it needs the connection
+	 * without holding prod_lock (see "Restart" above).
+	 */
 	int (*writer_write)(struct sdds_writer *w, const void *sample, uint32_t len);
 	/* Fill r->id and attach r->cons to a formatted reader ring. */
 	int (*reader_new)(struct sdds_reader *r, const sdds_qos *qos);
@@ -311,7 +318,8 @@ static inline void client_leave(struct client_ref *ref)
 /*
  * client.c, for the monitor thread: flip the generation and wait until
  * every thread that entered under the old one has left (the client must be
- * marked disconnected first, which wakes every sleeper).
+ * marked disconnected first, which wakes every sleeper), then wait out the
+ * holders of prod_lock and of every take_lock (the unentered fast paths).
  */
 void client_grace(struct sdds_client *c);
 /* client.c: the client is connected again: wake those who wait for it. */

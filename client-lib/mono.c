@@ -250,8 +250,13 @@ static int mono_writer_write(struct sdds_writer *w, const void *sample, uint32_t
 	struct client_wait wait;
 	int64_t deadline = 0, left;
 	uint64_t serial;
+	struct client_ref ref;
 	int rc;
 
+	/* Called not entered (client.c); here nothing shortcuts the broker lock. */
+	rc = client_enter(c, &c->gp, &ref);
+	if (rc < 0)
+		return rc;
 	pthread_mutex_lock(&mono.lock);
 	for (;;) {
 		blocker = NULL;
@@ -300,6 +305,7 @@ static int mono_writer_write(struct sdds_writer *w, const void *sample, uint32_t
 	if (rc == 0)
 		broker_flush(mono.broker);
 	pthread_mutex_unlock(&mono.lock);
+	client_leave(&ref);
 	return rc;
 }
 

@@ -17,9 +17,12 @@
  *
  * Writes hold prod_lock only to reserve, copy and publish a record: no
  * system call unless ring_prod_publish reports that the daemon sleeps on the
- * ring (then one eventfd write, after the lock is dropped). A full ring is
- * waited out on the ring's `space` doorbell, without the lock, until the
- * daemon's cons moves past the value the failed reservation was judged by.
+ * ring (then one eventfd write, under the lock). A write that finds room is
+ * not entered in the connection (client_enter): prod_lock alone keeps it,
+ * because the monitor takes it once after the grace period (client.c,
+ * client_quiesce). A full ring is waited out on the ring's `space`
+ * doorbell, entered and without the lock, until the daemon's cons moves
+ * past the value the failed reservation was judged by.
  *
  * The daemon drops what is left in the request ring of a client that hangs
  * up, and holds a record for a full reliable reader (answering no control
@@ -1005,75 +1008,110 @@ static void remote_writer_free(struct sdds_writer *w, bool closing)
 	client_leave(&ref);
 }
 
-/* Entered by the caller (client.c). */
+/*
+ * Reserve, fill and publish one record under prod_lock (held by the
+ * caller), and kick the daemon if it sleeps on the ring. The caller need
+ * not be entered: holding prod_lock while the client is connected keeps the
+ * connection, kick_fd included (client.c, client_quiesce). -EAGAIN: no
+ * room; then *wait (may be NULL) is set up to wait for the daemon's cons to
+ * move past the value the reservation was judged by.
+ */
+static int remote_write_locked(struct sdds_writer *w, const void *sample, uint32_t len,
+			       struct client_wait *wait)
+{
+	struct sdds_client *c = w->client;
+	struct remote_state *rs = &c->remote;
+	struct sdds_rec *rec;
+	int rc;
+
+	/* Acquire: pairs with the monitor's store that marks the client connected. */
+	if (atomic_load_explicit(&c->disconnected, memory_order_acquire))
+		return -ENOTCONN;
+	/* Not re-created (being freed by another thread): its id means nothing here. */
+	if (w->conn_gen != rs->gen)
+		return -ENOTCONN;
+	rc = ring_prod_reserve(&rs->prod, len, &rec);
+	if (__builtin_expect(rc == -EAGAIN, 0)) {
+		/* Judge the retry by a fresh cons. */
+		(void)ring_prod_free(&rs->prod);
+		if (wait != NULL) {
+			memset(wait, 0, sizeof(*wait));
+			wait->watch64 = &rs->req->cons;
+			wait->seen64 = rs->prod.cons_cache;
+		}
+		rc = ring_prod_reserve(&rs->prod, len, &rec);
+	}
+	if (rc < 0)
+		return rc;
+	rec->type = SDDS_REC_WRITE;
+	rec->flags = 0;
+	rec->handle = w->id;
+	/* Samples are mostly a few bytes: a fixed-size copy when it fits (no libc call). */
+	if (len == 2)
+		memcpy(rec + 1, sample, 2);
+	else if (len == 4)
+		memcpy(rec + 1, sample, 4);
+	else if (len == 8)
+		memcpy(rec + 1, sample, 8);
+	else
+		memcpy(rec + 1, sample, len);
+	/* Before the publish: the daemon may take the record before we get back here. */
+	SDDS_PROBE3(req_enqueued, rs->epoch, atomic_load_explicit(&c->session_id, memory_order_relaxed),
+		    rec->seq);
+	/*
+	 * A polling daemon never sleeps on the ring: spare the full fence of
+	 * the waiter check on every write. The kick is made under the lock,
+	 * where kick_fd is still this connection's.
+	 */
+	if (rs->daemon_polling)
+		ring_prod_publish_nowake(&rs->prod);
+	else if (ring_prod_publish(&rs->prod))
+		remote_kick(c);
+	return 0;
+}
+
+/* Not entered by the caller (client.c): the fast path needs only prod_lock. */
 static int remote_writer_write(struct sdds_writer *w, const void *sample, uint32_t len)
 {
 	struct sdds_client *c = w->client;
 	struct remote_state *rs = &c->remote;
 	struct client_wait wait;
-	struct sdds_rec *rec;
+	struct client_ref ref;
 	int64_t deadline = 0, left;
-	bool kick;
 	int rc;
 
-	/* Not re-created (being freed by another thread): its id means nothing here. */
-	if (w->conn_gen != rs->gen)
-		return -ENOTCONN;
+	pthread_mutex_lock(&rs->prod_lock);
+	rc = remote_write_locked(w, sample, len, NULL);
+	pthread_mutex_unlock(&rs->prod_lock);
+	if (__builtin_expect(rc != -EAGAIN, 1) || w->max_blocking_ms == 0)
+		return rc;
+	/*
+	 * A full ring is waited out on its space doorbell without the lock,
+	 * entered: the segment stays mapped while this thread sleeps on it.
+	 */
+	rc = client_enter(c, &c->gp, &ref);
+	if (rc < 0)
+		return rc;
 	memset(&wait, 0, sizeof(wait));
 	for (;;) {
 		pthread_mutex_lock(&rs->prod_lock);
-		if (atomic_load_explicit(&c->disconnected, memory_order_relaxed)) {
-			pthread_mutex_unlock(&rs->prod_lock);
-			return -ENOTCONN;
-		}
-		rc = ring_prod_reserve(&rs->prod, len, &rec);
-		if (rc == -EAGAIN) {
-			/*
-			 * Judge the retry by a fresh cons: the wait below ends when
-			 * the daemon's cons moves past the value seen here.
-			 */
-			(void)ring_prod_free(&rs->prod);
-			memset(&wait, 0, sizeof(wait));
-			wait.watch64 = &rs->req->cons;
-			wait.seen64 = rs->prod.cons_cache;
-			rc = ring_prod_reserve(&rs->prod, len, &rec);
-		}
-		if (rc == 0) {
-			rec->type = SDDS_REC_WRITE;
-			rec->flags = 0;
-			rec->handle = w->id;
-			memcpy(rec + 1, sample, len);
-			/* Before the publish: the daemon may take the record before we get back here. */
-			SDDS_PROBE3(req_enqueued, rs->epoch, atomic_load(&c->session_id), rec->seq);
-			/*
-			 * A polling daemon never sleeps on the ring: spare the
-			 * full fence of the waiter check on every write.
-			 */
-			if (rs->daemon_polling) {
-				ring_prod_publish_nowake(&rs->prod);
-				kick = false;
-			} else {
-				kick = ring_prod_publish(&rs->prod);
-			}
-			pthread_mutex_unlock(&rs->prod_lock);
-			if (kick)
-				remote_kick(c);
-			return 0;
-		}
+		rc = remote_write_locked(w, sample, len, &wait);
 		pthread_mutex_unlock(&rs->prod_lock);
 		if (rc != -EAGAIN)
-			return rc;
-		if (w->max_blocking_ms == 0)
-			return -EAGAIN;
+			break;
 		if (deadline == 0)
 			deadline = doorbell_now_ns() + (int64_t)w->max_blocking_ms * 1000000;
 		left = deadline - doorbell_now_ns();
-		if (left <= 0)
-			return -ETIMEDOUT;
+		if (left <= 0) {
+			rc = -ETIMEDOUT;
+			break;
+		}
 		rc = client_wait_db(c, &rs->req->space, &wait, left);
 		if (rc < 0)
-			return rc;
+			break;
 	}
+	client_leave(&ref);
+	return rc;
 }
 
 /*
