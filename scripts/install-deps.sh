@@ -11,7 +11,8 @@ set -eu
 # libbpf-dev, bpftool, systemtap-sdt-dev: USDT probes and sdds-trace (BPF CO-RE)
 # gnuplot-nox, valgrind, cyclonedds-tools, iceoryx, libiceoryx-binding-c-dev:
 # sdds-bench report (plots, instructions per sample, ddsperf and iceoryx baselines);
-# libjson-c-dev: sdds-bench report reads the JSON of the benchmarks it runs
+# libjson-c-dev: the tools write their JSON with it (sddsctl --json, sdds-bench,
+# sdds-trace) and sdds-bench report reads the JSON of the benchmarks it runs
 PKGS="gcc clang clang-format make meson ninja-build pkg-config python3
 libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev
 libseccomp-dev iproute2 procps nftables

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 
 struct netns_pair netns = {.daemon = {-1, -1}};
 
@@ -330,14 +331,79 @@ int netns_ctl_json(int side, const char *sddsctl, const char *cmd, char *buf, si
 	return pclose(p) == 0 ? 0 : -1;
 }
 
+/*
+ * The first member named key in document order (depth first) under o
+ * whose value, as json-c prints a scalar ("23254", "ff02::10"), is value;
+ * any value when value is NULL. Borrowed from o's tree; NULL when none.
+ */
+static struct json_object *netns_json_first(struct json_object *o, const char *key, const char *value)
+{
+	struct json_object *hit;
+
+	if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o); i++) {
+			hit = netns_json_first(json_object_array_get_idx(o, i), key, value);
+			if (hit != NULL)
+				return hit;
+		}
+		return NULL;
+	}
+	if (!json_object_is_type(o, json_type_object))
+		return NULL;
+	json_object_object_foreach(o, k, v)
+	{
+		const char *text = json_object_get_string(v);
+
+		if (strcmp(k, key) == 0 && (value == NULL || (text != NULL && strcmp(text, value) == 0)))
+			return v != NULL ? v : o; /* a member with value null is still found */
+		hit = netns_json_first(v, key, value);
+		if (hit != NULL)
+			return hit;
+	}
+	return NULL;
+}
+
 uint64_t netns_json_u64(const char *json, const char *key)
 {
-	char k[64];
-	const char *p;
+	struct json_object *doc = json_tokener_parse(json), *v;
+	uint64_t n = 0;
 
-	snprintf(k, sizeof(k), "\"%s\": ", key);
-	p = strstr(json, k);
-	return p != NULL ? strtoull(p + strlen(k), NULL, 10) : 0;
+	v = doc != NULL ? netns_json_first(doc, key, NULL) : NULL;
+	if (json_object_is_type(v, json_type_int))
+		n = json_object_get_uint64(v);
+	json_object_put(doc);
+	return n;
+}
+
+bool netns_json_has(const char *json, const char *key, const char *value)
+{
+	struct json_object *doc = json_tokener_parse(json);
+	bool found = doc != NULL && netns_json_first(doc, key, value) != NULL;
+
+	json_object_put(doc);
+	return found;
+}
+
+uint64_t netns_json_peer_u64(const char *json, const char *address, const char *key)
+{
+	struct json_object *doc = json_tokener_parse(json), *peers, *v;
+	uint64_t n = 0;
+
+	if (doc != NULL && json_object_object_get_ex(doc, "peers", &peers) &&
+	    json_object_is_type(peers, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(peers); i++) {
+			struct json_object *p = json_object_array_get_idx(peers, i), *a;
+
+			if (json_object_object_get_ex(p, "address", &a) &&
+			    strcmp(json_object_get_string(a), address) == 0 &&
+			    json_object_object_get_ex(p, key, &v) && json_object_is_type(v, json_type_int)) {
+				n = json_object_get_uint64(v);
+				break;
+			}
+		}
+	}
+	json_object_put(doc);
+	return n;
 }
 
 uint64_t netns_net_counter(int side, const char *sddsctl, const char *key)

@@ -114,8 +114,16 @@ int netns_wait(pid_t pid);
 /* `sddsctl --json --socket DIR/x.sock CMD` in side's namespace into buf. 0 or -1. */
 int netns_ctl_json(int side, const char *sddsctl, const char *cmd, char *buf, size_t cap);
 
-/* The number after "key": in json, or 0 when absent. */
+/*
+ * json is sddsctl's --json output, parsed here with json-c. The number of
+ * the first member named key in document order (depth first), or 0 when
+ * there is none, it is not a number or json does not parse.
+ */
 uint64_t netns_json_u64(const char *json, const char *key);
+/* Whether some member named key has value (as a scalar prints: "23254"); any value when value is NULL. */
+bool netns_json_has(const char *json, const char *key, const char *value);
+/* The number key of the peer with address in `sddsctl peers` output, or 0 as netns_json_u64. */
+uint64_t netns_json_peer_u64(const char *json, const char *address, const char *key);
 
 /*
  * The counter key of `sddsctl net` in side's namespace (0 when absent);

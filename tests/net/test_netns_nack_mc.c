@@ -81,7 +81,7 @@ static void test_reliable_multicast_under_loss(void **state)
 	(void)state;
 	/* A sends temperature to the group once it learnt B's Subscription. */
 	while (netns_ctl_json(A, sddsctl_bin, "peers", buf, sizeof(buf)) != 0 ||
-	       strstr(buf, "\"address\": \"ff02::10\"") == NULL) {
+	       !netns_json_has(buf, "address", "ff02::10")) {
 		if (netns_now_ms() > end)
 			fail_msg("A did not learn B's subscription:\n%s", buf);
 		usleep(50000);

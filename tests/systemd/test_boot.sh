@@ -47,7 +47,7 @@ if [ ! -e "$root/.sddsd-rootfs-ok" ]; then
 	echo "building $root with debootstrap (once)"
 	rm -rf "$root.tmp"
 	if ! debootstrap --variant=minbase \
-		--include=systemd,systemd-sysv,dbus,libuv1,libprotobuf-c1,libxml2,procps \
+		--include=systemd,systemd-sysv,dbus,libuv1,libprotobuf-c1,libxml2,libjson-c5,procps \
 		bookworm "$root.tmp" "$m" >"$root.log" 2>&1; then
 		tail -5 "$root.log"
 		rm -rf "$root.tmp"
@@ -87,6 +87,14 @@ EOT
 rm -rf "$root/etc/sdds"
 
 install -d "$root/usr/local/lib/sddsd-e2e"
+# sddsctl --json is indented JSON and the tree has no JSON parser: this puts
+# each element of an array of objects (a client, a denial) on one line with
+# spaces squeezed, so a grep can ask for two members of the same element.
+cat >"$root/usr/local/lib/sddsd-e2e/jsonl" <<'EOT'
+#!/bin/sh
+tr -d '\n' | sed 's/  */ /g; s/}, {/}\n{/g'
+EOT
+chmod 0755 "$root/usr/local/lib/sddsd-e2e/jsonl"
 cat >"$root/usr/local/lib/sddsd-e2e/e2e.sh" <<'EOT'
 #!/bin/sh
 out=/e2e.out
@@ -153,7 +161,7 @@ systemctl reload sddsd.service
 waitfor 5 sh -c 'journalctl -b -u sddsd --no-pager | grep -q "1 identities, 1 rules"'
 systemd-run --quiet --wait --unit=sdds-probe@x -p StandardOutput=file:/e2e-probe.json \
 	/usr/local/bin/sddsctl --json clients >/e2e-probe.err 2>&1
-check "unit= identity of a client in sdds-probe@x.service" grep -q '"name": "sddsctl".*"identity": "byunit"' /e2e-probe.json
+check "unit= identity of a client in sdds-probe@x.service" sh -c '/usr/local/lib/sddsd-e2e/jsonl </e2e-probe.json | grep -q "\"name\": \"sddsctl\".*\"identity\": \"byunit\""'
 
 if [ -x /usr/local/bin/temperature_pub ]; then
 	mkdir -p /etc/sdds/apps
@@ -161,14 +169,14 @@ if [ -x /usr/local/bin/temperature_pub ]; then
 	systemctl reload sddsd.service
 	echo 'SDDS_APP_EXEC=/usr/local/bin/temperature_pub -n 400 -i 25' >/etc/sdds/apps/temp.conf
 	systemctl start sdds-app@temp.service
-	check "sdds-app@temp: the sandboxed publisher runs" waitfor 10 sh -c 'sddsctl --json clients | grep -q "\"writers\": 1, .*\"identity\": \"temp\""'
-	check "sdds-app@temp: attested identity, samples written" waitfor 10 sh -c 'sddsctl --json clients | grep "\"identity\": \"temp\"" | grep -qv "\"written\": 0,"'
+	check "sdds-app@temp: the sandboxed publisher runs" waitfor 10 sh -c 'sddsctl --json clients | /usr/local/lib/sddsd-e2e/jsonl | grep -q "\"writers\": 1, .*\"identity\": \"temp\""'
+	check "sdds-app@temp: attested identity, samples written" waitfor 10 sh -c 'sddsctl --json clients | /usr/local/lib/sddsd-e2e/jsonl | grep "\"identity\": \"temp\"" | grep -qv "\"written\": 0,"'
 	systemctl stop sdds-app@temp.service
 	printf 'deny temp write *:*\nallow * write *:*\n' >/etc/sdds/policy.conf
 	systemctl reload sddsd.service
 	systemctl start sdds-app@temp.service
 	check "sdds-app@temp: denied by the policy, the unit fails" waitfor 10 sh -c '[ "$(systemctl show -p ActiveState --value sdds-app@temp)" != active ] || [ "$(systemctl show -p NRestarts --value sdds-app@temp)" -gt 0 ]'
-	check "sdds-app@temp: the denial names identity temp" waitfor 5 sh -c 'sddsctl --json denials | grep -q "\"identity\": \"temp\", \"kind\": \"writer\""'
+	check "sdds-app@temp: the denial names identity temp" waitfor 5 sh -c 'sddsctl --json denials | /usr/local/lib/sddsd-e2e/jsonl | grep -q "\"identity\": \"temp\", \"kind\": \"writer\""'
 	systemctl stop sdds-app@temp.service
 else
 	echo "skip: sdds-app@ (no sdds-sandbox / example publisher given)" >>$out

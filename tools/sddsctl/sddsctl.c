@@ -8,8 +8,9 @@
  * prints the answer as tables or, with --json, as one JSON object. Stats are
  * only for root and the daemon's own uid; others get "permission denied".
  * Every receive has a timeout, so a stuck daemon cannot hang the tool.
- * Strings from the daemon are escaped before they are printed (JSON) or
- * have non-printable bytes replaced (tables).
+ * Strings from the daemon have non-printable bytes replaced in tables; the
+ * JSON is built with json-c (tools/json), which escapes them and replaces
+ * bytes that are not UTF-8, so any daemon's answer prints as valid JSON.
  *
  * Exit status: 0 success, 1 usage error, 2 cannot connect or the daemon
  * refused.
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "json.h"
 #include "layout.h"
 
 #define SDDSCTL_TIMEOUT_S 5
@@ -189,47 +191,18 @@ out_close:
 
 /* ---------------- JSON ---------------------------------------------------- */
 
-/* A JSON string: quotes, backslashes, control and non-ASCII bytes escaped. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p != '\0'; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (*p < 0x20 || *p >= 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
-
-static void json_counters(FILE *f, const Sdds__Ctl__Counters *c)
+static void json_counters(struct json *j, const char *key, const Sdds__Ctl__Counters *c)
 {
 	static const Sdds__Ctl__Counters zero = SDDS__CTL__COUNTERS__INIT;
 
 	if (c == NULL)
 		c = &zero;
-	fprintf(f,
-		"{\"written\": %" PRIu64 ", \"delivered\": %" PRIu64 ", \"dropped\": %" PRIu64
-		", \"rejected\": %" PRIu64 "}",
-		c->written, c->delivered, c->dropped, c->rejected);
+	json_obj_begin(j, key);
+	json_uint(j, "written", c->written);
+	json_uint(j, "delivered", c->delivered);
+	json_uint(j, "dropped", c->dropped);
+	json_uint(j, "rejected", c->rejected);
+	json_obj_end(j);
 }
 
 static const char *reliability_name(Sdds__Ctl__Reliability r)
@@ -237,39 +210,51 @@ static const char *reliability_name(Sdds__Ctl__Reliability r)
 	return r == SDDS__CTL__RELIABILITY__RELIABLE ? "reliable" : "best_effort";
 }
 
-static void json_clients(FILE *f, const Sdds__Ctl__Stats *st)
+/* Strings from the daemon; protobuf-c gives "" for an absent one, this keeps it so. */
+static void json_text(struct json *j, const char *key, const char *s)
 {
-	fputs("\"clients\": [", f);
+	json_str(j, key, s != NULL ? s : "");
+}
+
+static void json_clients(struct json *j, const Sdds__Ctl__Stats *st)
+{
+	json_arr_begin(j, "clients");
 	for (size_t i = 0; i < st->n_clients; i++) {
 		const Sdds__Ctl__ClientInfo *c = st->clients[i];
 
-		fprintf(f, "%s\n    {\"session_id\": %u, \"pid\": %d, \"uid\": %u, \"gid\": %u, \"name\": ",
-			i ? "," : "", c->session_id, c->pid, c->uid, c->gid);
-		json_str(f, c->name);
-		fprintf(f, ", \"readers\": %u, \"writers\": %u, \"counters\": ", c->readers, c->writers);
-		json_counters(f, c->counters);
-		fputs(", \"identity\": ", f);
-		json_str(f, c->identity);
-		fprintf(f, ", \"denied\": %" PRIu64 "}", c->denied);
+		json_obj_begin(j, NULL);
+		json_uint(j, "session_id", c->session_id);
+		json_int(j, "pid", c->pid);
+		json_uint(j, "uid", c->uid);
+		json_uint(j, "gid", c->gid);
+		json_text(j, "name", c->name);
+		json_uint(j, "readers", c->readers);
+		json_uint(j, "writers", c->writers);
+		json_counters(j, "counters", c->counters);
+		json_text(j, "identity", c->identity);
+		json_uint(j, "denied", c->denied);
+		json_obj_end(j);
 	}
-	fputs(st->n_clients ? "\n  ]" : "]", f);
+	json_arr_end(j);
 }
 
-static void json_topics(FILE *f, const Sdds__Ctl__Stats *st)
+static void json_topics(struct json *j, const Sdds__Ctl__Stats *st)
 {
-	fputs("\"topics\": [", f);
+	json_arr_begin(j, "topics");
 	for (size_t i = 0; i < st->n_topics; i++) {
 		const Sdds__Ctl__TopicInfo *t = st->topics[i];
 
-		fprintf(f, "%s\n    {\"domain\": %u, \"topic_id\": %u, \"name\": ", i ? "," : "", t->domain,
-			t->topic_id);
-		json_str(f, t->name);
-		fprintf(f, ", \"sample_size\": %u, \"readers\": %u, \"writers\": %u, \"counters\": ",
-			t->sample_size, t->readers, t->writers);
-		json_counters(f, t->counters);
-		fputc('}', f);
+		json_obj_begin(j, NULL);
+		json_uint(j, "domain", t->domain);
+		json_uint(j, "topic_id", t->topic_id);
+		json_text(j, "name", t->name);
+		json_uint(j, "sample_size", t->sample_size);
+		json_uint(j, "readers", t->readers);
+		json_uint(j, "writers", t->writers);
+		json_counters(j, "counters", t->counters);
+		json_obj_end(j);
 	}
-	fputs(st->n_topics ? "\n  ]" : "]", f);
+	json_arr_end(j);
 }
 
 static bool endpoint_shown(const Sdds__Ctl__EndpointInfo *e, enum sddsctl_view v)
@@ -281,26 +266,26 @@ static bool endpoint_shown(const Sdds__Ctl__EndpointInfo *e, enum sddsctl_view v
 	return true;
 }
 
-static void json_endpoints(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v, const char *key)
+static void json_endpoints(struct json *j, const Sdds__Ctl__Stats *st, enum sddsctl_view v, const char *key)
 {
-	bool first = true;
-
-	fprintf(f, "\"%s\": [", key);
+	json_arr_begin(j, key);
 	for (size_t i = 0; i < st->n_endpoints; i++) {
 		const Sdds__Ctl__EndpointInfo *e = st->endpoints[i];
 
 		if (!endpoint_shown(e, v))
 			continue;
-		fprintf(f,
-			"%s\n    {\"id\": %u, \"session_id\": %u, \"domain\": %u, \"topic_id\": %u, "
-			"\"kind\": \"%s\", \"reliability\": \"%s\", \"depth\": %u, \"counters\": ",
-			first ? "" : ",", e->id, e->session_id, e->domain, e->topic_id,
-			e->reader ? "reader" : "writer", reliability_name(e->reliability), e->depth);
-		json_counters(f, e->counters);
-		fputc('}', f);
-		first = false;
+		json_obj_begin(j, NULL);
+		json_uint(j, "id", e->id);
+		json_uint(j, "session_id", e->session_id);
+		json_uint(j, "domain", e->domain);
+		json_uint(j, "topic_id", e->topic_id);
+		json_str(j, "kind", e->reader ? "reader" : "writer");
+		json_str(j, "reliability", reliability_name(e->reliability));
+		json_uint(j, "depth", e->depth);
+		json_counters(j, "counters", e->counters);
+		json_obj_end(j);
 	}
-	fputs(first ? "]" : "\n  ]", f);
+	json_arr_end(j);
 }
 
 /* Sum of the topics' counters: every sample is counted once there. */
@@ -328,174 +313,205 @@ static void stats_totals(const Sdds__Ctl__Stats *st, Sdds__Ctl__Counters *tot, u
 	}
 }
 
-static void json_denials(FILE *f, const Sdds__Ctl__Stats *st)
+static void json_denials(struct json *j, const Sdds__Ctl__Stats *st)
 {
-	fprintf(f,
-		"\"policy\": {\"loaded\": %s, \"denied\": %" PRIu64 ", \"reloads\": %" PRIu64
-		", \"reload_failures\": %" PRIu64 "},\n  \"denials\": [",
-		st->policy_loaded ? "true" : "false", st->policy_denied, st->policy_reloads,
-		st->policy_reload_failures);
+	json_obj_begin(j, "policy");
+	json_bool(j, "loaded", st->policy_loaded);
+	json_uint(j, "denied", st->policy_denied);
+	json_uint(j, "reloads", st->policy_reloads);
+	json_uint(j, "reload_failures", st->policy_reload_failures);
+	json_obj_end(j);
+	json_arr_begin(j, "denials");
 	for (size_t i = 0; i < st->n_denials; i++) {
 		const Sdds__Ctl__Denial *d = st->denials[i];
 
-		fprintf(f, "%s\n    {\"session\": %u, \"pid\": %d, \"uid\": %u, \"identity\": ", i ? "," : "",
-			d->session_id, d->pid, d->uid);
-		json_str(f, d->identity);
-		fprintf(f, ", \"kind\": \"%s\", \"domain\": %u, \"topic_id\": %u, \"age_ms\": %" PRIu64 "}",
-			d->reader ? "reader" : "writer", d->domain, d->topic_id, d->age_ms);
+		json_obj_begin(j, NULL);
+		json_uint(j, "session", d->session_id);
+		json_int(j, "pid", d->pid);
+		json_uint(j, "uid", d->uid);
+		json_text(j, "identity", d->identity);
+		json_str(j, "kind", d->reader ? "reader" : "writer");
+		json_uint(j, "domain", d->domain);
+		json_uint(j, "topic_id", d->topic_id);
+		json_uint(j, "age_ms", d->age_ms);
+		json_obj_end(j);
 	}
-	fputs(st->n_denials ? "\n  ]" : "]", f);
+	json_arr_end(j);
 }
 
 /* ---------------- the network side ---------------------------------------- */
 
-static void json_topic_ids(FILE *f, const uint32_t *ids, size_t n)
+static void json_topic_ids(struct json *j, const char *key, const uint32_t *ids, size_t n)
 {
-	fputc('[', f);
+	json_arr_begin(j, key);
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%s%u", i ? ", " : "", ids[i]);
-	fputc(']', f);
+		json_uint(j, NULL, ids[i]);
+	json_arr_end(j);
 }
 
-static void json_peers(FILE *f, const Sdds__Ctl__Stats *st)
+static void json_peers(struct json *j, const Sdds__Ctl__Stats *st)
 {
 	const Sdds__Ctl__NetStats *n = st->net;
 
-	fputs("\"peers\": [", f);
+	json_arr_begin(j, "peers");
 	for (size_t i = 0; n != NULL && i < n->n_peers; i++) {
 		const Sdds__Ctl__PeerInfo *p = n->peers[i];
 
-		fputs(i ? ",\n    {" : "\n    {", f);
-		fputs("\"address\": ", f);
-		json_str(f, p->address);
-		fputs(", \"iface\": ", f);
-		json_str(f, p->iface);
-		fprintf(f,
-			", \"port\": %u, \"static\": %s, \"swapped\": %s, \"seen\": %s, \"last_seen_ms\": "
-			"%" PRIu64 ", \"last_port\": %u, \"topics_in\": ",
-			p->port, p->is_static ? "true" : "false", p->swapped ? "true" : "false",
-			p->seen ? "true" : "false", p->last_seen_ms, p->last_port);
-		json_topic_ids(f, p->topics_in, p->n_topics_in);
-		fputs(", \"topics_out\": ", f);
-		json_topic_ids(f, p->topics_out, p->n_topics_out);
-		fprintf(f,
-			", \"frames_in\": %" PRIu64 ", \"samples_in\": %" PRIu64 ", \"frames_out\": %" PRIu64
-			", \"samples_out\": %" PRIu64 ", \"malformed\": %" PRIu64 "}",
-			p->frames_in, p->samples_in, p->frames_out, p->samples_out, p->malformed);
+		json_obj_begin(j, NULL);
+		json_text(j, "address", p->address);
+		json_text(j, "iface", p->iface);
+		json_uint(j, "port", p->port);
+		json_bool(j, "static", p->is_static);
+		json_bool(j, "swapped", p->swapped);
+		json_bool(j, "seen", p->seen);
+		json_uint(j, "last_seen_ms", p->last_seen_ms);
+		json_uint(j, "last_port", p->last_port);
+		json_topic_ids(j, "topics_in", p->topics_in, p->n_topics_in);
+		json_topic_ids(j, "topics_out", p->topics_out, p->n_topics_out);
+		json_uint(j, "frames_in", p->frames_in);
+		json_uint(j, "samples_in", p->samples_in);
+		json_uint(j, "frames_out", p->frames_out);
+		json_uint(j, "samples_out", p->samples_out);
+		json_uint(j, "malformed", p->malformed);
+		json_obj_end(j);
 	}
-	fputs(n != NULL && n->n_peers ? "\n  ]" : "]", f);
+	json_arr_end(j);
 }
 
-static void json_net(FILE *f, const Sdds__Ctl__Stats *st)
+static void json_discovery(struct json *j, const Sdds__Ctl__DiscoveryStats *d)
+{
+	if (d == NULL) {
+		json_null(j, "discovery");
+		return;
+	}
+	json_obj_begin(j, "discovery");
+	json_uint(j, "node_id", d->node_id);
+	json_uint(j, "participants", d->participants);
+	json_uint(j, "subscriptions", d->subscriptions);
+	json_uint(j, "participants_expired", d->participants_expired);
+	json_uint(j, "subscriptions_expired", d->subscriptions_expired);
+	json_uint(j, "table_full", d->table_full);
+	json_uint(j, "id_clash", d->id_clash);
+	json_uint(j, "frames_out", d->frames_out);
+	json_obj_end(j);
+}
+
+static void json_net(struct json *j, const Sdds__Ctl__Stats *st)
 {
 	const Sdds__Ctl__NetStats *n = st->net;
 
 	if (n == NULL) {
-		fputs("\"net\": null", f);
+		json_null(j, "net");
 		return;
 	}
-	fputs("\"net\": {\"backend\": ", f);
-	json_str(f, n->backend);
-	fprintf(f, ", \"port\": %u, \"max_frame\": %u, \"interfaces\": [", n->port, n->max_frame);
-	for (size_t i = 0; i < n->n_interfaces; i++) {
-		fputs(i ? ", " : "", f);
-		json_str(f, n->interfaces[i]);
-	}
-	fprintf(f,
-		"], \"frames_in\": %" PRIu64 ", \"samples_in\": %" PRIu64 ", \"bytes_in\": %" PRIu64
-		", \"frames_out\": %" PRIu64 ", \"samples_out\": %" PRIu64 ", \"bytes_out\": %" PRIu64
-		", \"tx_errors\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"backlog\": %u"
-		", \"backlog_forced\": %" PRIu64 ", \"peer_table_full\": %" PRIu64
-		", \"local_overwritten\": %" PRIu64 ", \"rx_overflow\": %" PRIu64 ", \"drops\": {",
-		n->frames_in, n->samples_in, n->bytes_in, n->frames_out, n->samples_out, n->bytes_out,
-		n->tx_errors, n->malformed, n->backlog, n->backlog_forced, n->peer_table_full,
-		n->local_overwritten, n->rx_overflow);
-	for (size_t i = 0; i < n->n_drops; i++) {
-		fputs(i ? ", " : "", f);
-		json_str(f, n->drops[i]->reason);
-		fprintf(f, ": %" PRIu64, n->drops[i]->count);
-	}
-	fprintf(f,
-		"}, \"peers_expired\": %" PRIu64 ", \"dests_full\": %" PRIu64 ", \"seq_dropped\": %" PRIu64
-		", \"acks_out\": %" PRIu64 ", \"acks_in\": %" PRIu64 ", \"resent\": %" PRIu64
-		", \"seq_resync\": %" PRIu64 ", \"rel_given_up\": %" PRIu64 ", \"nacks_out\": %" PRIu64
-		", \"nacks_in\": %" PRIu64 ", \"nack_resent\": %" PRIu64 ", \"nack_unknown\": %" PRIu64
-		", \"nack_bogus\": %" PRIu64 ", \"nack_limited\": %" PRIu64 ", \"gaps_recovered\": %" PRIu64
-		", \"gaps_given_up\": %" PRIu64 ", \"nack_heartbeats\": %" PRIu64 ", \"discovery\": ",
-		n->peers_expired, n->dests_full, n->seq_dropped, n->acks_out, n->acks_in, n->resent,
-		n->seq_resync, n->rel_given_up, n->nacks_out, n->nacks_in, n->nack_resent, n->nack_unknown,
-		n->nack_bogus, n->nack_limited, n->gaps_recovered, n->gaps_given_up, n->nack_heartbeats);
-	if (n->discovery == NULL) {
-		fputs("null}", f);
-		return;
-	}
-	fprintf(f,
-		"{\"node_id\": %u, \"participants\": %u, \"subscriptions\": %u, \"participants_expired\": "
-		"%" PRIu64 ", \"subscriptions_expired\": %" PRIu64 ", \"table_full\": %" PRIu64
-		", \"id_clash\": %" PRIu64 ", \"frames_out\": %" PRIu64 "}}",
-		n->discovery->node_id, n->discovery->participants, n->discovery->subscriptions,
-		n->discovery->participants_expired, n->discovery->subscriptions_expired,
-		n->discovery->table_full, n->discovery->id_clash, n->discovery->frames_out);
+	json_obj_begin(j, "net");
+	json_text(j, "backend", n->backend);
+	json_uint(j, "port", n->port);
+	json_uint(j, "max_frame", n->max_frame);
+	json_arr_begin(j, "interfaces");
+	for (size_t i = 0; i < n->n_interfaces; i++)
+		json_text(j, NULL, n->interfaces[i]);
+	json_arr_end(j);
+	json_uint(j, "frames_in", n->frames_in);
+	json_uint(j, "samples_in", n->samples_in);
+	json_uint(j, "bytes_in", n->bytes_in);
+	json_uint(j, "frames_out", n->frames_out);
+	json_uint(j, "samples_out", n->samples_out);
+	json_uint(j, "bytes_out", n->bytes_out);
+	json_uint(j, "tx_errors", n->tx_errors);
+	json_uint(j, "malformed", n->malformed);
+	json_uint(j, "backlog", n->backlog);
+	json_uint(j, "backlog_forced", n->backlog_forced);
+	json_uint(j, "peer_table_full", n->peer_table_full);
+	json_uint(j, "local_overwritten", n->local_overwritten);
+	json_uint(j, "rx_overflow", n->rx_overflow);
+	json_obj_begin(j, "drops");
+	for (size_t i = 0; i < n->n_drops; i++)
+		json_uint(j, n->drops[i]->reason != NULL ? n->drops[i]->reason : "", n->drops[i]->count);
+	json_obj_end(j);
+	json_uint(j, "peers_expired", n->peers_expired);
+	json_uint(j, "dests_full", n->dests_full);
+	json_uint(j, "seq_dropped", n->seq_dropped);
+	json_uint(j, "acks_out", n->acks_out);
+	json_uint(j, "acks_in", n->acks_in);
+	json_uint(j, "resent", n->resent);
+	json_uint(j, "seq_resync", n->seq_resync);
+	json_uint(j, "rel_given_up", n->rel_given_up);
+	json_uint(j, "nacks_out", n->nacks_out);
+	json_uint(j, "nacks_in", n->nacks_in);
+	json_uint(j, "nack_resent", n->nack_resent);
+	json_uint(j, "nack_unknown", n->nack_unknown);
+	json_uint(j, "nack_bogus", n->nack_bogus);
+	json_uint(j, "nack_limited", n->nack_limited);
+	json_uint(j, "gaps_recovered", n->gaps_recovered);
+	json_uint(j, "gaps_given_up", n->gaps_given_up);
+	json_uint(j, "nack_heartbeats", n->nack_heartbeats);
+	json_discovery(j, n->discovery);
+	json_obj_end(j);
 }
 
-static void json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
+/* One JSON object on f; 0 or -errno as json_finish. */
+static int json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 {
-	fputs("{\n  ", f);
+	struct json j;
+
+	json_init_pretty(&j, f);
+	json_obj_begin(&j, NULL);
 	switch (v) {
 	case VIEW_CLIENTS:
-		json_clients(f, st);
+		json_clients(&j, st);
 		break;
 	case VIEW_TOPICS:
-		json_topics(f, st);
+		json_topics(&j, st);
 		break;
 	case VIEW_READERS:
-		json_endpoints(f, st, v, "readers");
+		json_endpoints(&j, st, v, "readers");
 		break;
 	case VIEW_WRITERS:
-		json_endpoints(f, st, v, "writers");
+		json_endpoints(&j, st, v, "writers");
 		break;
 	case VIEW_ENDPOINTS:
-		json_endpoints(f, st, v, "endpoints");
+		json_endpoints(&j, st, v, "endpoints");
 		break;
 	case VIEW_DENIALS:
-		json_denials(f, st);
+		json_denials(&j, st);
 		break;
 	case VIEW_PEERS:
-		json_peers(f, st);
+		json_peers(&j, st);
 		break;
 	case VIEW_NET:
-		json_net(f, st);
+		json_net(&j, st);
 		break;
 	case VIEW_STATS: {
 		Sdds__Ctl__Counters tot;
 		uint32_t nr, nw;
+		char epoch[17];
 
 		stats_totals(st, &tot, &nr, &nw);
-		fprintf(f, "\"epoch\": \"%016" PRIx64 "\",\n  \"uptime_ms\": %" PRIu64 ",\n", st->epoch,
-			st->uptime_ms);
-		fprintf(f,
-			"  \"totals\": {\"clients\": %zu, \"topics\": %zu, \"readers\": %u, \"writers\": %u, "
-			"\"sessions_total\": %" PRIu64 ", \"sessions_protocol_errors\": %" PRIu64
-			", \"sessions_over_limit\": %" PRIu64 ", \"counters\": ",
-			st->n_clients, st->n_topics, nr, nw, st->sessions_total, st->sessions_protocol_errors,
-			st->sessions_over_limit);
-		json_counters(f, &tot);
-		fputs("},\n  ", f);
-		json_clients(f, st);
-		fputs(",\n  ", f);
-		json_topics(f, st);
-		fputs(",\n  ", f);
-		json_endpoints(f, st, VIEW_ENDPOINTS, "endpoints");
-		fputs(",\n  ", f);
-		json_denials(f, st);
-		fputs(",\n  ", f);
-		json_net(f, st);
-		fputs(",\n  ", f);
-		json_peers(f, st);
+		snprintf(epoch, sizeof(epoch), "%016" PRIx64, st->epoch);
+		json_str(&j, "epoch", epoch);
+		json_uint(&j, "uptime_ms", st->uptime_ms);
+		json_obj_begin(&j, "totals");
+		json_uint(&j, "clients", st->n_clients);
+		json_uint(&j, "topics", st->n_topics);
+		json_uint(&j, "readers", nr);
+		json_uint(&j, "writers", nw);
+		json_uint(&j, "sessions_total", st->sessions_total);
+		json_uint(&j, "sessions_protocol_errors", st->sessions_protocol_errors);
+		json_uint(&j, "sessions_over_limit", st->sessions_over_limit);
+		json_counters(&j, "counters", &tot);
+		json_obj_end(&j);
+		json_clients(&j, st);
+		json_topics(&j, st);
+		json_endpoints(&j, st, VIEW_ENDPOINTS, "endpoints");
+		json_denials(&j, st);
+		json_net(&j, st);
+		json_peers(&j, st);
 		break;
 	}
 	}
-	fputs("\n}\n", f);
+	json_obj_end(&j);
+	return json_finish(&j);
 }
 
 /* ---------------- tables -------------------------------------------------- */
@@ -772,7 +788,7 @@ int main(int argc, char **argv)
 	Sdds__Ctl__Reply *rep = NULL;
 	bool json = false;
 	size_t i;
-	int c;
+	int c, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "hjs:", opts, NULL)) != -1) {
 		switch (c) {
@@ -815,10 +831,13 @@ int main(int argc, char **argv)
 	}
 	if (sddsctl_query(sock, &rep) < 0)
 		return 2;
-	if (json)
-		json_print(stdout, rep->stats, view);
-	else
+	if (json) {
+		rc = json_print(stdout, rep->stats, view);
+		if (rc < 0)
+			fprintf(stderr, "sddsctl: cannot print the JSON: %s\n", strerror(-rc));
+	} else {
 		text_print(stdout, rep->stats, view);
+	}
 	sdds__ctl__reply__free_unpacked(rep, NULL);
-	return fflush(stdout) == 0 ? 0 : 2;
+	return rc == 0 && fflush(stdout) == 0 ? 0 : 2;
 }
