@@ -11,6 +11,9 @@
  * Polling daemon with yield-spinning clients sharing one CPU: every sample
  * of a reliable stream arrives, in order.
  * Every wait is bounded; a hang shows as a failed timed join.
+ * The writer processes are this program run again with a role
+ * (childproc.h: a forked copy of this multithreaded process must exec
+ * before it creates a client).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,10 +38,13 @@
 
 #include "sdds/sdds.h"
 
+#include "childproc.h"
+
 #define SAMPLE 16
 #define SEC (1000 * 1000 * 1000LL)
 
 static const char *sddsd_path;
+static const char *self_path; /* argv[0]: childproc_spawn runs it again */
 
 struct daemon {
 	pid_t pid;
@@ -346,46 +352,82 @@ static void test_topic_conflict(void **state)
 	sdds_client_free(a);
 }
 
+/* ---------------- writer processes (childproc.h) ---------------- */
+
+/* A client whose waits spin (never sleep) and yield the CPU between checks. */
+static sdds_client *yield_client(const char *sock, const char *name)
+{
+	sdds_client_options o;
+	sdds_client *c = NULL;
+
+	sdds_client_options_init(&o);
+	o.socket_path = sock;
+	o.name = name;
+	o.spin_ns = 60 * SEC;
+	o.spin_yield_ns = 0;
+	if (sdds_client_new(&o, &c) != 0)
+		return NULL;
+	return c;
+}
+
+#define CHILD_STREAM_N 5000
+#define CHILD_YIELD_N 20000
+#define CHILD_HELD_N 20
+
+/*
+ * A writer process: n reliable samples 0..n-1 on topic id of "ct", each
+ * write allowed max_ms, then sdds_client_free. yield: a yield_client.
+ * Exit 0, or the step that failed.
+ */
+static int writer_child(const char *sock, bool yield, uint16_t id, uint32_t n, uint32_t max_ms)
+{
+	static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
+	sdds_topic_desc desc = {
+	    .name = "ct", .domain = 0, .id = id, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
+	sdds_client_options o;
+	sdds_client *a = NULL;
+	sdds_topic *ta;
+	sdds_writer *w;
+	sdds_qos q;
+	uint8_t s[SAMPLE];
+
+	if (yield) {
+		a = yield_client(sock, "yield-pub");
+	} else {
+		sdds_client_options_init(&o);
+		o.socket_path = sock;
+		if (sdds_client_new(&o, &a) != 0)
+			a = NULL;
+	}
+	if (a == NULL || sdds_topic_new(a, &desc, &ta))
+		return 2;
+	sdds_qos_init(&q);
+	q.reliability = SDDS_RELIABLE;
+	q.max_blocking_ms = max_ms;
+	if (sdds_writer_new(ta, &q, &w))
+		return 3;
+	for (uint32_t i = 0; i < n; i++) {
+		put_seq(s, i);
+		if (sdds_writer_write(w, s, SAMPLE) != 0)
+			return 4;
+	}
+	/* "held": all but two samples are still in the daemon or the ring; freeing waits. */
+	sdds_client_free(a);
+	return 0;
+}
+
 static void test_write_take_two_processes(void **state)
 {
 	struct daemon *d = *state;
 	sdds_client *b = client(d, "sub");
 	sdds_topic *t = topic(b, 3);
 	sdds_reader *r = reader(t, SDDS_RELIABLE, 8);
-	const uint32_t n = 5000;
+	const uint32_t n = CHILD_STREAM_N;
 	uint8_t s[SAMPLE];
 	pid_t pid;
-	int st;
 
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		sdds_client_options o;
-		sdds_client *a;
-		sdds_topic *ta;
-		sdds_writer *w;
-		sdds_qos q;
-		static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
-		sdds_topic_desc desc = {
-		    .name = "ct", .domain = 0, .id = 3, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
-
-		sdds_client_options_init(&o);
-		o.socket_path = d->sock;
-		if (sdds_client_new(&o, &a) || sdds_topic_new(a, &desc, &ta))
-			_exit(2);
-		sdds_qos_init(&q);
-		q.reliability = SDDS_RELIABLE;
-		q.max_blocking_ms = 5000;
-		if (sdds_writer_new(ta, &q, &w))
-			_exit(3);
-		for (uint32_t i = 0; i < n; i++) {
-			put_seq(s, i);
-			if (sdds_writer_write(w, s, SAMPLE) != 0)
-				_exit(4);
-		}
-		sdds_client_free(a);
-		_exit(0);
-	}
+	pid = childproc_spawn(self_path, "stream", d->sock, -1);
+	assert_true(pid > 0);
 	for (uint32_t i = 0; i < n; i++) {
 		int rc = sdds_reader_take(r, s, sizeof(s), NULL, 10 * SEC);
 
@@ -397,27 +439,9 @@ static void test_write_take_two_processes(void **state)
 		if (i % 512 == 0)
 			sleep_ms(2);
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(childproc_wait(pid, 30000), 0);
 	assert_int_equal(sdds_reader_lost(r), 0);
 	sdds_client_free(b);
-}
-
-/* A client whose waits spin (never sleep) and yield the CPU between checks. */
-static sdds_client *yield_client(struct daemon *d, const char *name)
-{
-	sdds_client_options o;
-	sdds_client *c = NULL;
-
-	sdds_client_options_init(&o);
-	o.socket_path = d->sock;
-	o.name = name;
-	o.spin_ns = 60 * SEC;
-	o.spin_yield_ns = 0;
-	if (sdds_client_new(&o, &c) != 0)
-		return NULL;
-	return c;
 }
 
 /*
@@ -429,7 +453,7 @@ static sdds_client *yield_client(struct daemon *d, const char *name)
 static void test_yield_spin_same_cpu(void **state)
 {
 	struct daemon *d = *state;
-	const uint32_t n = 20000;
+	const uint32_t n = CHILD_YIELD_N;
 	cpu_set_t old, one;
 	sdds_client *b;
 	sdds_topic *t;
@@ -437,44 +461,19 @@ static void test_yield_spin_same_cpu(void **state)
 	uint8_t s[SAMPLE];
 	int cpu = sched_getcpu();
 	pid_t pid;
-	int st;
 
 	assert_true(cpu >= 0);
 	assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
 	CPU_ZERO(&one);
 	CPU_SET(cpu, &one);
 	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
-	b = yield_client(d, "yield-sub");
+	b = yield_client(d->sock, "yield-sub");
 	assert_non_null(b);
 	t = topic(b, 5);
 	r = reader(t, SDDS_RELIABLE, 16);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		sdds_client *a = yield_client(d, "yield-pub");
-		sdds_topic *ta;
-		sdds_writer *w;
-		sdds_qos q;
-		static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
-		sdds_topic_desc desc = {
-		    .name = "ct", .domain = 0, .id = 5, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
-
-		alarm(60);
-		if (a == NULL || sdds_topic_new(a, &desc, &ta))
-			_exit(2);
-		sdds_qos_init(&q);
-		q.reliability = SDDS_RELIABLE;
-		q.max_blocking_ms = 10000;
-		if (sdds_writer_new(ta, &q, &w))
-			_exit(3);
-		for (uint32_t i = 0; i < n; i++) {
-			put_seq(s, i);
-			if (sdds_writer_write(w, s, SAMPLE) != 0)
-				_exit(4);
-		}
-		sdds_client_free(a);
-		_exit(0);
-	}
+	/* The child inherits the affinity (fork and exec keep it). */
+	pid = childproc_spawn(self_path, "yield-stream", d->sock, -1);
+	assert_true(pid > 0);
 	for (uint32_t i = 0; i < n; i++) {
 		int rc = sdds_reader_take(r, s, sizeof(s), NULL, 10 * SEC);
 
@@ -483,9 +482,7 @@ static void test_yield_spin_same_cpu(void **state)
 		if (get_seq(s) != i)
 			fail_msg("sample %u arrived as %u", i, get_seq(s));
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(childproc_wait(pid, 60000), 0);
 	assert_int_equal(sdds_reader_lost(r), 0);
 	sdds_client_free(b);
 	assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
@@ -501,41 +498,12 @@ static void test_free_delivers_held_samples(void **state)
 	sdds_client *b = client(d, "slow-sub");
 	sdds_topic *t = topic(b, 12);
 	sdds_reader *r = reader(t, SDDS_RELIABLE, 2);
-	const uint32_t n = 20;
+	const uint32_t n = CHILD_HELD_N;
 	uint8_t s[SAMPLE];
 	pid_t pid;
-	int st;
 
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		sdds_client_options o;
-		sdds_client *a;
-		sdds_topic *ta;
-		sdds_writer *w;
-		sdds_qos q;
-		static const sdds_field f[] = {{"seq", SDDS_FIELD_ULONG, 4}, {"pad", SDDS_FIELD_STRING, 12}};
-		sdds_topic_desc desc = {
-		    .name = "ct", .domain = 0, .id = 12, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
-
-		sdds_client_options_init(&o);
-		o.socket_path = d->sock;
-		if (sdds_client_new(&o, &a) || sdds_topic_new(a, &desc, &ta))
-			_exit(2);
-		sdds_qos_init(&q);
-		q.reliability = SDDS_RELIABLE;
-		q.max_blocking_ms = 5000;
-		if (sdds_writer_new(ta, &q, &w))
-			_exit(3);
-		for (uint32_t i = 0; i < n; i++) {
-			put_seq(s, i);
-			if (sdds_writer_write(w, s, SAMPLE) != 0)
-				_exit(4);
-		}
-		/* Everything but two samples is still in the daemon or the ring. */
-		sdds_client_free(a);
-		_exit(0);
-	}
+	pid = childproc_spawn(self_path, "held", d->sock, -1);
+	assert_true(pid > 0);
 	sleep_ms(300);
 	for (uint32_t i = 0; i < n; i++) {
 		int rc = sdds_reader_take(r, s, sizeof(s), NULL, 5 * SEC);
@@ -545,9 +513,7 @@ static void test_free_delivers_held_samples(void **state)
 		assert_int_equal(get_seq(s), i);
 		sleep_ms(5);
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_int_equal(childproc_wait(pid, 30000), 0);
 	sdds_client_free(b);
 }
 
@@ -842,7 +808,7 @@ static void test_free_in_every_state(void **state)
 	sdds_client_free(c);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_connect, setup, teardown),
@@ -863,6 +829,21 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_free_in_every_state, setup, teardown),
 	};
 
+	self_path = argv[0];
+	/* A writer process of a test (childproc_spawn): its role, the socket. */
+	if (argc == 4 && strcmp(argv[1], "--child") == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		if (strcmp(argv[2], "stream") == 0)
+			return writer_child(argv[3], false, 3, CHILD_STREAM_N, 5000);
+		if (strcmp(argv[2], "yield-stream") == 0) {
+			alarm(60);
+			return writer_child(argv[3], true, 5, CHILD_YIELD_N, 10000);
+		}
+		if (strcmp(argv[2], "held") == 0)
+			return writer_child(argv[3], false, 12, CHILD_HELD_N, 5000);
+		fprintf(stderr, "unknown child role %s\n", argv[2]);
+		return 2;
+	}
 	sddsd_path = getenv("SDDSD");
 	if (!sddsd_path || access(sddsd_path, X_OK) != 0) {
 		fprintf(stderr, "no sddsd binary (SDDSD=%s): skipped\n", sddsd_path ? sddsd_path : "");

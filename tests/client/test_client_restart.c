@@ -14,8 +14,15 @@
  * segment is unmapped and its fds closed; a handed-in fd does not
  * reconnect by default; a sandbox's renewal channel ($SDDS_CTL_RENEW_FD)
  * brings a socket-less client back; an attempt the new daemon refuses part
- * of is retried until it can complete; freeing cuts a stuck attempt short.
+ * of is retried until it can complete; freeing cuts a stuck attempt short;
+ * a client process spawned while the test's own clients run starts clean.
  * Every wait is bounded.
+ *
+ * Client processes other than the test's own are this program run again
+ * with a role (childproc.h: fork, then exec at once): this process runs
+ * threads, and a forked copy that went on to create a client could hang in
+ * its monitor thread's start. test_child_starts_clean checks that a child
+ * holds nothing of its parent's clients.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -41,11 +48,14 @@
 #include "sdds/dcps.h"
 #include "sdds/sdds.h"
 
+#include "childproc.h"
+
 #define SAMPLE 16
 #define MS (1000 * 1000LL)
 #define SEC (1000 * MS)
 
 static const char *sddsd_path;
+static const char *self_path; /* argv[0]: childproc_spawn runs it again */
 
 struct daemon {
 	pid_t pid;
@@ -312,14 +322,84 @@ static int open_fds(void)
 	return n - 1; /* the DIR's own */
 }
 
+/* ---------------- child processes (childproc.h) ---------------- */
+
+/*
+ * Role "probe": what the child holds of its parent, then one client
+ * created and freed (sdds_client_free joins the monitor thread). Exit 0, or
+ * 10 + what went wrong.
+ */
+static int probe_child(const char *sock)
+{
+	sdds_client_options o;
+	sdds_client *c;
+	int threads = 0;
+	DIR *dir;
+	struct dirent *e;
+
+	/* Only this thread: nothing of the parent's monitors or their locks. */
+	dir = opendir("/proc/self/task");
+	if (!dir)
+		return 10;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.')
+			threads++;
+	closedir(dir);
+	if (threads != 1) {
+		fprintf(stderr, "probe child: %d threads at start\n", threads);
+		return 11;
+	}
+	/* Neither the parent's segments nor their descriptors. */
+	if (memfd_maps() != 0) {
+		fprintf(stderr, "probe child: a segment of the parent is mapped\n");
+		return 12;
+	}
+	sdds_client_options_init(&o);
+	o.socket_path = sock;
+	o.name = "probe";
+	if (sdds_client_new(&o, &c) != 0)
+		return 13;
+	if (memfd_maps() != 1) {
+		fprintf(stderr, "probe child: %d segments mapped, wanted its own only\n", memfd_maps());
+		return 14;
+	}
+	sdds_client_free(c);
+	return 0;
+}
+
+/*
+ * A child spawned while the parent has clients, one of them just created
+ * (its monitor thread starting as the parent forks, as in
+ * test_two_processes_keep_exchanging) starts clean: one thread, no segment
+ * of the parent, and a client of its own that comes up and goes away.
+ */
+static void test_child_starts_clean(void **state)
+{
+	struct daemon *d = *state;
+	sdds_client *a = client(d, "parent-a"), *b;
+	sdds_topic *t = topic(a, 30);
+	sdds_reader *r = reader(t, SDDS_RELIABLE, 8);
+	pid_t pid;
+
+	(void)r;
+	for (int i = 0; i < 8; i++) {
+		b = client(d, "parent-b");
+		pid = childproc_spawn(self_path, "probe", d->sock, -1);
+		assert_true(pid > 0);
+		sdds_client_free(b);
+		assert_int_equal(childproc_wait(pid, 10000), 0);
+	}
+	sdds_client_free(a);
+}
+
 /* ---------------- two processes across a restart ---------------- */
 
 /*
- * The child writes reliable samples until its stdin (a pipe) closes,
- * riding out the gap on -ENOTCONN; exit status 0 when it saw exactly one
- * reconnection and no error other than -ENOTCONN.
+ * Role "writer": the child writes reliable samples until stop_fd (its
+ * stdin, a pipe) closes, riding out the gap on -ENOTCONN; exit status 0
+ * when it saw exactly one reconnection and no error other than -ENOTCONN.
  */
-static int writer_child(struct daemon *d, int stop_fd)
+static int writer_child(const char *sock, int stop_fd)
 {
 	sdds_client_options o;
 	sdds_client *c;
@@ -334,7 +414,7 @@ static int writer_child(struct daemon *d, int stop_fd)
 	    .name = "rt", .domain = 0, .id = 1, .sample_size = SAMPLE, .fields = f, .n_fields = 2};
 
 	sdds_client_options_init(&o);
-	o.socket_path = d->sock;
+	o.socket_path = sock;
 	o.reconnect_max_ms = 100;
 	if (sdds_client_new(&o, &c) || sdds_topic_new(c, &desc, &t))
 		return 2;
@@ -378,19 +458,15 @@ static void test_two_processes_keep_exchanging(void **state)
 	sdds_reader *r = reader(t, SDDS_RELIABLE, 64);
 	uint32_t last = 0, before, after_first = 0;
 	uint8_t s[SAMPLE];
-	int pfd[2], st, rc;
+	int pfd[2], rc;
 	uint32_t session;
 	pid_t pid;
 	bool got_after = false;
 	int64_t end;
 
 	assert_int_equal(pipe2(pfd, O_CLOEXEC), 0); /* the daemons must not hold it */
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(pfd[1]);
-		_exit(writer_child(d, pfd[0]));
-	}
+	pid = childproc_spawn(self_path, "writer", d->sock, pfd[0]);
+	assert_true(pid > 0);
 	close(pfd[0]);
 
 	/* In order and complete before the restart. */
@@ -434,11 +510,15 @@ static void test_two_processes_keep_exchanging(void **state)
 		after_first - before - 1);
 
 	close(pfd[1]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
 	assert_int_equal(sdds_reader_lost(r), 0);
+	/*
+	 * Free the reader first: with it full, the daemon would hold each of
+	 * the writer's records up to its max_blocking_ms, and the child's free
+	 * (which lingers until the daemon consumed its ring, up to 5 s, then
+	 * deletes the writer) would take that long.
+	 */
 	sdds_client_free(b);
+	assert_int_equal(childproc_wait(pid, 30000), 0);
 }
 
 /* ---------------- the gap ---------------- */
@@ -983,9 +1063,10 @@ static void test_dcps_across_restart(void **state)
 	/* The process's client lives until exit, as in sDDS. */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_child_starts_clean, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_two_processes_keep_exchanging, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gap_calls_prompt, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reconnect_wait, setup, teardown),
@@ -999,6 +1080,17 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_dcps_across_restart, setup, teardown),
 	};
 
+	self_path = argv[0];
+	/* A client process of a test (childproc_spawn): its role, the socket. */
+	if (argc == 4 && strcmp(argv[1], "--child") == 0) {
+		signal(SIGPIPE, SIG_DFL);
+		if (strcmp(argv[2], "writer") == 0)
+			return writer_child(argv[3], 0);
+		if (strcmp(argv[2], "probe") == 0)
+			return probe_child(argv[3]);
+		fprintf(stderr, "unknown child role %s\n", argv[2]);
+		return 2;
+	}
 	sddsd_path = getenv("SDDSD");
 	if (!sddsd_path || access(sddsd_path, X_OK) != 0) {
 		fprintf(stderr, "no sddsd binary (SDDSD=%s): skipped\n", sddsd_path ? sddsd_path : "");
@@ -1007,5 +1099,8 @@ int main(void)
 	unsetenv("SDDS_MONOLITHIC");
 	unsetenv("SDDS_CTL_FD");
 	signal(SIGPIPE, SIG_DFL);
+	/* TEST_FILTER=pattern runs only the matching tests (debugging aid). */
+	if (getenv("TEST_FILTER") != NULL)
+		cmocka_set_test_filter(getenv("TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
