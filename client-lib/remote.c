@@ -52,6 +52,35 @@
  * (backoff, connect, replies) also polls the stop eventfd: closing the
  * client cuts an attempt short.
  *
+ * Reconnection invariants (client.c and internal.h, "Restart", give the
+ * grace-period scheme they rest on):
+ *  - Detection is the monitor's: it alone watches the control socket (an
+ *    RPC caller that meets a hang-up marks it too). Every other thread
+ *    learns of the death from the disconnected flag: marking it wakes every
+ *    doorbell a thread of this client sleeps on (evt, the request ring's
+ *    space, state_db), and every sleeper re-checks the flag at least every
+ *    CLIENT_WAIT_SLICE_NS without a wake-up. So a write waiting for room, a
+ *    take, a linger and the listener thread return -ENOTCONN within a slice
+ *    of the mark, never at their own timeout. The flip side: a process
+ *    whose monitor cannot run never learns of it (a child of fork() that
+ *    did not exec has no monitor, and one it starts may hang at start on a
+ *    lock held at fork time: issue 2, see sdds.h).
+ *  - The monitor writes the connection's state (ctl_fd, kick_fd, seg, req,
+ *    prod, epoch, gen, every object's id, handle, ring and conn_gen)
+ *    without prod_lock, rpc_lock or take_lock, and that is safe: it does so
+ *    only between client_grace and client_mark_connected. After the grace
+ *    period no thread is entered, and client_quiesce (the end of
+ *    client_grace) has waited out every holder of prod_lock and of each
+ *    take_lock, the fast paths that use the connection unentered; every
+ *    later holder finds the flag set under its lock and touches nothing.
+ *    An application thread uses that state only so, entered or under one
+ *    of those locks, and only after it saw the client connected (acquire):
+ *    clearing the flag is the release that publishes the new state.
+ *  - Nothing is carried from one connection to the next but the objects'
+ *    descriptions: a pointer into the old segment, an old id or the old
+ *    producer position is never read after the grace period, and the new
+ *    ring starts at the daemon's format (ring_prod_init).
+ *
  * Ownership: the client owns ctl_fd (also one handed in through
  * opts->ctl_fd, once sdds_client_new succeeded, and one claimed from
  * $SDDS_CTL_FD, from the moment it is claimed), kick_fd, stop_fd, the

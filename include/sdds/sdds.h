@@ -21,6 +21,14 @@
  * their _free function, which accepts NULL. Threads: every call is safe from
  * any thread; one reader is best taken from by one thread at a time.
  *
+ * fork(): a client's threads (its reconnection monitor, the listener
+ * thread) do not exist in a child of fork(), and the child inherits the
+ * client's shared segment. A child must not use a client created before
+ * the fork, and should exec before it creates one: in the child of a
+ * multithreaded process only async-signal-safe calls are safe (under a
+ * sanitizer runtime, a client created there has been seen to hang its
+ * monitor thread at start, and then never notices the daemon go away).
+ *
  * Restart. When sddsd goes away (crash, restart, upgrade), a client that
  * reconnects (sdds_client_options.reconnect) keeps every handle valid: its
  * monitor thread connects again with exponential backoff (10 ms doubling to
