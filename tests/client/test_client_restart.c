@@ -15,7 +15,10 @@
  * reconnect by default; a sandbox's renewal channel ($SDDS_CTL_RENEW_FD)
  * brings a socket-less client back; an attempt the new daemon refuses part
  * of is retried until it can complete; freeing cuts a stuck attempt short;
- * a client process spawned while the test's own clients run starts clean.
+ * a writer thread writing back to back across three restarts sees only 0
+ * and -ENOTCONN and its samples reach a reader of the same process again
+ * after each; a client process spawned while the test's own clients run
+ * starts clean.
  * Every wait is bounded.
  *
  * Client processes other than the test's own are this program run again
@@ -519,6 +522,133 @@ static void test_two_processes_keep_exchanging(void **state)
 	 */
 	sdds_client_free(b);
 	assert_int_equal(childproc_wait(pid, 30000), 0);
+}
+
+/* ---------------- one process, writer and reader threads ---------------- */
+
+#define HAMMER_RESTARTS 3
+
+struct hammer {
+	sdds_writer *w;
+	sdds_reader *r;
+	int stop_w;	  /* atomic: the writer thread returns */
+	int stop_r;	  /* atomic: the reader thread returns */
+	int bad_rc;	  /* the writer's first result other than 0 / -ENOTCONN */
+	int take_rc;	  /* the reader's first result other than 0 / -ETIMEDOUT / -ENOTCONN */
+	uint32_t taken;	  /* atomic: samples taken */
+	uint32_t last;	  /* atomic: the last sample taken */
+	uint32_t gaps;	  /* a sample that does not follow the one before */
+	uint32_t reorder; /* a sample not newer than the one before */
+};
+
+/* Writes back to back (no pause); a write inside the gap sleeps 1 ms. */
+static void *hammer_write_main(void *arg)
+{
+	struct hammer *h = arg;
+	uint8_t s[SAMPLE];
+	uint32_t seq = 1;
+
+	while (!__atomic_load_n(&h->stop_w, __ATOMIC_SEQ_CST)) {
+		int rc;
+
+		put_seq(s, seq);
+		rc = sdds_writer_write(h->w, s, SAMPLE);
+		if (rc == 0) {
+			seq++;
+		} else if (rc == -ENOTCONN) {
+			sleep_ms(1);
+		} else {
+			h->bad_rc = rc;
+			break;
+		}
+	}
+	return NULL;
+}
+
+static void *hammer_take_main(void *arg)
+{
+	struct hammer *h = arg;
+	uint8_t s[SAMPLE];
+	uint32_t last = 0;
+
+	while (!__atomic_load_n(&h->stop_r, __ATOMIC_SEQ_CST)) {
+		int rc = sdds_reader_take(h->r, s, sizeof(s), NULL, 100 * MS);
+
+		if (rc == -ETIMEDOUT || rc == -ENOTCONN)
+			continue;
+		if (rc != 0) {
+			h->take_rc = rc;
+			break;
+		}
+		if (get_seq(s) <= last)
+			h->reorder++;
+		else if (last != 0 && get_seq(s) != last + 1)
+			h->gaps++;
+		last = get_seq(s);
+		__atomic_store_n(&h->last, last, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&h->taken, 1, __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+/* Wait until the reader took a sample newer than `than` plus n (bounded). */
+static void hammer_wait_past(struct hammer *h, uint32_t than, uint32_t n, int ms)
+{
+	int64_t end = now_ns() + ms * MS;
+
+	while (__atomic_load_n(&h->last, __ATOMIC_SEQ_CST) < than + n) {
+		if (now_ns() > end)
+			fail_msg("the reader got no sample past %u within %d ms (last %u)", than + n, ms,
+				 __atomic_load_n(&h->last, __ATOMIC_SEQ_CST));
+		sleep_ms(2);
+	}
+}
+
+/*
+ * A writer thread that writes back to back into the request ring while the
+ * daemon is killed and started again, three times, and a reader thread of
+ * another client of the same process: the writer sees nothing but 0 and
+ * -ENOTCONN (never -ETIMEDOUT against a dead daemon, which a write into the
+ * old ring after the switch would end in), and after each reconnection its
+ * samples reach the reader again, in order, with one gap per restart at
+ * most (what was in flight at the kill).
+ */
+static void test_writer_thread_across_restarts(void **state)
+{
+	struct daemon *d = *state;
+	sdds_client *a = client(d, "hammer-pub"), *b = client(d, "hammer-sub");
+	sdds_topic *ta = topic(a, 31), *tb = topic(b, 31);
+	struct hammer h = {.r = reader(tb, SDDS_RELIABLE, 64), .w = writer(ta, SDDS_RELIABLE, 5000)};
+	pthread_t tw, tr;
+	uint32_t before;
+
+	assert_int_equal(pthread_create(&tr, NULL, hammer_take_main, &h), 0);
+	assert_int_equal(pthread_create(&tw, NULL, hammer_write_main, &h), 0);
+	hammer_wait_past(&h, 0, 1000, 10000);
+	for (uint64_t k = 1; k <= HAMMER_RESTARTS; k++) {
+		daemon_kill(d);
+		wait_disconnected(a, 2000);
+		wait_disconnected(b, 2000);
+		before = __atomic_load_n(&h.last, __ATOMIC_SEQ_CST);
+		daemon_run(d);
+		wait_reconnected(a, k, 10000);
+		wait_reconnected(b, k, 10000);
+		hammer_wait_past(&h, before, 1000, 10000);
+	}
+	/* The writer first: with the reader gone it would wait for room. */
+	__atomic_store_n(&h.stop_w, 1, __ATOMIC_SEQ_CST);
+	join_within(tw, 10000);
+	__atomic_store_n(&h.stop_r, 1, __ATOMIC_SEQ_CST);
+	join_within(tr, 2000);
+	if (h.bad_rc != 0)
+		fail_msg("write: %s", sdds_strerror(h.bad_rc));
+	if (h.take_rc != 0)
+		fail_msg("take: %s", sdds_strerror(h.take_rc));
+	assert_int_equal(h.reorder, 0);
+	assert_true(h.gaps <= HAMMER_RESTARTS);
+	assert_int_equal(sdds_reader_lost(h.r), 0);
+	sdds_client_free(b);
+	sdds_client_free(a);
 }
 
 /* ---------------- the gap ---------------- */
@@ -1068,6 +1198,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_child_starts_clean, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_two_processes_keep_exchanging, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_writer_thread_across_restarts, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gap_calls_prompt, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reconnect_wait, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_listener_and_counter, setup, teardown),
