@@ -728,8 +728,8 @@ void sdds_reader_free(sdds_reader *r)
  * rring_cons_take's error. The caller need not be entered: holding
  * take_lock while the client is connected keeps the connection (see
  * client_quiesce). *ret_seen gets the consumer position a wait compares
- * the producer's prod with; *ret_kick whether the daemon waits for the
- * room this take made (the caller kicks, entered).
+ * the producer's prod with; *ret_kick (written on every return) whether
+ * the daemon waits for the room this take made (the caller kicks, entered).
  */
 static int client_take_locked(struct sdds_reader *r, void *buf, size_t cap, uint32_t *ret_len,
 			      uint64_t *ret_seen, bool *ret_kick)
@@ -746,6 +746,8 @@ static int client_take_locked(struct sdds_reader *r, void *buf, size_t cap, uint
 	 */
 	if (atomic_load_explicit(&c->disconnected, memory_order_acquire)) {
 		pthread_mutex_unlock(&r->take_lock);
+		/* The callers test it on every return (UBSan: an unset bool in the gap). */
+		*ret_kick = false;
 		return -ENOTCONN;
 	}
 	/*
