@@ -723,21 +723,41 @@ void sdds_reader_free(sdds_reader *r)
 		client_reader_destroy(r, false);
 }
 
+/* Where a take puts its samples, and what it got. */
+struct client_take {
+	uint8_t *buf;  /* sample i at buf + i * stride; the caller's */
+	size_t stride; /* bytes per sample in buf (sdds_reader_take: its cap) */
+	size_t max;    /* samples wanted, >= 1 */
+	size_t n;      /* taken */
+	uint32_t len;  /* length of the last sample taken */
+};
+
 /*
- * One try under r's take_lock: 1 taken (*ret_len), 0 empty, -ENOTCONN, or
- * rring_cons_take's error. The caller need not be entered: holding
- * take_lock while the client is connected keeps the connection (see
- * client_quiesce). *ret_seen gets the consumer position a wait compares
- * the producer's prod with; *ret_kick (written on every return) whether
- * the daemon waits for the room this take made (the caller kicks, entered).
+ * One try under r's take_lock: takes up to t->max samples that are there
+ * (t->n, t->len). Returns 1 when at least one was taken, 0 empty,
+ * -ENOTCONN, or rring_cons_take's error for the first sample. The caller
+ * need not be entered: holding take_lock while the client is connected
+ * keeps the connection (see client_quiesce). *ret_seen gets the consumer
+ * position a wait compares the producer's prod with; *ret_kick (written on
+ * every return: the callers test it) whether the daemon waits for the room
+ * this take made (the caller kicks, entered).
  */
-static int client_take_locked(struct sdds_reader *r, void *buf, size_t cap, uint32_t *ret_len,
-			      uint64_t *ret_seen, bool *ret_kick)
+static int client_take_locked(struct sdds_reader *r, struct client_take *t, uint64_t *ret_seen,
+			      bool *ret_kick)
 {
 	struct sdds_client *c = r->client;
-	bool kick = false;
-	int rc;
+	/*
+	 * Only a reliable ring can have a waiting producer, and a polling
+	 * daemon retries a full ring every round without asking for a kick:
+	 * spare the others the full fence. It is paid once per call, after
+	 * the last sample taken.
+	 */
+	bool check = r->reliable && !c->remote.daemon_polling;
+	int rc = 0;
 
+	t->n = 0;
+	*ret_kick = false;
+	*ret_seen = 0;
 	pthread_mutex_lock(&r->take_lock);
 	/*
 	 * Acquire: pairs with the monitor's store that marks the client
@@ -746,27 +766,32 @@ static int client_take_locked(struct sdds_reader *r, void *buf, size_t cap, uint
 	 */
 	if (atomic_load_explicit(&c->disconnected, memory_order_acquire)) {
 		pthread_mutex_unlock(&r->take_lock);
-		/* The callers test it on every return (UBSan: an unset bool in the gap). */
-		*ret_kick = false;
 		return -ENOTCONN;
 	}
-	/*
-	 * Only a reliable ring can have a waiting producer, and a polling
-	 * daemon retries a full ring every round without asking for a kick:
-	 * spare the others the full fence.
-	 */
-	rc = rring_cons_take(&r->cons, buf, cap, ret_len, NULL,
-			     r->reliable && !c->remote.daemon_polling ? &kick : NULL);
+	while (t->n < t->max) {
+		uint32_t len = 0;
+
+		rc = rring_cons_take(&r->cons, t->buf + t->n * t->stride, t->stride, &len, NULL, NULL);
+		if (rc <= 0)
+			break;
+		t->len = len;
+		t->n++;
+		SDDS_PROBE4(take_return, c->remote.epoch,
+			    atomic_load_explicit(&c->session_id, memory_order_relaxed),
+			    SDDS_PROBE_TOPIC(r->topic->desc.domain, r->topic->desc.id), r->cons.cons - 1);
+	}
+	/* -EMSGSIZE consumed the sample: the check is due all the same. */
+	*ret_kick = check && (t->n > 0 || rc < 0) && rring_cons_need_kick(&r->cons);
+	if (rc < 0 && t->n > 0) {
+		/* Reported with the first sample only: after others, the long one counts as lost. */
+		r->cons.lost++;
+		rc = 1;
+	}
 	if (__builtin_expect(r->cons.lost != atomic_load_explicit(&r->lost, memory_order_relaxed), 0))
 		atomic_store_explicit(&r->lost, r->cons.lost, memory_order_relaxed);
 	*ret_seen = r->cons.cons;
-	if (rc > 0)
-		SDDS_PROBE4(take_return, c->remote.epoch,
-			    atomic_load_explicit(&c->session_id, memory_order_relaxed),
-			    SDDS_PROBE_TOPIC(r->topic->desc.domain, r->topic->desc.id), *ret_seen - 1);
 	pthread_mutex_unlock(&r->take_lock);
-	*ret_kick = kick;
-	return rc;
+	return rc < 0 ? rc : t->n > 0;
 }
 
 /*
@@ -774,27 +799,21 @@ static int client_take_locked(struct sdds_reader *r, void *buf, size_t cap, uint
  * 0 / -ETIMEDOUT / -ENOTCONN / another error as sdds_reader_take returns
  * them (0 here means -EAGAIN).
  */
-static int client_take_once(struct sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int64_t timeout_ns,
+static int client_take_once(struct sdds_reader *r, struct client_take *t, int64_t timeout_ns,
 			    int64_t deadline)
 {
 	struct sdds_client *c = r->client;
 	struct client_wait w;
 	int64_t left = -1;
-	uint32_t len = 0;
 	bool kick;
 	int rc;
 
 	for (;;) {
 		memset(&w, 0, sizeof(w));
-		rc = client_take_locked(r, buf, cap, &len, &w.seen64, &kick);
+		rc = client_take_locked(r, t, &w.seen64, &kick);
 		if (kick)
 			c->ops->reader_kick(r);
-		if (rc > 0) {
-			if (ret_len)
-				*ret_len = len;
-			return 1;
-		}
-		if (rc < 0)
+		if (rc != 0)
 			return rc;
 		if (timeout_ns == 0)
 			return 0;
@@ -811,37 +830,28 @@ static int client_take_once(struct sdds_reader *r, void *buf, size_t cap, size_t
 	}
 }
 
-int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int64_t timeout_ns)
+/* sdds_reader_take and sdds_reader_take_many: 0 (t->n >= 1) or an error. */
+static int client_take(struct sdds_reader *r, struct client_take *t, int64_t timeout_ns)
 {
-	struct sdds_client *c;
+	struct sdds_client *c = r->client;
 	struct client_ref ref;
 	int64_t deadline = -1;
 	uint64_t seen;
-	uint32_t len = 0;
 	bool kick;
 	int rc;
-
-	if (!r || !buf)
-		return -EINVAL;
-	c = r->client;
-	if (cap < r->topic->sample_size)
-		return -EINVAL;
 
 	/*
 	 * Fast path: one try, not entered (take_lock keeps the connection),
 	 * no clock read. Entering, the deadline and the wait are for a take
 	 * that found nothing, and for the kick (kick_fd is the connection's).
 	 */
-	rc = client_take_locked(r, buf, cap, &len, &seen, &kick);
+	rc = client_take_locked(r, t, &seen, &kick);
 	if (__builtin_expect(kick, 0) && client_enter(c, &r->gp, &ref) == 0) {
 		c->ops->reader_kick(r);
 		client_leave(&ref);
 	}
-	if (rc > 0) {
-		if (ret_len)
-			*ret_len = len;
+	if (rc > 0)
 		return 0;
-	}
 	if (rc == 0 && timeout_ns == 0)
 		return -EAGAIN;
 	if (rc < 0 && (rc != -ENOTCONN || timeout_ns == 0 || !c->remote.reconnect_wait))
@@ -852,7 +862,7 @@ int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int
 	for (;;) {
 		rc = client_enter(c, &r->gp, &ref);
 		if (rc == 0) {
-			rc = client_take_once(r, buf, cap, ret_len, timeout_ns, deadline);
+			rc = client_take_once(r, t, timeout_ns, deadline);
 			client_leave(&ref);
 		}
 		if (rc == 1)
@@ -865,6 +875,38 @@ int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int
 		if (client_wait_connected(c, deadline) < 0)
 			return -ENOTCONN;
 	}
+}
+
+int sdds_reader_take(sdds_reader *r, void *buf, size_t cap, size_t *ret_len, int64_t timeout_ns)
+{
+	struct client_take t = {.buf = buf, .stride = cap, .max = 1};
+	int rc;
+
+	if (!r || !buf)
+		return -EINVAL;
+	if (cap < r->topic->sample_size)
+		return -EINVAL;
+	rc = client_take(r, &t, timeout_ns);
+	if (rc == 0 && ret_len)
+		*ret_len = t.len;
+	return rc;
+}
+
+int sdds_reader_take_many(sdds_reader *r, void *buf, size_t stride, size_t max, size_t *ret_n,
+			  int64_t timeout_ns)
+{
+	struct client_take t = {.buf = buf, .stride = stride, .max = max};
+	size_t bytes;
+	int rc;
+
+	if (!r || !buf || !ret_n || max == 0)
+		return -EINVAL;
+	if (stride < r->topic->sample_size || __builtin_mul_overflow(stride, max, &bytes))
+		return -EINVAL;
+	rc = client_take(r, &t, timeout_ns);
+	if (rc == 0)
+		*ret_n = t.n;
+	return rc;
 }
 
 int sdds_reader_set_listener(sdds_reader *r, sdds_listener_fn fn, void *arg)

@@ -216,6 +216,19 @@ SDDS_API void sdds_reader_free(sdds_reader *reader);
  */
 SDDS_API int sdds_reader_take(sdds_reader *reader, void *buf, size_t cap, size_t *ret_len,
 			      int64_t timeout_ns);
+/*
+ * Take up to max samples in one call, in order: sample i goes to
+ * buf + i * stride (stride at least the sample size, else -EINVAL; buf
+ * holds max * stride bytes and is the caller's). *ret_n gets how many were
+ * taken (at least 1 on success), each of the sample size. Waits as
+ * sdds_reader_take does for the first sample only (timeout_ns 0: -EAGAIN
+ * when empty, < 0 forever, else -ETIMEDOUT), then takes what is there
+ * without waiting. The reader's lock and, for a reliable reader, the check
+ * whether the daemon waits for room are paid once per call instead of once
+ * per sample. Errors as sdds_reader_take; -EINVAL for max 0.
+ */
+SDDS_API int sdds_reader_take_many(sdds_reader *reader, void *buf, size_t stride, size_t max, size_t *ret_n,
+				   int64_t timeout_ns);
 
 typedef void (*sdds_listener_fn)(sdds_reader *reader, void *arg);
 /*

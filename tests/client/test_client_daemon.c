@@ -9,7 +9,8 @@
  * daemon, listeners, and daemon death: blocked takes and writes return
  * -ENOTCONN, later calls too, nothing hangs, free works in every state.
  * Polling daemon with yield-spinning clients sharing one CPU: every sample
- * of a reliable stream arrives, in order.
+ * of a reliable stream arrives, in order. sdds_reader_take_many: a reliable
+ * stream in batches (both daemon modes), partial batches, arguments.
  * Every wait is bounded; a hang shows as a failed timed join.
  * The writer processes are this program run again with a role
  * (childproc.h: a forked copy of this multithreaded process must exec
@@ -583,6 +584,107 @@ static void test_reliable_stream_one_client(void **state)
 }
 
 /*
+ * sdds_reader_take_many: a reliable stream through a ring of 4 (the daemon
+ * waits for room all the time, so every batch's one wake-up check must
+ * kick it), taken in batches of up to 16 into a buffer with a stride larger
+ * than the sample: every sample arrives once, in order, in its place.
+ */
+static void test_take_many_stream(void **state)
+{
+	struct daemon *d = *state;
+	enum { STRIDE = SAMPLE + 8, MAX = 16 };
+	sdds_client *a = client(d, "pub"), *b = client(d, "sub");
+	sdds_topic *ta = topic(a, 12), *tb = topic(b, 12);
+	sdds_reader *r = reader(tb, SDDS_RELIABLE, 4);
+	struct stream st = {.w = writer(ta, SDDS_RELIABLE, 5000), .n = 20000};
+	uint8_t buf[STRIDE * MAX];
+	uint32_t next = 0, batches = 0;
+	pthread_t th;
+
+	assert_int_equal(pthread_create(&th, NULL, stream_writer_main, &st), 0);
+	while (next < st.n) {
+		size_t n = 0;
+		int rc;
+
+		memset(buf, 0xee, sizeof(buf));
+		rc = sdds_reader_take_many(r, buf, STRIDE, MAX, &n, 10 * SEC);
+		if (rc != 0)
+			fail_msg("take_many after %u: %s", next, sdds_strerror(rc));
+		assert_true(n >= 1 && n <= MAX);
+		for (size_t i = 0; i < n; i++, next++) {
+			if (get_seq(buf + i * STRIDE) != next)
+				fail_msg("sample %u arrived as %u", next, get_seq(buf + i * STRIDE));
+			/* The bytes between samples are the caller's: untouched. */
+			assert_int_equal(buf[i * STRIDE + SAMPLE], 0xee);
+		}
+		/* Nothing beyond the n samples was written. */
+		if (n < MAX)
+			assert_int_equal(buf[n * STRIDE], 0xee);
+		batches++;
+	}
+	join_within(th, 10000);
+	assert_int_equal(st.rc, 0);
+	assert_int_equal(sdds_reader_lost(r), 0);
+	/* Some call took more than one sample (the ring holds 4 and the writer keeps it full). */
+	assert_true(batches < st.n);
+	sdds_client_free(a);
+	sdds_client_free(b);
+}
+
+/*
+ * sdds_reader_take_many's arguments and its partial batches: it takes what
+ * is there (never waiting for more than the first), and waits, times out
+ * or gives -EAGAIN like sdds_reader_take.
+ */
+static void test_take_many_partial(void **state)
+{
+	struct daemon *d = *state;
+	sdds_client *c = client(d, "one");
+	sdds_topic *t = topic(c, 13);
+	sdds_reader *r = reader(t, SDDS_RELIABLE, 16);
+	sdds_writer *w = writer(t, SDDS_RELIABLE, 1000);
+	uint8_t s[SAMPLE], buf[SAMPLE * 8];
+	size_t n = 99;
+	int64_t t0;
+
+	assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE, 0, &n, 0), -EINVAL);
+	assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE - 1, 8, &n, 0), -EINVAL);
+	assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE, 8, NULL, 0), -EINVAL);
+	assert_int_equal(sdds_reader_take_many(r, NULL, SAMPLE, 8, &n, 0), -EINVAL);
+	assert_int_equal(sdds_reader_take_many(NULL, buf, SAMPLE, 8, &n, 0), -EINVAL);
+	assert_int_equal(sdds_reader_take_many(r, buf, SIZE_MAX / 2, 8, &n, 0), -EINVAL);
+	assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE, 8, &n, 0), -EAGAIN);
+	t0 = now_ns();
+	assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE, 8, &n, 50 * 1000 * 1000LL), -ETIMEDOUT);
+	assert_true(now_ns() - t0 >= 40 * 1000 * 1000LL);
+	assert_int_equal(n, 99); /* written only on success */
+
+	for (uint32_t i = 0; i < 5; i++) {
+		put_seq(s, i);
+		assert_int_equal(sdds_writer_write(w, s, SAMPLE), 0);
+	}
+	/* Batches of at most 3 hold what has arrived, in order, until all five are in. */
+	for (uint32_t next = 0; next < 5;) {
+		assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE, 3, &n, 2 * SEC), 0);
+		assert_true(n >= 1 && n <= 3 && next + n <= 5);
+		for (uint32_t i = 0; i < n; i++, next++)
+			assert_int_equal(get_seq(buf + i * SAMPLE), next);
+	}
+	assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE, 8, &n, 0), -EAGAIN);
+	/* sdds_reader_take and take_many share the position. */
+	put_seq(s, 5);
+	assert_int_equal(sdds_writer_write(w, s, SAMPLE), 0);
+	put_seq(s, 6);
+	assert_int_equal(sdds_writer_write(w, s, SAMPLE), 0);
+	assert_int_equal(sdds_reader_take(r, s, sizeof(s), NULL, 2 * SEC), 0);
+	assert_int_equal(get_seq(s), 5);
+	assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE, 8, &n, 2 * SEC), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(get_seq(buf), 6);
+	sdds_client_free(c);
+}
+
+/*
  * A reader's kick ("I made room") reaches the daemon while the reader's own
  * session sleeps with an empty request ring. Afterwards that session must
  * still be woken by its next write. Deterministic: C1 idles (the daemon
@@ -823,6 +925,9 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_yield_spin_same_cpu, setup_poll, teardown),
 	    cmocka_unit_test_setup_teardown(test_reliable_stream_one_client, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_room_kick_then_write, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_take_many_stream, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_take_many_stream, setup_poll, teardown),
+	    cmocka_unit_test_setup_teardown(test_take_many_partial, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_listener_through_daemon, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_daemon_killed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_daemon_killed_while_writer_blocked, setup, teardown),

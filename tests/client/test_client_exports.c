@@ -38,6 +38,7 @@ static const char *const expected[] = {
     "sdds_reader_new",
     "sdds_reader_free",
     "sdds_reader_take",
+    "sdds_reader_take_many",
     "sdds_reader_set_listener",
     "sdds_reader_lost",
     "sdds_strerror",

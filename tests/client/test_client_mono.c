@@ -172,6 +172,36 @@ static void test_write_take_in_order(void **state)
 	sdds_writer_free(w);
 }
 
+/*
+ * sdds_reader_take_many in monolithic mode: the writes are routed by the
+ * write itself, so batches are exact: 50 samples come as 16, 16, 16, 2.
+ */
+static void test_take_many_batches(void **state)
+{
+	struct fix *f = *state;
+	sdds_writer *w = writer(f->t, SDDS_RELIABLE, 2000);
+	sdds_reader *r = reader(f->t, SDDS_RELIABLE, 50);
+	uint8_t b[SAMPLE], buf[SAMPLE * 16];
+	uint32_t next = 0;
+	size_t n = 0;
+
+	assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE, 16, &n, 0), -EAGAIN);
+	for (uint32_t i = 0; i < 50; i++) {
+		put_seq(b, i);
+		assert_int_equal(sdds_writer_write(w, b, SAMPLE), 0);
+	}
+	for (int k = 0; k < 4; k++) {
+		assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE, 16, &n, 0), 0);
+		assert_int_equal(n, k < 3 ? 16 : 2);
+		for (size_t i = 0; i < n; i++, next++)
+			assert_int_equal(get_seq(buf + i * SAMPLE), next);
+	}
+	assert_int_equal(sdds_reader_take_many(r, buf, SAMPLE, 16, &n, 0), -EAGAIN);
+	assert_int_equal(sdds_reader_lost(r), 0);
+	sdds_reader_free(r);
+	sdds_writer_free(w);
+}
+
 static void test_fanout_two_readers(void **state)
 {
 	struct fix *f = *state;
@@ -843,6 +873,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_session_and_connected, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_write_take_in_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_take_many_batches, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fanout_two_readers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_best_effort_overwrite_and_lost, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reliable_nonblocking_and_timeout, setup, teardown),
