@@ -797,10 +797,12 @@ static int client_take_locked(struct sdds_reader *r, struct client_take *t, uint
 /*
  * One take on the current connection (entered by the caller): 1 taken, or
  * 0 / -ETIMEDOUT / -ENOTCONN / another error as sdds_reader_take returns
- * them (0 here means -EAGAIN).
+ * them (0 here means -EAGAIN). *deadline (< 0: not yet set) is set from
+ * the clock when the take first has to wait: one clock read before a
+ * polling client's wait, which yields its CPU to the peer at once.
  */
 static int client_take_once(struct sdds_reader *r, struct client_take *t, int64_t timeout_ns,
-			    int64_t deadline)
+			    int64_t *deadline)
 {
 	struct sdds_client *c = r->client;
 	struct client_wait w;
@@ -818,7 +820,11 @@ static int client_take_once(struct sdds_reader *r, struct client_take *t, int64_
 		if (timeout_ns == 0)
 			return 0;
 		if (timeout_ns > 0) {
-			left = deadline - doorbell_now_ns();
+			int64_t now = doorbell_now_ns();
+
+			if (*deadline < 0)
+				*deadline = now + timeout_ns;
+			left = *deadline - now;
 			if (left <= 0)
 				return -ETIMEDOUT;
 		}
@@ -856,13 +862,12 @@ static int client_take(struct sdds_reader *r, struct client_take *t, int64_t tim
 		return -EAGAIN;
 	if (rc < 0 && (rc != -ENOTCONN || timeout_ns == 0 || !c->remote.reconnect_wait))
 		return rc;
-	if (timeout_ns > 0)
-		deadline = doorbell_now_ns() + timeout_ns;
+	/* client_take_once sets the deadline when it first waits. */
 
 	for (;;) {
 		rc = client_enter(c, &r->gp, &ref);
 		if (rc == 0) {
-			rc = client_take_once(r, t, timeout_ns, deadline);
+			rc = client_take_once(r, t, timeout_ns, &deadline);
 			client_leave(&ref);
 		}
 		if (rc == 1)
@@ -872,6 +877,8 @@ static int client_take(struct sdds_reader *r, struct client_take *t, int64_t tim
 		if (rc != -ENOTCONN || timeout_ns == 0 || !c->remote.reconnect_wait)
 			return rc;
 		/* The gap: wait for the new connection within timeout_ns. */
+		if (deadline < 0 && timeout_ns > 0)
+			deadline = doorbell_now_ns() + timeout_ns;
 		if (client_wait_connected(c, deadline) < 0)
 			return -ENOTCONN;
 	}
