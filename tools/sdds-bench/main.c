@@ -426,7 +426,10 @@ int main(int argc, char **argv)
 		/*
 		 * Unpinned, polling means three busy processes on however many
 		 * CPUs: on two, the daemon alone on one CPU and the yielding
-		 * clients on the other is the placement that works.
+		 * clients on the other is the best placement measured (a hop
+		 * is one hand-over of the clients' CPU, the yield floor; with
+		 * the daemon sharing a CPU with a client a hop also waits for
+		 * the daemon to give that CPU up). docs/DESIGN.md, "Polling".
 		 */
 		if (!o.pin && r.n_cpus >= 2)
 			r.polling[i].pl =

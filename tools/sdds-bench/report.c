@@ -161,8 +161,10 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	fprintf(f, "baselines: ping side %s\n", strstr(pl, "A:") ? strstr(pl, "A:") : pl);
 	if (!o->pin && r->n_cpus >= 2)
 		fprintf(f, "pinning: polling as sddsd alone on one CPU, both clients on the other (the "
-			   "placement that works on two CPUs); blocking and monolithic unpinned "
-			   "(--pin tries placements, --pin=D,A,B sets one, --pin=-,-,- pins nothing)\n");
+			   "best placement measured on two CPUs: one context switch per hop, the yield "
+			   "floor; sddsd sharing a CPU with a client was slower); blocking and monolithic "
+			   "unpinned (--pin tries placements, --pin=D,A,B sets one, --pin=-,-,- pins "
+			   "nothing)\n");
 	else if (!o->pin)
 		fprintf(f, "pinning: none (--pin tries placements, --pin=D,A,B sets one)\n");
 	if (o->poll_spin_ns != 0)
