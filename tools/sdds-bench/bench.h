@@ -23,6 +23,8 @@
 
 #define BENCH_WHY_MAX 256
 #define BENCH_MAX_SIZE 4096u
+/* The largest --take-many batch. */
+#define BENCH_MAX_TAKE_BATCH 64u
 /* Not pinned. */
 #define BENCH_CPU_ANY (-1)
 
@@ -41,6 +43,8 @@ struct bench_opts {
 	double tput_seconds; /* length of one throughput run */
 	uint64_t tput_count; /* 0, or the writer stops after this many samples (callgrind.c) */
 	uint32_t depth;	     /* reader history depth in the throughput run */
+	uint32_t take_many;  /* > 1: an extra throughput run per mode taking that many per call */
+	uint32_t take_batch; /* the reader of a run: > 1 takes with sdds_reader_take_many (local.c) */
 	bool reliable;	     /* QoS of every writer and reader */
 	bool json;
 	bool pin;			 /* pin anything at all */
@@ -80,6 +84,7 @@ struct mode_result {
 	struct bench_placement pl;
 	struct lat_result lat;
 	struct tput_result tput;
+	struct tput_result tput_many; /* --take-many: the reader takes in batches (sdds_reader_take_many) */
 	char daemon_note[BENCH_WHY_MAX]; /* the daemon misbehaved at stop; figures kept */
 };
 

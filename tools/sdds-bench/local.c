@@ -458,39 +458,52 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
  * nothing comes for one slice: lost samples). The clock is read every 1024
  * samples: the rate is (count_mark - 1) / (t_mark - t_first), both read at
  * the same sample boundary. Reliable runs check the sequence of every
- * sample. Returns 0 or an exit code.
+ * sample. o->take_batch > 1 takes with sdds_reader_take_many, that many at
+ * most per call (the extra labelled figure of --take-many). Returns 0 or an
+ * exit code.
  */
 static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_shm *s)
 {
+	/* A batch of take_batch samples, back to back (bss: 256 KiB at most). */
+	static uint8_t batch[BENCH_MAX_SIZE * BENCH_MAX_TAKE_BATCH];
 	uint8_t buf[BENCH_MAX_SIZE], want[BENCH_MAX_SIZE] = {0};
 	int64_t last_progress = bench_now_ns();
 	uint64_t count = 0;
-	bool check = o->reliable;
+	bool check = o->reliable, many = o->take_batch > 1;
 
 	callgrind_role_begin();
 	for (;;) {
-		size_t len = 0;
-		int err = sdds_reader_take(r, buf, sizeof(buf), &len, LC_SLICE_NS);
+		size_t len = o->size, n = 1, k;
+		const uint8_t *p = many ? batch : buf;
+		bool end = false;
+		int err = many ? sdds_reader_take_many(r, batch, o->size, o->take_batch, &n, LC_SLICE_NS)
+			       : sdds_reader_take(r, buf, sizeof(buf), &len, LC_SLICE_NS);
 
 		if (err == 0) {
-			if (check) {
-				lc_put_counter(want, o->size, count);
-				if (len != o->size || memcmp(buf, want, o->size < 2 ? o->size : 2) != 0)
-					return lc_fail(s, LC_SIDE_B, 4,
-						       "reader: reliable sample out of sequence", -EPROTO);
+			for (k = 0; k < n && !end; k++, p += o->size) {
+				if (check) {
+					lc_put_counter(want, o->size, count);
+					if (len != o->size || memcmp(p, want, o->size < 2 ? o->size : 2) != 0)
+						return lc_fail(s, LC_SIDE_B, 4,
+							       "reader: reliable sample out of sequence",
+							       -EPROTO);
+				}
+				count++;
+				if (count == 1) {
+					s->t_first = bench_now_ns();
+				} else if ((count & 1023) == 0) {
+					s->t_mark = bench_now_ns();
+					s->count_mark = count;
+				}
+				if (atomic_load_explicit(&s->done, memory_order_acquire) &&
+				    count >= s->written) {
+					s->t_mark = bench_now_ns();
+					s->count_mark = count;
+					end = true;
+				}
 			}
-			count++;
-			if (count == 1) {
-				s->t_first = bench_now_ns();
-			} else if ((count & 1023) == 0) {
-				s->t_mark = bench_now_ns();
-				s->count_mark = count;
-			}
-			if (atomic_load_explicit(&s->done, memory_order_acquire) && count >= s->written) {
-				s->t_mark = bench_now_ns();
-				s->count_mark = count;
+			if (end)
 				break;
-			}
 			continue;
 		}
 		if (err != -ETIMEDOUT && err != -EAGAIN)

@@ -74,6 +74,10 @@ static void main_usage(FILE *f)
 		"      --max-seconds S  cap on the measured part of one latency run (default %.0f)\n"
 		"  -t, --tput-seconds S length of one throughput run (default %.1f)\n"
 		"      --depth N        reader history depth in throughput runs (default %d)\n"
+		"      --take-many N    one more throughput run per daemon mode whose reader\n"
+		"                       takes up to N (2..%u) samples per call with\n"
+		"                       sdds_reader_take_many: an extra figure, labelled so;\n"
+		"                       the headline stays the per-sample sdds_reader_take\n"
 		"      --best-effort    best-effort QoS (default: reliable)\n"
 		"      --pin[=D,A,B]    pin the daemon (D) and the clients (A = ping/writer,\n"
 		"                       B = pong/reader) to CPUs; without a value try several\n"
@@ -88,7 +92,7 @@ static void main_usage(FILE *f)
 		"      --json           print one JSON object instead of the table\n"
 		"  -h, --help\n",
 		MAIN_DEFAULT_ITERATIONS, MAIN_DEFAULT_WARMUP, BENCH_MAX_SIZE, MAIN_DEFAULT_SIZE,
-		MAIN_DEFAULT_MAX_SECONDS, MAIN_DEFAULT_TPUT_SECONDS, MAIN_DEFAULT_DEPTH,
+		MAIN_DEFAULT_MAX_SECONDS, MAIN_DEFAULT_TPUT_SECONDS, MAIN_DEFAULT_DEPTH, BENCH_MAX_TAKE_BATCH,
 		(long long)MAIN_DEFAULT_POLL_SPIN_NS, (long long)MAIN_DEFAULT_POLL_YIELD_NS);
 }
 
@@ -139,6 +143,7 @@ enum {
 	OPT_PIN,
 	OPT_POLL_SPIN,
 	OPT_POLL_YIELD,
+	OPT_TAKE_MANY,
 	OPT_SDDSD,
 	OPT_RAW,
 	OPT_JSON,
@@ -154,6 +159,7 @@ static int main_parse(int argc, char **argv, struct bench_opts *o)
 	    {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
 	    {"tput-seconds", required_argument, NULL, 't'},
 	    {"depth", required_argument, NULL, OPT_DEPTH},
+	    {"take-many", required_argument, NULL, OPT_TAKE_MANY},
 	    {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
 	    {"pin", optional_argument, NULL, OPT_PIN},
 	    {"poll-spin-ns", required_argument, NULL, OPT_POLL_SPIN},
@@ -201,6 +207,10 @@ static int main_parse(int argc, char **argv, struct bench_opts *o)
 		case OPT_DEPTH:
 			err = bench_parse_u64(optarg, 0, 1, 1u << 20, &v);
 			o->depth = (uint32_t)v;
+			break;
+		case OPT_TAKE_MANY:
+			err = bench_parse_u64(optarg, 0, 2, BENCH_MAX_TAKE_BATCH, &v);
+			o->take_many = (uint32_t)v;
 			break;
 		case OPT_BEST_EFFORT:
 			o->reliable = false;
@@ -354,6 +364,14 @@ static void main_run_mode(const struct bench_opts *o, const char *sddsd_path, bo
 	if (sddsd_alive(&d)) {
 		main_progress("sdds-bench: sddsd %s throughput, %s\n", mode, pl);
 		local_throughput(o, d.sock, polling, &m->pl, &m->tput);
+		if (o->take_many > 1 && sddsd_alive(&d)) {
+			struct bench_opts ob = *o;
+
+			ob.take_batch = o->take_many;
+			main_progress("sdds-bench: sddsd %s throughput, sdds_reader_take_many(%u), %s\n",
+				      mode, o->take_many, pl);
+			local_throughput(&ob, d.sock, polling, &m->pl, &m->tput_many);
+		}
 	} else {
 		m->tput.ran = true;
 		bench_why(m->tput.why, "sddsd died during the latency run");

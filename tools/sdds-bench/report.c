@@ -234,6 +234,17 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	report_tput_row(f, "monolithic, spin budget 0", &r->mono_sleep, false);
 	report_ratio_row(f, "isolated / monolithic, polling budget", x.tput_polling_over_mono, 0);
 	report_ratio_row(f, "isolated / monolithic, spin budget 0", x.tput_blocking_over_mono, 0);
+	if (o->take_many > 1) {
+		char lp[64], lb[64];
+
+		/* Extra figures, not the headline: the reader takes in batches. */
+		snprintf(lp, sizeof(lp), "polling, take_many(%u) reader", o->take_many);
+		snprintf(lb, sizeof(lb), "blocking, take_many(%u) reader", o->take_many);
+		fprintf(f,
+			"  extra: the reader calls sdds_reader_take_many (not the per-sample API above)\n");
+		report_tput_row(f, lp, &report_shown(r->polling, r->best_polling)->tput_many, false);
+		report_tput_row(f, lb, &report_shown(r->blocking, r->best_blocking)->tput_many, false);
+	}
 
 	if (r->n_placements > 1) {
 		fputc('\n', f);
@@ -340,6 +351,9 @@ static void report_json_mode(struct json *j, const char *key, const struct mode_
 	report_json_pl(j, &x->pl);
 	report_json_lat(j, "latency", &x->lat);
 	report_json_tput(j, "throughput", &x->tput);
+	/* --take-many: the same run with a batch-taking reader (an extra figure). */
+	if (x->tput_many.ran)
+		report_json_tput(j, "throughput_take_many", &x->tput_many);
 	json_obj_end(j);
 }
 
@@ -370,6 +384,7 @@ void report_json(FILE *f, const struct bench_opts *o, const struct bench_results
 	json_uint(&j, "warmup", o->warmup);
 	json_num(&j, "max_seconds", o->max_seconds);
 	json_num(&j, "tput_seconds", o->tput_seconds);
+	json_uint(&j, "take_many", o->take_many);
 	json_uint(&j, "depth", o->depth);
 	json_str(&j, "reliability", o->reliable ? "reliable" : "best_effort");
 	json_int(&j, "poll_spin_ns", o->poll_spin_ns);

@@ -4,7 +4,7 @@
  *
  * OVERVIEW
  * argv: the sdds-bench binary, the sddsd binary. Runs
- *   sdds-bench local -n 2000 --json (short throughput and caps)
+ *   sdds-bench local -n 2000 --take-many 16 --json (short throughput and caps)
  * once in the group setup, keeps its stdout in a temp file and its wait
  * status, then checks: exit 0; the output is one JSON object (parsed by
  * python3's json module: exit 77 when python3 is missing); every figure
@@ -53,6 +53,7 @@ static const char *const check_keys_py =
     "for m in ('polling', 'blocking'):\n"
     "    req += [m + '.throughput.' + k for k in ('samples_per_s', 'writer_samples_per_s',\n"
     "            'written', 'received', 'seconds')]\n"
+    "    req += [m + '.throughput_take_many.' + k for k in ('samples_per_s', 'written', 'received')]\n"
     "for m in ('spin', 'sleep'):\n"
     "    req += ['monolithic.' + m + '.' + k for k in ('samples_per_s', 'written', 'received')]\n"
     "req += ['ratios.' + k for k in ('polling_over_spin', 'polling_over_spin_p99',\n"
@@ -73,7 +74,8 @@ static const char *const check_keys_py =
     "        if d[m][k].get('ok') is not True: bad.append(m + '.' + k + '.ok')\n"
     "for k in ('polling_met', 'blocking_met', 'tput_polling_met', 'tput_blocking_met'):\n"
     "    if not isinstance(d['goals'].get(k), bool): bad.append('goals.' + k)\n"
-    "if d['iterations'] != 2000 or d['size_bytes'] != 2: bad.append('options not echoed')\n"
+    "if d['iterations'] != 2000 or d['size_bytes'] != 2 or d['take_many'] != 16:\n"
+    "    bad.append('options not echoed')\n"
     "if bad:\n"
     "    print('missing or not positive: ' + ', '.join(bad)); sys.exit(1)\n";
 
@@ -99,22 +101,10 @@ static const char *const check_failed_py =
 
 static int smoke_setup(void **state)
 {
-	char *good_argv[] = {(char *)bench_bin,
-			     "local",
-			     "-n",
-			     "2000",
-			     "--warmup",
-			     "200",
-			     "-t",
-			     "0.3",
-			     "--max-seconds",
-			     "4",
-			     "--depth",
-			     "256",
-			     "--sddsd",
-			     (char *)sddsd_bin,
-			     "--json",
-			     NULL};
+	char *good_argv[] = {
+	    (char *)bench_bin, "local", "-n",	   "2000", "--warmup",	  "200", "-t",	    "0.3",
+	    "--max-seconds",   "4",	"--depth", "256",  "--take-many", "16",	 "--sddsd", (char *)sddsd_bin,
+	    "--json",	       NULL};
 	char *bad_argv[] = {(char *)bench_bin,
 			    "local",
 			    "-n",
