@@ -94,39 +94,60 @@ static void test_stats_dump(void **state)
 	unlink(path);
 }
 
+/* A JSON document written into memory, for comparing its text. */
+struct doc {
+	char *out;
+	size_t len;
+	FILE *f;
+	struct json j;
+};
+
+static void doc_open(struct doc *d, bool pretty)
+{
+	d->out = NULL;
+	d->len = 0;
+	d->f = open_memstream(&d->out, &d->len);
+	assert_non_null(d->f);
+	if (pretty)
+		json_init_pretty(&d->j, d->f);
+	else
+		json_init(&d->j, d->f);
+}
+
+/* The text written (every document finished) is want; frees it. */
+static void doc_check(struct doc *d, const char *want)
+{
+	fclose(d->f);
+	assert_string_equal(d->out, want);
+	free(d->out);
+}
+
 static void test_json_nesting_and_escapes(void **state)
 {
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	struct json j;
+	struct doc d;
 
 	(void)state;
-	assert_non_null(f);
-	json_init(&j, f);
-	json_obj_begin(&j, NULL);
-	json_str(&j, "s", "a\"b\\c\n\x01");
-	json_uint(&j, "u", 18446744073709551615ull);
-	json_int(&j, "i", -3);
-	json_num(&j, "x", 0.25);
-	json_num(&j, "nan", NAN);
-	json_bool(&j, "t", true);
-	json_null(&j, "z");
-	json_arr_begin(&j, "a");
-	json_uint(&j, NULL, 1);
-	json_obj_begin(&j, NULL);
-	json_obj_end(&j);
-	json_arr_begin(&j, NULL);
-	json_arr_end(&j);
-	json_arr_end(&j);
-	json_str(&j, "n", NULL);
-	json_obj_end(&j);
-	json_finish(&j);
-	fclose(f);
-	assert_string_equal(out,
-			    "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"u\":18446744073709551615,\"i\":-3,"
-			    "\"x\":0.25,\"nan\":null,\"t\":true,\"z\":null,\"a\":[1,{},[]],\"n\":null}\n");
-	free(out);
+	doc_open(&d, false);
+	json_obj_begin(&d.j, NULL);
+	json_str(&d.j, "s", "a\"b\\c\n\x01");
+	json_uint(&d.j, "u", 18446744073709551615ull);
+	json_int(&d.j, "i", -3);
+	json_num(&d.j, "x", 0.25);
+	json_num(&d.j, "nan", NAN);
+	json_bool(&d.j, "t", true);
+	json_null(&d.j, "z");
+	json_arr_begin(&d.j, "a");
+	json_uint(&d.j, NULL, 1);
+	json_obj_begin(&d.j, NULL);
+	json_obj_end(&d.j);
+	json_arr_begin(&d.j, NULL);
+	json_arr_end(&d.j);
+	json_arr_end(&d.j);
+	json_str(&d.j, "n", NULL);
+	json_obj_end(&d.j);
+	assert_int_equal(json_finish(&d.j), 0);
+	doc_check(&d, "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"u\":18446744073709551615,\"i\":-3,"
+		      "\"x\":0.25,\"nan\":null,\"t\":true,\"z\":null,\"a\":[1,{},[]],\"n\":null}\n");
 }
 
 /*
@@ -136,27 +157,21 @@ static void test_json_nesting_and_escapes(void **state)
  */
 static void test_json_numbers_and_reuse(void **state)
 {
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	struct json j;
+	struct doc d;
 
 	(void)state;
-	assert_non_null(f);
-	json_init(&j, f);
-	json_arr_begin(&j, NULL);
-	json_num(&j, NULL, 3.0);
-	json_num(&j, NULL, 1.0 / 3.0);
-	json_num(&j, NULL, 1.5e-7);
-	json_num(&j, NULL, -INFINITY);
-	json_str(&j, NULL, "a/b \xc3\xa9 \b\x7f");
-	json_arr_end(&j);
-	assert_int_equal(json_finish(&j), 0);
-	json_num(&j, NULL, 42);
-	assert_int_equal(json_finish(&j), 0);
-	fclose(f);
-	assert_string_equal(out, "[3,0.333333333,1.5e-07,null,\"a/b \xc3\xa9 \\b\x7f\"]\n42\n");
-	free(out);
+	doc_open(&d, false);
+	json_arr_begin(&d.j, NULL);
+	json_num(&d.j, NULL, 3.0);
+	json_num(&d.j, NULL, 1.0 / 3.0);
+	json_num(&d.j, NULL, 1.5e-7);
+	json_num(&d.j, NULL, -INFINITY);
+	json_str(&d.j, NULL, "a/b \xc3\xa9 \b\x7f");
+	json_arr_end(&d.j);
+	assert_int_equal(json_finish(&d.j), 0);
+	json_num(&d.j, NULL, 42);
+	assert_int_equal(json_finish(&d.j), 0);
+	doc_check(&d, "[3,0.333333333,1.5e-07,null,\"a/b \xc3\xa9 \\b\x7f\"]\n42\n");
 }
 
 /*
@@ -165,56 +180,44 @@ static void test_json_numbers_and_reuse(void **state)
  */
 static void test_json_utf8_repair(void **state)
 {
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	struct json j;
+	struct doc d;
 
 	(void)state;
-	assert_non_null(f);
-	json_init(&j, f);
-	json_obj_begin(&j, NULL);
+	doc_open(&d, false);
+	json_obj_begin(&d.j, NULL);
 	/* e-acute, snowman, U+1F600; then a stray 0xff, an overlong '/', a surrogate, a cut sequence */
-	json_str(&j, "ok", "\xc3\xa9\xe2\x98\x83\xf0\x9f\x98\x80");
-	json_str(&j, "bad",
+	json_str(&d.j, "ok", "\xc3\xa9\xe2\x98\x83\xf0\x9f\x98\x80");
+	json_str(&d.j, "bad",
 		 "a\xff"
 		 "b\xc0\xaf"
 		 "c\xed\xa0\x80"
 		 "d\xe2\x98");
-	json_uint(&j, "k\xfe", 1);
-	json_obj_end(&j);
-	assert_int_equal(json_finish(&j), 0);
-	fclose(f);
-	assert_string_equal(out, "{\"ok\":\"\xc3\xa9\xe2\x98\x83\xf0\x9f\x98\x80\","
-				 "\"bad\":\"a\xef\xbf\xbd"
-				 "b\xef\xbf\xbd\xef\xbf\xbd"
-				 "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
-				 "d\xef\xbf\xbd\xef\xbf\xbd\","
-				 "\"k\xef\xbf\xbd\":1}\n");
-	free(out);
+	json_uint(&d.j, "k\xfe", 1);
+	json_obj_end(&d.j);
+	assert_int_equal(json_finish(&d.j), 0);
+	doc_check(&d, "{\"ok\":\"\xc3\xa9\xe2\x98\x83\xf0\x9f\x98\x80\","
+		      "\"bad\":\"a\xef\xbf\xbd"
+		      "b\xef\xbf\xbd\xef\xbf\xbd"
+		      "c\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"
+		      "d\xef\xbf\xbd\xef\xbf\xbd\","
+		      "\"k\xef\xbf\xbd\":1}\n");
 }
 
 /* The form people read: one member per line, "key": value. */
 static void test_json_pretty(void **state)
 {
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&out, &len);
-	struct json j;
+	struct doc d;
 
 	(void)state;
-	assert_non_null(f);
-	json_init_pretty(&j, f);
-	json_obj_begin(&j, NULL);
-	json_fixed(&j, "x", 2.0 / 3.0, 3);
-	json_arr_begin(&j, "a");
-	json_int(&j, NULL, -1);
-	json_arr_end(&j);
-	json_obj_end(&j);
-	assert_int_equal(json_finish(&j), 0);
-	fclose(f);
-	assert_string_equal(out, "{\n  \"x\": 0.667,\n  \"a\": [\n    -1\n  ]\n}\n");
-	free(out);
+	doc_open(&d, true);
+	json_obj_begin(&d.j, NULL);
+	json_fixed(&d.j, "x", 2.0 / 3.0, 3);
+	json_arr_begin(&d.j, "a");
+	json_int(&d.j, NULL, -1);
+	json_arr_end(&d.j);
+	json_obj_end(&d.j);
+	assert_int_equal(json_finish(&d.j), 0);
+	doc_check(&d, "{\n  \"x\": 0.667,\n  \"a\": [\n    -1\n  ]\n}\n");
 }
 
 int main(void)
