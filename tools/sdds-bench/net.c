@@ -57,6 +57,7 @@
 
 #include "bench.h"
 #include "json.h"
+#include "mdrun.h"
 #include "proc.h"
 #include "sddsd.h"
 #include "sdds/sdds.h"
@@ -983,10 +984,12 @@ static void net_throughput(struct net_ctx *c, proc_role_fn writer, proc_role_fn 
  */
 static int net_ctl_counts(struct net_ctx *c, uint64_t *frames, uint64_t *samples, uint64_t *bytes, char *why)
 {
-	char cmd[PATH_MAX * 2 + 128], buf[8192];
-	const char *p;
+	char cmd[PATH_MAX * 2 + 128], buf[16384];
+	struct json_object *doc;
+	double fr, sa, by;
 	size_t len;
 	FILE *f;
+	int rc = 0;
 
 	if (c->sddsctl[0] == '\0') {
 		bench_why(why, "sddsctl not found (frames/s need daemon B's counters)");
@@ -1002,18 +1005,22 @@ static int net_ctl_counts(struct net_ctx *c, uint64_t *frames, uint64_t *samples
 	}
 	len = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[len] = '\0';
-	if (pclose(f) != 0 || (p = strstr(buf, "\"interfaces\"")) == NULL) {
-		bench_why(why, "sddsctl net: no network counters");
+	if (pclose(f) != 0 || (doc = mdrun_json_parse(buf)) == NULL) {
+		bench_why(why, "sddsctl net: no JSON object");
 		return -1;
 	}
-	/* The totals follow the interface list (the peers' own counters come later). */
-	if ((p = strstr(p, "\"frames_in\": ")) == NULL ||
-	    sscanf(p, "\"frames_in\": %" SCNu64 ", \"samples_in\": %" SCNu64 ", \"bytes_in\": %" SCNu64,
-		   frames, samples, bytes) != 3) {
-		bench_why(why, "sddsctl net: no frames_in/samples_in/bytes_in");
-		return -1;
+	/* The daemon's totals, not a peer's ("net" is null when its network is off). */
+	if (mdrun_jnum(doc, "net.frames_in", &fr) < 0 || mdrun_jnum(doc, "net.samples_in", &sa) < 0 ||
+	    mdrun_jnum(doc, "net.bytes_in", &by) < 0) {
+		bench_why(why, "sddsctl net: no network counters frames_in/samples_in/bytes_in");
+		rc = -1;
+	} else {
+		*frames = (uint64_t)fr;
+		*samples = (uint64_t)sa;
+		*bytes = (uint64_t)by;
 	}
-	return 0;
+	mdrun_json_free(doc);
+	return rc;
 }
 
 /* Where sddsctl is: next to sddsd in the build tree or the install, else on PATH. */
