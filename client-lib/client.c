@@ -742,8 +742,9 @@ struct client_take {
  * every return: the callers test it) whether the daemon waits for the room
  * this take made (the caller kicks, entered).
  */
-static int client_take_locked(struct sdds_reader *r, struct client_take *t, uint64_t *ret_seen,
-			      bool *ret_kick)
+/* Inlined: sdds_reader_take's copy (max 1) then has no batch loop. */
+static inline __attribute__((always_inline)) int
+client_take_locked(struct sdds_reader *r, struct client_take *t, uint64_t *ret_seen, bool *ret_kick)
 {
 	struct sdds_client *c = r->client;
 	/*
@@ -837,7 +838,9 @@ static int client_take_once(struct sdds_reader *r, struct client_take *t, int64_
 }
 
 /* sdds_reader_take and sdds_reader_take_many: 0 (t->n >= 1) or an error. */
-static int client_take(struct sdds_reader *r, struct client_take *t, int64_t timeout_ns)
+/* Inlined into both callers (see client_take_locked). */
+static inline __attribute__((always_inline)) int client_take(struct sdds_reader *r, struct client_take *t,
+							     int64_t timeout_ns)
 {
 	struct sdds_client *c = r->client;
 	struct client_ref ref;

@@ -462,6 +462,34 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
  * most per call (the extra labelled figure of --take-many). Returns 0 or an
  * exit code.
  */
+/*
+ * Count one sample p (len bytes) taken by lc_tput_read and check its
+ * sequence. Returns 1 when it was the last one, 0, or an exit code.
+ */
+static inline __attribute__((always_inline)) int lc_tput_count(const struct bench_opts *o, struct lc_shm *s,
+							       const uint8_t *p, size_t len, uint8_t *want,
+							       uint64_t *count)
+{
+	if (o->reliable) {
+		lc_put_counter(want, o->size, *count);
+		if (len != o->size || memcmp(p, want, o->size < 2 ? o->size : 2) != 0)
+			return lc_fail(s, LC_SIDE_B, 4, "reader: reliable sample out of sequence", -EPROTO);
+	}
+	(*count)++;
+	if (*count == 1) {
+		s->t_first = bench_now_ns();
+	} else if ((*count & 1023) == 0) {
+		s->t_mark = bench_now_ns();
+		s->count_mark = *count;
+	}
+	if (atomic_load_explicit(&s->done, memory_order_acquire) && *count >= s->written) {
+		s->t_mark = bench_now_ns();
+		s->count_mark = *count;
+		return 1;
+	}
+	return 0;
+}
+
 static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_shm *s)
 {
 	/* A batch of take_batch samples, back to back (bss: 256 KiB at most). */
@@ -469,43 +497,27 @@ static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_sh
 	uint8_t buf[BENCH_MAX_SIZE], want[BENCH_MAX_SIZE] = {0};
 	int64_t last_progress = bench_now_ns();
 	uint64_t count = 0;
-	bool check = o->reliable, many = o->take_batch > 1;
 
 	callgrind_role_begin();
 	for (;;) {
-		size_t len = o->size, n = 1, k;
-		const uint8_t *p = many ? batch : buf;
-		bool end = false;
-		int err = many ? sdds_reader_take_many(r, batch, o->size, o->take_batch, &n, LC_SLICE_NS)
-			       : sdds_reader_take(r, buf, sizeof(buf), &len, LC_SLICE_NS);
+		size_t len = 0, n = 0, k;
+		int err, rc = 0;
 
-		if (err == 0) {
-			for (k = 0; k < n && !end; k++, p += o->size) {
-				if (check) {
-					lc_put_counter(want, o->size, count);
-					if (len != o->size || memcmp(p, want, o->size < 2 ? o->size : 2) != 0)
-						return lc_fail(s, LC_SIDE_B, 4,
-							       "reader: reliable sample out of sequence",
-							       -EPROTO);
-				}
-				count++;
-				if (count == 1) {
-					s->t_first = bench_now_ns();
-				} else if ((count & 1023) == 0) {
-					s->t_mark = bench_now_ns();
-					s->count_mark = count;
-				}
-				if (atomic_load_explicit(&s->done, memory_order_acquire) &&
-				    count >= s->written) {
-					s->t_mark = bench_now_ns();
-					s->count_mark = count;
-					end = true;
-				}
-			}
-			if (end)
-				break;
-			continue;
+		if (o->take_batch > 1) {
+			err = sdds_reader_take_many(r, batch, o->size, o->take_batch, &n, LC_SLICE_NS);
+			for (k = 0; err == 0 && k < n && rc == 0; k++)
+				rc = lc_tput_count(o, s, batch + k * o->size, o->size, want, &count);
+		} else {
+			err = sdds_reader_take(r, buf, sizeof(buf), &len, LC_SLICE_NS);
+			if (err == 0)
+				rc = lc_tput_count(o, s, buf, len, want, &count);
 		}
+		if (rc > 1)
+			return rc;
+		if (rc == 1)
+			break;
+		if (err == 0)
+			continue;
 		if (err != -ETIMEDOUT && err != -EAGAIN)
 			return lc_fail(s, LC_SIDE_B, 3, "reader: take", err);
 		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
