@@ -65,6 +65,9 @@ struct cg_run {
 	bool clients_found;
 };
 
+/* --take-many: the reader of the client runs takes that many per call (0: per sample). */
+static uint32_t cg_take_batch;
+
 struct cg_result {
 	bool ok;
 	char why[BENCH_WHY_MAX];
@@ -217,6 +220,7 @@ static int cg_run_one(const char *daemon_bin, const char *cg_out, const char *cl
 	    .depth = 1024,
 	    .reliable = true,
 	    .poll_spin_ns = 0,
+	    .take_batch = clients_dir != NULL ? cg_take_batch : 0,
 	};
 	char stop_why[BENCH_WHY_MAX];
 	struct sddsd_proc d;
@@ -384,7 +388,7 @@ static void cg_clients(uint32_t size, uint64_t base, uint64_t samples, struct cg
 {
 	char self[PATH_MAX], dir[] = "/tmp/sdds-bench-cgc.XXXXXX", outopt[PATH_MAX + 64],
 			     logopt[PATH_MAX + 64];
-	char path[PATH_MAX], line[BENCH_WHY_MAX + 16], k_arg[32], b_arg[32], s_arg[32];
+	char path[PATH_MAX], line[BENCH_WHY_MAX + 16], k_arg[32], b_arg[32], s_arg[32], m_arg[32];
 	unsigned long long wb, wf, rb, rf;
 	ssize_t n;
 	pid_t pid;
@@ -407,13 +411,27 @@ static void cg_clients(uint32_t size, uint64_t base, uint64_t samples, struct cg
 	snprintf(k_arg, sizeof(k_arg), "%" PRIu64, samples);
 	snprintf(b_arg, sizeof(b_arg), "%" PRIu64, base);
 	snprintf(s_arg, sizeof(s_arg), "%" PRIu32, size);
+	snprintf(m_arg, sizeof(m_arg), "--take-many=%" PRIu32, cg_take_batch);
 	{
-		char *args[] = {r->valgrind,	 "-q",	    "--tool=callgrind",
-				outopt,		 logopt,    self,
-				"callgrind",	 "-k",	    k_arg,
-				"--base",	 b_arg,	    "-s",
-				s_arg,		 "--sddsd", r->sddsd,
-				"--clients-dir", dir,	    NULL};
+		char *args[] = {r->valgrind,
+				"-q",
+				"--tool=callgrind",
+				outopt,
+				logopt,
+				self,
+				"callgrind",
+				"-k",
+				k_arg,
+				"--base",
+				b_arg,
+				"-s",
+				s_arg,
+				"--sddsd",
+				r->sddsd,
+				"--clients-dir",
+				dir,
+				cg_take_batch > 1 ? m_arg : NULL,
+				NULL};
 
 		fflush(NULL);
 		pid = fork();
@@ -470,9 +488,11 @@ static void cg_usage(FILE *f)
 		"  -s, --size N       sample bytes, 1..%u (default %d)\n"
 		"      --valgrind P   the valgrind binary (default: valgrind in PATH)\n"
 		"      --sddsd PATH   the daemon binary (default: ../../daemon/sddsd from here)\n"
+		"      --take-many N  the reader of the client runs takes up to N (2..%u) per\n"
+		"                     call with sdds_reader_take_many (default: sdds_reader_take)\n"
 		"      --json         print one JSON object\n"
 		"  -h, --help\n",
-		CG_DEFAULT_SAMPLES, CG_DEFAULT_BASE, BENCH_MAX_SIZE, CG_DEFAULT_SIZE);
+		CG_DEFAULT_SAMPLES, CG_DEFAULT_BASE, BENCH_MAX_SIZE, CG_DEFAULT_SIZE, BENCH_MAX_TAKE_BATCH);
 }
 
 int callgrind_main(int argc, char **argv)
@@ -486,12 +506,14 @@ int callgrind_main(int argc, char **argv)
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {"clients-dir", required_argument, NULL, 'C'},
+	    {"take-many", required_argument, NULL, 'M'},
 	    {NULL, 0, NULL, 0},
 	};
 	static struct cg_result r;
 	uint64_t samples = CG_DEFAULT_SAMPLES, base = CG_DEFAULT_BASE, size = CG_DEFAULT_SIZE;
 	const char *valgrind = "valgrind", *sddsd = NULL, *clients_dir = NULL;
 	bool as_json = false;
+	uint64_t v = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "k:s:h", longopts, NULL)) != -1) {
@@ -517,8 +539,12 @@ int callgrind_main(int argc, char **argv)
 			as_json = true;
 			break;
 		case 'C':
-			/* Internal: the rerun under callgrind (cg_reexec). */
+			/* Internal: the rerun under callgrind (cg_clients). */
 			clients_dir = optarg;
+			break;
+		case 'M':
+			err = bench_parse_u64(optarg, 0, 2, BENCH_MAX_TAKE_BATCH, &v);
+			cg_take_batch = (uint32_t)v;
 			break;
 		case 'h':
 			cg_usage(stdout);
@@ -589,6 +615,7 @@ int callgrind_main(int argc, char **argv)
 		if (r.clients_ok) {
 			json_num(&j, "writer_ir_per_sample", r.writer_ir_per_sample);
 			json_num(&j, "reader_ir_per_sample", r.reader_ir_per_sample);
+			json_uint(&j, "reader_take_many", cg_take_batch);
 			json_uint(&j, "writer_ir_base", r.base.writer_ir);
 			json_uint(&j, "writer_ir_full", r.full.writer_ir);
 			json_uint(&j, "reader_ir_base", r.base.reader_ir);
@@ -611,9 +638,10 @@ int callgrind_main(int argc, char **argv)
 		printf("sddsd instructions per sample: not measured: %s\n", r.why);
 	}
 	if (!as_json && r.clients_ok)
-		printf("writer instructions per sample: %.1f  reader: %.1f  (each client process over its "
+		printf("writer instructions per sample: %.1f  reader%s: %.1f  (each client process over its "
 		       "write / take loop, bench loop included; sddsd native in those runs)\n",
-		       r.writer_ir_per_sample, r.reader_ir_per_sample);
+		       r.writer_ir_per_sample, cg_take_batch > 1 ? " (sdds_reader_take_many)" : "",
+		       r.reader_ir_per_sample);
 	else if (!as_json && r.ok)
 		printf("writer and reader instructions per sample: not measured: %s\n", r.clients_why);
 	return r.ok ? 0 : 1;
