@@ -71,7 +71,10 @@ int doorbell_wait(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg, in
  * doorbell_wait whose spin phase yields the CPU (sched_yield) between checks
  * once it has spun yield_after_ns without yielding; yield_after_ns < 0 never
  * yields (doorbell_wait), 0 yields from the first check on. The spin budget
- * spin_ns covers both parts.
+ * spin_ns covers both parts. With spin_ns > 0 the clock is first read after
+ * the first pause or yield, and the budgets and the timeout count from
+ * there (late by that one pause or yield at most): nothing but the
+ * condition check runs between the call and the first yield.
  */
 int doorbell_wait_yield(struct sdds_doorbell *db, doorbell_cond_fn cond, void *arg, int64_t timeout_ns,
 			int64_t spin_ns, int64_t yield_after_ns, int64_t slice_ns, doorbell_cond_fn abort_fn);

@@ -1497,7 +1497,7 @@ static void md_ratios(struct md_ctx *c)
 			 "<= 0.6 us");
 	md_ratio_abs(r, md_fig_p50("sddsd polling", &c->l_poll), 1);
 	r = md_ratio_new(c, "local one-way, sddsd polling / yield-spin on one CPU (median)", "x", 0, 0,
-			 "the floor of polling on 2 CPUs: 1 switch per hop");
+			 "1.0x: sddsd adds nothing to the one switch per hop");
 	md_ratio_div(r, md_fig_p50("sddsd polling", &c->l_poll),
 		     md_fig_p50("one-CPU yield floor", &c->l_yield), 1, 0);
 	r = md_ratio_new(c, "local one-way, sddsd blocking / one futex hop (median)", "x", -1,
