@@ -195,6 +195,9 @@ struct md_ctx {
 	bool cg_ok;
 	char cg_why[MD_WHY];
 	double cg_ir, cg_base_ir, cg_full_ir, cg_k, cg_base;
+	bool cg_clients_ok; /* the writer's and reader's figures too */
+	char cg_clients_why[MD_WHY];
+	double cg_writer_ir, cg_reader_ir;
 
 	struct md_plotres plots[MD_N_PLOTS];
 	struct md_ratio ratios[24];
@@ -1247,6 +1250,15 @@ static void md_callgrind(struct md_ctx *c)
 	} else {
 		c->cg_ok = true;
 	}
+	if (c->cg_ok && mdrun_jbool(j, "clients_ok", &ok) == 0 && ok &&
+	    mdrun_jnum(j, "writer_ir_per_sample", &c->cg_writer_ir) == 0 &&
+	    mdrun_jnum(j, "reader_ir_per_sample", &c->cg_reader_ir) == 0) {
+		c->cg_clients_ok = true;
+	} else {
+		const char *w = mdrun_jstr(j, "clients_why");
+
+		bench_why(c->cg_clients_why, "%s", w && *w ? w : "no client figures in the JSON");
+	}
 	mdrun_json_free(j);
 }
 
@@ -1911,7 +1923,16 @@ static int md_write_md(const struct md_ctx *c, const char *path)
 		    "(%.0f Ir) and once for %.0f more (%.0f Ir); the figure is the difference divided by "
 		    "%.0f. It counts instructions, not time: the same on a quiet and a busy machine.\n",
 		    c->cg_ir, c->o.size, c->cg_base, c->cg_base_ir, c->cg_k, c->cg_full_ir, c->cg_k);
-	else
+	if (c->cg_ok && c->cg_clients_ok)
+		fprintf(f,
+			"\nThe clients, counted the same way in two more runs with sddsd running natively: "
+			"**%.0f instructions per sample in the writer process, %.0f in the reader process** "
+			"(`sdds_writer_write`, `sdds_reader_take`; each process over its write or take loop, "
+			"the benchmark's own loop included).\n",
+			c->cg_writer_ir, c->cg_reader_ir);
+	else if (c->cg_ok)
+		fprintf(f, "\nThe clients: not counted: %s\n", md_cell(c->cg_clients_why, w, sizeof(w)));
+	if (!c->cg_ok)
 		fprintf(f, "not run: %s\n", md_cell(c->cg_why, w, sizeof(w)));
 
 	fprintf(f,
