@@ -75,8 +75,16 @@ struct collect {
 	uint64_t limit;
 	bool count_mono; /* see struct opts */
 	bool full;	 /* limit reached */
+	bool closed;	 /* the grace after the limit is over: nothing more is kept */
 	bool nomem;
 };
+
+/*
+ * After the n-th take, events are still collected for this long: a
+ * sender's `sent` (after its sendmmsg returned) can come after the peer's
+ * take of the same sample when the sender was preempted in between.
+ */
+#define TRACE_GRACE_MS 200
 
 static volatile sig_atomic_t trace_interrupted;
 
@@ -118,7 +126,7 @@ static int trace_on_event(void *ctx, void *data, size_t size)
 	struct collect *c = ctx;
 	const struct sdds_trace_event *e = data;
 
-	if (size < sizeof(*e) || c->full)
+	if (size < sizeof(*e) || c->closed)
 		return 0;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 65536;
@@ -333,7 +341,21 @@ static int trace_run(const struct opts *o, char **cmd, struct trace_matcher **re
 			break;
 		}
 	}
+	if (t.col.full && !t.col.nomem) {
+		struct timespec t0, now;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do {
+			rc = ring_buffer__poll(t.rb, 20);
+			if (rc < 0 && rc != -EINTR)
+				break;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		} while (!trace_interrupted && !t.col.nomem &&
+			 (now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 <
+			     TRACE_GRACE_MS);
+	}
 	(void)ring_buffer__consume(t.rb);
+	t.col.closed = true;
 	*ret_dropped = t.skel->bss->dropped;
 	n_links = t.n_links;
 	tracer_close(&t);
@@ -366,7 +388,14 @@ static int trace_run(const struct opts *o, char **cmd, struct trace_matcher **re
 		free(t.col.ev);
 		return SDDS_TRACE_EXIT_FAIL;
 	}
-	for (size_t i = 0; i < end; i++) {
+	/*
+	 * Past the cut only the hand-offs and sends: they complete samples
+	 * encoded before it (a sender preempted after its sendmmsg) and carry
+	 * nothing else, since no later sample's earlier phases are fed.
+	 */
+	for (size_t i = 0; i < t.col.n; i++) {
+		if (i >= end && t.col.ev[i].phase != TP_BACKEND_HANDED && t.col.ev[i].phase != TP_SENT)
+			continue;
 		if (matcher_feed(m, &t.col.ev[i]) < 0) {
 			fprintf(stderr, "sdds-trace: out of memory matching events\n");
 			matcher_free(m);
