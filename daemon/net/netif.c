@@ -305,6 +305,27 @@ static void netif_tx_send(struct netif *n)
 	n->tx_used = 0;
 }
 
+/*
+ * A frame of its own (no peer's batch) to dst, from the multicast socket
+ * when from_mcast: an answer to one locator (ACK, NACK, a NACKed sample).
+ * The caller fills the returned frame (the last tx slot), or gives the slot
+ * back with n->tx_used-- when nothing fits.
+ */
+static struct snps_frame *netif_tx_direct(struct netif *n, const struct net_addr *dst, bool from_mcast)
+{
+	uint32_t i;
+
+	if (n->tx_used == NETIF_TX_SLOTS)
+		netif_tx_send(n);
+	i = n->tx_used++;
+	n->tx_peer[i] = -1;
+	n->tx_raw[i] = false;
+	snps_frame_reset(&n->tx_frame[i]);
+	n->tx[i].dst = *dst;
+	n->tx[i].from_mcast = from_mcast;
+	return &n->tx_frame[i];
+}
+
 /* A frame slot for peer p holding topic t (the peer's open one if it fits). */
 static int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topic *t, const uint8_t *sample,
 			   bool swap, const struct snps_seqnr *seq)
@@ -465,8 +486,8 @@ static void netif_nack_answer(struct netif *n, struct netif_topic *t, const stru
 	struct snps_sample_meta m = {.domain = (uint8_t)t->cfg.desc.domain, .topic = t->cfg.desc.topic_id};
 	struct snps_seqnr sq = {.bits = t->cfg.seq_bits, .value = seq};
 	struct netif_nack_ent *e = NULL;
+	struct snps_frame *f;
 	uint8_t *dst;
-	uint32_t i;
 
 	for (uint32_t k = 0; k < t->hist_n; k++) {
 		struct netif_nack_ent *c = &t->hist[(t->hist_head + k) % t->hist_cap];
@@ -484,14 +505,9 @@ static void netif_nack_answer(struct netif *n, struct netif_topic *t, const stru
 		n->c.nack_limited++;
 		return;
 	}
-	if (n->tx_used == NETIF_TX_SLOTS)
-		netif_tx_send(n);
-	i = n->tx_used++;
-	n->tx_peer[i] = -1;
-	n->tx_raw[i] = false;
-	snps_frame_reset(&n->tx_frame[i]);
+	f = netif_tx_direct(n, src, mcast);
 	m.seqnr = &sq;
-	if (snps_frame_add_sample_reserve(&n->tx_frame[i], &m, t->cfg.desc.sample_size, &dst) < 0) {
+	if (snps_frame_add_sample_reserve(f, &m, t->cfg.desc.sample_size, &dst) < 0) {
 		n->tx_used--;
 		return;
 	}
@@ -499,8 +515,6 @@ static void netif_nack_answer(struct netif *n, struct netif_topic *t, const stru
 		snps_sample_swap(&t->layout, dst, e->data, t->cfg.desc.sample_size);
 	else
 		memcpy(dst, e->data, t->cfg.desc.sample_size);
-	n->tx[i].dst = *src;
-	n->tx[i].from_mcast = mcast;
 	e->resends++;
 	n->nack_budget--;
 	n->c.nack_resent++;
@@ -779,22 +793,12 @@ static enum netif_seq_verdict netif_seq_check(struct netif *n, struct net_peer *
 static void netif_send_ack(struct netif *n, const struct net_addr *src, bool mcast, uint8_t domain,
 			   uint16_t topic, const struct snps_seqnr *s)
 {
-	uint32_t i;
-
 	if (n->be == NULL)
 		return;
-	if (n->tx_used == NETIF_TX_SLOTS)
-		netif_tx_send(n);
-	i = n->tx_used++;
-	n->tx_peer[i] = -1;
-	n->tx_raw[i] = false;
-	snps_frame_reset(&n->tx_frame[i]);
-	if (snps_frame_add_ack(&n->tx_frame[i], domain, topic, s) < 0) {
+	if (snps_frame_add_ack(netif_tx_direct(n, src, mcast), domain, topic, s) < 0) {
 		n->tx_used--;
 		return;
 	}
-	n->tx[i].dst = *src;
-	n->tx[i].from_mcast = mcast;
 	n->c.acks_out++;
 }
 
@@ -845,26 +849,20 @@ static void netif_nrx_release(struct netif *n, struct netif_nack_rx *r)
 static void netif_nrx_nack(struct netif *n, struct netif_nack_rx *r, uint32_t max_tries)
 {
 	const struct netif_topic *t = &n->topics[r->topic];
-	uint32_t seqs[NETIF_NACK_PER_FRAME], k, i;
+	uint32_t seqs[NETIF_NACK_PER_FRAME], k;
 
 	if (n->be == NULL)
 		return;
 	while ((k = gaptrack_nack_list(&r->g, max_tries, seqs, NETIF_NACK_PER_FRAME)) > 0) {
-		if (n->tx_used == NETIF_TX_SLOTS)
-			netif_tx_send(n);
-		i = n->tx_used++;
-		n->tx_peer[i] = -1;
-		n->tx_raw[i] = false;
-		snps_frame_reset(&n->tx_frame[i]);
+		struct snps_frame *f = netif_tx_direct(n, &r->src, r->mcast);
+
 		for (uint32_t j = 0; j < k; j++) {
 			struct snps_seqnr sq = {.bits = r->bits, .value = seqs[j]};
 
-			if (snps_frame_add_nack(&n->tx_frame[i], (uint8_t)t->cfg.desc.domain,
-						t->cfg.desc.topic_id, &sq) == 0)
+			if (snps_frame_add_nack(f, (uint8_t)t->cfg.desc.domain, t->cfg.desc.topic_id, &sq) ==
+			    0)
 				n->c.nacks_out++;
 		}
-		n->tx[i].dst = r->src;
-		n->tx[i].from_mcast = r->mcast;
 		if (k < NETIF_NACK_PER_FRAME)
 			break;
 	}
