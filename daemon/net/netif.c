@@ -1060,17 +1060,38 @@ struct netif_rx_ctx {
 	uint32_t samples;
 };
 
+/*
+ * The topic configured for a topic id, or NULL. Every id from the wire or the
+ * discovery table goes through here: an extended TOPIC submessage (BF hh ll)
+ * carries 16 bits, and the table has 16 entries.
+ */
+static int netif_topic_index(const struct netif *n, uint32_t id)
+{
+	if (id >= sizeof(n->topic_of_id) / sizeof(n->topic_of_id[0]))
+		return -1;
+	return n->topic_of_id[id];
+}
+
+static struct netif_topic *netif_topic_of(struct netif *n, uint32_t id)
+{
+	int ix = netif_topic_index(n, id);
+
+	return ix >= 0 ? &n->topics[ix] : NULL;
+}
+
 static int netif_lookup(void *ctx, uint8_t domain, uint16_t topic, uint32_t *ret_size)
 {
 	struct netif *n = ctx;
+	struct netif_topic *t;
 
 	/* By id only, as real receivers (§4.4); the domain is checked per sample. */
 	(void)domain;
 	if (topic >= 16)
 		return -1;
-	if (n->topic_of_id[topic] < 0)
+	t = netif_topic_of(n, topic);
+	if (t == NULL)
 		return n->disc != NULL ? snps_builtin_size(topic, ret_size) : -1;
-	*ret_size = n->topics[n->topic_of_id[topic]].cfg.desc.sample_size;
+	*ret_size = t->cfg.desc.sample_size;
 	return 0;
 }
 
@@ -1086,18 +1107,18 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		n->c.drops[NETIF_DROP_SECURE]++;
 		return 0;
 	}
-	if (ev->kind == SNPS_EV_ACK && n->topic_of_id[ev->topic] >= 0) {
-		t = &n->topics[n->topic_of_id[ev->topic]];
-		if (t->rel && ev->domain == t->cfg.desc.domain) {
-			n->c.acks_in++;
-			netif_rel_ack(n, t, rx->src, ev->seqnr.value);
+	if (ev->kind == SNPS_EV_ACK) {
+		t = netif_topic_of(n, ev->topic);
+		if (t == NULL || !t->rel || ev->domain != t->cfg.desc.domain) {
+			n->c.ack_bogus++;
+			return 0;
 		}
+		n->c.acks_in++;
+		netif_rel_ack(n, t, rx->src, ev->seqnr.value);
 		return 0;
 	}
 	if (ev->kind == SNPS_EV_NACK) {
-		int tix = n->topic_of_id[ev->topic];
-
-		t = tix >= 0 ? &n->topics[tix] : NULL;
+		t = netif_topic_of(n, ev->topic);
 		if (t == NULL || !t->nack || ev->domain != t->cfg.desc.domain ||
 		    ev->seqnr.bits != t->cfg.seq_bits) {
 			n->c.nack_bogus++;
@@ -1109,7 +1130,7 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 	}
 	if (ev->kind != SNPS_EV_DATA)
 		return 0; /* context, SEQNR alone */
-	if (n->topic_of_id[ev->topic] < 0) {
+	if (netif_topic_index(n, ev->topic) < 0) {
 		/* Only builtins get past the lookup here (discovery on; user ids 1..7 refused then). */
 		const uint8_t *bd = ev->data;
 
@@ -1129,7 +1150,7 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 			     ev->has_addr ? &ev->addr : NULL, &rx->src->ip, rx->src->port, rx->link);
 		return 0;
 	}
-	ti = (uint32_t)n->topic_of_id[ev->topic];
+	ti = (uint32_t)netif_topic_index(n, ev->topic);
 	t = &n->topics[ti];
 	if (ev->domain != t->cfg.desc.domain) {
 		n->c.drops[NETIF_DROP_DOMAIN]++;
@@ -1533,10 +1554,9 @@ static void netif_add_disc_dests(struct netif *n)
 		struct net_peer *p;
 		uint32_t pi;
 
-		if (sd->topic >= 16 || n->topic_of_id[sd->topic] < 0 ||
-		    sd->loc.link >= n->ops->n_links(n->be))
+		t = netif_topic_of(n, sd->topic);
+		if (t == NULL || sd->loc.link >= n->ops->n_links(n->be))
 			continue;
-		t = &n->topics[n->topic_of_id[sd->topic]];
 		a.ifindex = n->ops->link(n->be, sd->loc.link)->ifindex;
 		if (peer_add(&n->peers, &a, sd->loc.link, &p) < 0) {
 			n->c.dests_full++;

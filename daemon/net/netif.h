@@ -85,9 +85,10 @@ struct netif_counters {
 	uint64_t seq_dropped;	    /* samples with a SEQNR not ahead of the last taken (duplicates, late) */
 	uint64_t acks_out;	    /* ACKs sent for reliable topics (§11.3) */
 	uint64_t acks_in;	    /* ACKs received for our reliable topics */
-	uint64_t resent;	    /* reliable samples sent again after NETIF_REL_RTO_MS without ACK */
-	uint64_t seq_resync;	    /* reliable streams taken up again past a gap that never filled */
-	uint64_t rel_given_up;	    /* reliable samples given up after NETIF_REL_MAX_TRIES resends */
+	uint64_t ack_bogus;    /* ACKs for a topic we do not publish reliably, other domain, unknown id */
+	uint64_t resent;       /* reliable samples sent again after NETIF_REL_RTO_MS without ACK */
+	uint64_t seq_resync;   /* reliable streams taken up again past a gap that never filled */
+	uint64_t rel_given_up; /* reliable samples given up after NETIF_REL_MAX_TRIES resends */
 	/* NACK reliability (confirmationtype="nack", §11.3). */
 	uint64_t nacks_out;	  /* NACKs sent (one per missing number and round) */
 	uint64_t nacks_in;	  /* NACKs received for a topic we publish with NACK reliability */

@@ -99,6 +99,7 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	st->seq_dropped = c->seq_dropped;
 	st->acks_out = c->acks_out;
 	st->acks_in = c->acks_in;
+	st->ack_bogus = c->ack_bogus;
 	st->resent = c->resent;
 	st->seq_resync = c->seq_resync;
 	st->rel_given_up = c->rel_given_up;

@@ -434,6 +434,7 @@ static void json_net(struct json *j, const Sdds__Ctl__Stats *st)
 	json_uint(j, "seq_dropped", n->seq_dropped);
 	json_uint(j, "acks_out", n->acks_out);
 	json_uint(j, "acks_in", n->acks_in);
+	json_uint(j, "ack_bogus", n->ack_bogus);
 	json_uint(j, "resent", n->resent);
 	json_uint(j, "seq_resync", n->seq_resync);
 	json_uint(j, "rel_given_up", n->rel_given_up);
@@ -694,8 +695,9 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f, "learnt dests not added    %" PRIu64 "\n", n->dests_full);
 	fprintf(f, "seqnr drops / resyncs     %" PRIu64 " / %" PRIu64 "\n", n->seq_dropped, n->seq_resync);
 	fprintf(f,
-		"acks out / in, resent     %" PRIu64 " / %" PRIu64 ", %" PRIu64 " (given up %" PRIu64 ")\n",
-		n->acks_out, n->acks_in, n->resent, n->rel_given_up);
+		"acks out / in, resent     %" PRIu64 " / %" PRIu64 ", %" PRIu64 " (given up %" PRIu64
+		"), bogus %" PRIu64 "\n",
+		n->acks_out, n->acks_in, n->resent, n->rel_given_up, n->ack_bogus);
 	fprintf(f, "nacks out / in, resent    %" PRIu64 " / %" PRIu64 ", %" PRIu64 "\n", n->nacks_out,
 		n->nacks_in, n->nack_resent);
 	fprintf(f, "nacks unknown/bogus/limit %" PRIu64 " / %" PRIu64 " / %" PRIu64 "\n", n->nack_unknown,
