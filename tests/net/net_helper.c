@@ -16,6 +16,10 @@
  *                                             [DST_IP%IFACE]:23234 (every
  *                                             rejection reason, random bytes,
  *                                             oversized)
+ *   net_helper extids DST_IP IFACE            for every topic id 0..65535 in an
+ *                                             extended TOPIC (BF hh ll), one
+ *                                             ACKSEQ and one NACKSEQ frame of
+ *                                             6 bytes at [DST_IP%IFACE]:23234
  *   net_helper replay SRC_IP DST_IP IFACE TSV  the payloads of a capture's
  *                                             frames.tsv, sent from SRC_IP
  *   net_helper replay-as SRC_IP IFACE TSV     the frames SRC_IP sent in the
@@ -396,6 +400,35 @@ static int do_garbage(const char *dst, const char *iface, uint32_t count)
 	return 0;
 }
 
+/*
+ * The frames of issue 9's remote crash: 01 02 BF hh ll 05 (ACKSEQ 0) and
+ * ... 06 (NACKSEQ 0) indexed a 16-entry table with the 16-bit id.
+ */
+static int do_extids(const char *dst, const char *iface)
+{
+	struct sockaddr_in6 to;
+	uint8_t f[6] = {0x01, 0x02, 0xbf, 0, 0, 0};
+	uint32_t sent = 0;
+	int fd;
+
+	if (udp_to(NULL, dst, iface, &fd, &to) < 0)
+		return 2;
+	for (uint32_t id = 0; id <= 0xffff; id++) {
+		for (uint8_t kind = 0x05; kind <= 0x06; kind++) {
+			f[3] = (uint8_t)(id >> 8);
+			f[4] = (uint8_t)id;
+			f[5] = kind;
+			if (sendto(fd, f, sizeof(f), 0, (struct sockaddr *)&to, sizeof(to)) < 0 &&
+			    errno != ECONNREFUSED)
+				return 2;
+			if (++sent % 32 == 0)
+				usleep(500); /* a receive buffer is finite: count them all */
+		}
+	}
+	close(fd);
+	return 0;
+}
+
 static int unhex(const char *s, uint8_t *out, size_t cap, size_t *ret_len)
 {
 	size_t n = 0;
@@ -582,6 +615,8 @@ int main(int argc, char **argv)
 				   strtoll(argv[6], NULL, 0), argv[7]);
 	if (argc == 5 && strcmp(argv[1], "garbage") == 0)
 		return do_garbage(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0));
+	if (argc == 4 && strcmp(argv[1], "extids") == 0)
+		return do_extids(argv[2], argv[3]);
 	if (argc == 6 && strcmp(argv[1], "replay") == 0)
 		return do_replay(argv[2], argv[3], argv[4], argv[5]);
 	fprintf(stderr, "usage: see net_helper.c\n");

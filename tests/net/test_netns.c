@@ -10,6 +10,9 @@
  *   - thousands of malformed datagrams at B while A's client sends to B's:
  *     B's counters show them by reason and the reader sees exactly the
  *     1,000 samples;
+ *   - every topic id 0..65535 in an extended TOPIC followed by ACKSEQ or
+ *     NACKSEQ (issue 9's remote crash) at B: each counted as a bogus ACK or
+ *     NACK (or a kernel queue drop), and B still carries 1,000 samples;
  *   - real-node interop: the datagrams of the `basic` capture (a real sDDS
  *     publisher, fe80::c0ef:62ff:fed4:d26a) replayed from that address at B:
  *     B's local reader receives device 0xD26A, value 21, once per frame.
@@ -150,6 +153,35 @@ static void test_garbage_while_exchanging(void **state)
 	assert_true(netns_json_peer_u64(after, "fe80::a", "samples_in") >= 1000);
 }
 
+static void test_extended_ids_acked(void **state)
+{
+	static char before[65536], after[65536];
+	uint64_t d_ack, d_nack, d_ovf;
+	char sa[128], sb[128];
+	pid_t rb, wa;
+
+	(void)state;
+	assert_int_equal(netns_ctl_json(B, sddsctl_bin, "net", before, sizeof(before)), 0);
+	assert_int_equal(netns_wait(netns_helper(A, false, helper_bin, "extids", "fe80::b", "vna", NULL)), 0);
+	/* B must still be there and carrying samples. */
+	netns_path("a.sock", sa, sizeof(sa));
+	netns_path("b.sock", sb, sizeof(sb));
+	rb = netns_helper(B, true, helper_bin, "read", sb, "temperature", "1000", "5000", NULL);
+	assert_true(rb > 0);
+	wa = netns_helper(A, false, helper_bin, "write", sa, "temperature", "1000", NULL);
+	assert_int_equal(netns_wait(wa), 0);
+	assert_int_equal(netns_wait(rb), 0);
+	assert_int_equal(netns_ctl_json(B, sddsctl_bin, "net", after, sizeof(after)), 0);
+	d_ack = netns_json_u64(after, "ack_bogus") - netns_json_u64(before, "ack_bogus");
+	d_nack = netns_json_u64(after, "nack_bogus") - netns_json_u64(before, "nack_bogus");
+	d_ovf = netns_json_u64(after, "rx_overflow") - netns_json_u64(before, "rx_overflow");
+	fprintf(stderr, "extended ids: ack_bogus +%llu, nack_bogus +%llu, rx_overflow +%llu\n",
+		(unsigned long long)d_ack, (unsigned long long)d_nack, (unsigned long long)d_ovf);
+	/* No topic of B is reliable: every ACK and NACK is bogus, whatever its id. */
+	if (d_ack + d_nack + d_ovf != 2 * 65536 || d_ack == 0 || d_nack == 0)
+		fail_msg("want 131072 ACKs and NACKs counted as bogus or dropped by the kernel:\n%s", after);
+}
+
 static void test_replay_real_node(void **state)
 {
 	char sb[128], tsv[512], line[4096];
@@ -238,6 +270,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_both_directions),
 	    cmocka_unit_test(test_both_directions_swapped_topics),
 	    cmocka_unit_test(test_garbage_while_exchanging),
+	    cmocka_unit_test(test_extended_ids_acked),
 	    cmocka_unit_test(test_replay_real_node),
 	    cmocka_unit_test(test_replay_multicast),
 	    cmocka_unit_test(test_layout_mismatch_refused),
