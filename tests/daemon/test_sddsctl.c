@@ -100,13 +100,12 @@ static void fake_answer(int fd, Sdds__Ctl__Reply *rep, Sdds__Ctl__Request__BodyC
  * printed, parsed strictly with UTF-8 checked (caller puts it). Fails the
  * test when sddsctl does not exit with 0 or its output does not parse.
  */
-static struct json_object *run_sddsctl(struct fake *f, const char *view, Sdds__Ctl__Stats *st)
+/* Runs `sddsctl [--json] VIEW` against the fake answering st; its output into text (cap bytes). */
+static size_t run_sddsctl_text(struct fake *f, bool json, const char *view, Sdds__Ctl__Stats *st, char *text,
+			       size_t cap)
 {
 	Sdds__Ctl__Reply hello = SDDS__CTL__REPLY__INIT, stats = SDDS__CTL__REPLY__INIT;
 	struct pollfd p = {.fd = f->lfd, .events = POLLIN};
-	struct json_tokener *tok;
-	struct json_object *doc;
-	char text[65536];
 	size_t len;
 	FILE *out;
 	pid_t pid;
@@ -119,7 +118,10 @@ static struct json_object *run_sddsctl(struct fake *f, const char *view, Sdds__C
 
 		if (o < 0 || dup2(o, STDOUT_FILENO) < 0)
 			_exit(127);
-		execl(sddsctl_path, sddsctl_path, "--json", "--socket", f->sock, view, (char *)NULL);
+		if (json)
+			execl(sddsctl_path, sddsctl_path, "--json", "--socket", f->sock, view, (char *)NULL);
+		else
+			execl(sddsctl_path, sddsctl_path, "--socket", f->sock, view, (char *)NULL);
 		_exit(127);
 	}
 	assert_int_equal(poll(&p, 1, 5000), 1);
@@ -136,10 +138,21 @@ static struct json_object *run_sddsctl(struct fake *f, const char *view, Sdds__C
 
 	out = fopen(f->out, "r");
 	assert_non_null(out);
-	len = fread(text, 1, sizeof(text) - 1, out);
+	len = fread(text, 1, cap - 1, out);
 	fclose(out);
-	assert_true(len > 0 && len < sizeof(text) - 1);
+	assert_true(len > 0 && len < cap - 1);
 	text[len] = '\0';
+	return len;
+}
+
+static struct json_object *run_sddsctl(struct fake *f, const char *view, Sdds__Ctl__Stats *st)
+{
+	struct json_tokener *tok;
+	struct json_object *doc;
+	char text[65536];
+	size_t len;
+
+	len = run_sddsctl_text(f, true, view, st, text, sizeof(text));
 	tok = json_tokener_new();
 	assert_non_null(tok);
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
@@ -388,11 +401,93 @@ static void test_views(void **state)
 	fake_close(&f);
 }
 
+/* The line of `sddsctl peers` that starts with addr, or fail. */
+static void peer_line(const char *text, const char *addr, char *line, size_t cap)
+{
+	const char *p = text;
+
+	while (p != NULL && *p != '\0') {
+		const char *end = strchr(p, '\n');
+		size_t n = end != NULL ? (size_t)(end - p) : strlen(p);
+
+		if (strncmp(p, addr, strlen(addr)) == 0 && p[strlen(addr)] == ' ' && n < cap) {
+			memcpy(line, p, n);
+			line[n] = '\0';
+			return;
+		}
+		p = end != NULL ? end + 1 : NULL;
+	}
+	fail_msg("no line for %s in:\n%s", addr, text);
+}
+
+/*
+ * `sddsctl peers` as text: PORT is the port the peer was last heard from
+ * (a real node's ephemeral or multicast source port, not the 23234 it is
+ * answered at), DEST where its data goes; a group destination is "group",
+ * not a peer "never" seen.
+ */
+static void test_peers_text(void **state)
+{
+	Sdds__Ctl__PeerInfo heard, group, *peers[3];
+	char text[16384], line[512];
+	char w[10][64];
+	struct fixture x;
+	struct fake f;
+
+	(void)state;
+	fixture_init(&x, true);
+	x.peer.port = 23234;
+	x.peer.is_static = true;
+	heard = x.peer;
+	heard.address = "fe80::c0ef:62ff:fed4:d26a";
+	heard.iface = "veth0";
+	heard.seen = true;
+	heard.last_seen_ms = 1500;
+	heard.last_port = 37327;
+	heard.is_static = false;
+	group = x.peer;
+	group.address = "ff02::10";
+	group.iface = "veth0";
+	group.port = 23254;
+	group.is_static = true;
+	peers[0] = &x.peer;
+	peers[1] = &heard;
+	peers[2] = &group;
+	x.net.peers = peers;
+	x.net.n_peers = 3;
+	fake_open(&f);
+	run_sddsctl_text(&f, false, "peers", &x.st, text, sizeof(text));
+	fake_close(&f);
+
+	/* ADDRESS IFACE PORT DEST KIND LAST-SEEN ... */
+	peer_line(text, "fe80::c0ef:62ff:fed4:d26a", line, sizeof(line));
+	assert_int_equal(sscanf(line, "%63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5]),
+			 6);
+	assert_string_equal(w[2], "37327");
+	assert_string_equal(w[3], "23234");
+	assert_string_equal(w[4], "heard");
+	assert_string_equal(w[5], "1.5s");
+	peer_line(text, "ff02::10", line, sizeof(line));
+	assert_int_equal(sscanf(line, "%63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5]),
+			 6);
+	assert_string_equal(w[2], "-");
+	assert_string_equal(w[3], "23254");
+	assert_string_equal(w[4], "group");
+	assert_string_equal(w[5], "-");
+	peer_line(text, "fe80::1", line, sizeof(line));
+	assert_int_equal(sscanf(line, "%63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5]),
+			 6);
+	assert_string_equal(w[2], "-");
+	assert_string_equal(w[4], "static");
+	assert_string_equal(w[5], "never");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_stats_awkward_strings),
 	    cmocka_unit_test(test_views),
+	    cmocka_unit_test(test_peers_text),
 	};
 
 	if (argc < 2) {

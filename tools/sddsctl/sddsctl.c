@@ -15,6 +15,7 @@
  * Exit status: 0 success, 1 usage error, 2 cannot connect or the daemon
  * refused.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -25,6 +26,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "ctl.h"
@@ -639,22 +641,37 @@ static void text_peers(FILE *f, const Sdds__Ctl__Stats *st)
 		fputs("(network off)\n", f);
 		return;
 	}
-	fprintf(f, "%-28s %-10s %5s %-6s %10s %8s %8s %8s %8s %8s  %s\n", "ADDRESS", "IFACE", "PORT", "KIND",
-		"LAST SEEN", "FR IN", "SMP IN", "FR OUT", "SMP OUT", "MALFORM", "TOPICS in/out");
+	/*
+	 * PORT is where the peer was last heard from (a real node sends from
+	 * an ephemeral or multicast port), DEST where its data goes. A group
+	 * destination is never heard from: it shows as "group", seen "-".
+	 */
+	fprintf(f, "%-28s %-10s %5s %5s %-6s %10s %8s %8s %8s %8s %8s  %s\n", "ADDRESS", "IFACE", "PORT",
+		"DEST", "KIND", "LAST SEEN", "FR IN", "SMP IN", "FR OUT", "SMP OUT", "MALFORM",
+		"TOPICS in/out");
 	for (size_t i = 0; i < n->n_peers; i++) {
 		const Sdds__Ctl__PeerInfo *p = n->peers[i];
-		char seen[32];
+		struct in6_addr ip;
+		char seen[32], port[8];
+		bool group = p->address != NULL && inet_pton(AF_INET6, p->address, &ip) == 1 &&
+			     IN6_IS_ADDR_MULTICAST(&ip);
 
-		if (p->seen)
+		if (p->seen) {
 			snprintf(seen, sizeof(seen), "%" PRIu64 ".%01" PRIu64 "s", p->last_seen_ms / 1000,
 				 (p->last_seen_ms % 1000) / 100);
-		else
-			snprintf(seen, sizeof(seen), "never");
+			snprintf(port, sizeof(port), "%u", p->last_port);
+		} else {
+			snprintf(seen, sizeof(seen), "%s", group ? "-" : "never");
+			snprintf(port, sizeof(port), "-");
+		}
 		fprintf(f,
-			"%-28s %-10s %5u %-6s %10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+			"%-28s %-10s %5s %5u %-6s %10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 			" %8" PRIu64 "  ",
-			printable(p->address, a, sizeof(a)), printable(p->iface, nm, sizeof(nm)), p->port,
-			p->is_static ? (p->swapped ? "st/sw" : "static") : (p->swapped ? "dyn/sw" : "heard"),
+			printable(p->address, a, sizeof(a)), printable(p->iface, nm, sizeof(nm)), port,
+			p->port,
+			group	       ? "group"
+			: p->is_static ? (p->swapped ? "st/sw" : "static")
+				       : (p->swapped ? "dyn/sw" : "heard"),
 			seen, p->frames_in, p->samples_in, p->frames_out, p->samples_out, p->malformed);
 		text_topic_ids(f, p->topics_in, p->n_topics_in);
 		fputc('/', f);
