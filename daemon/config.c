@@ -39,7 +39,7 @@ enum config_type {
 	CT_AUTO,   /* int: -1 auto, 0 off, 1 on (a boolean or "auto") */
 	CT_NAME,   /* char[CONFIG_IFNAME_MAX]: letters, digits, '-', '_', '.' */
 	CT_IFACES, /* interfaces[], repeatable: each line adds one name */
-	CT_IP6S,   /* peer_endian_swap[], repeatable: each line adds one address */
+	CT_IP6S,   /* struct config_ip6s, repeatable: each line adds one address */
 };
 
 #define CF_POW2 0x1u /* value must be a power of two */
@@ -85,6 +85,7 @@ static const struct config_key config_keys[] = {
     KEY(max_frame, CT_U32, 16, 65507, 0),
     KEY(max_peers, CT_U32, 1, 4096, 0),
     KEY(peer_endian_swap, CT_IP6S, 0, 0, 0),
+    KEY(peer_pack, CT_IP6S, 0, 0, 0),
     KEY(discovery, CT_BOOL, 0, 1, 0),
     KEY(node_id, CT_U32, 0, 65535, 0),
     KEY(discovery_participant_ms, CT_U32, 0, 3600000, 0),
@@ -363,6 +364,7 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 		return 0;
 	}
 	case CT_IP6S: {
+		struct config_ip6s *l = field;
 		char buf[INET6_ADDRSTRLEN];
 		struct in6_addr a;
 
@@ -378,16 +380,16 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 				      config_quote(value, vlen, q));
 			return -EINVAL;
 		}
-		for (uint32_t i = 0; i < cfg->n_peer_endian_swap; i++) {
-			if (memcmp(cfg->peer_endian_swap[i], &a, 16) == 0)
+		for (uint32_t i = 0; i < l->n; i++) {
+			if (memcmp(l->addr[i], &a, 16) == 0)
 				return 0;
 		}
-		if (cfg->n_peer_endian_swap >= CONFIG_NET_SWAP_MAX) {
+		if (l->n >= CONFIG_NET_SWAP_MAX) {
 			config_errorf(err, "%s: %s: more than %d addresses", where, k->name,
 				      CONFIG_NET_SWAP_MAX);
 			return -EINVAL;
 		}
-		memcpy(cfg->peer_endian_swap[cfg->n_peer_endian_swap++], &a, 16);
+		memcpy(l->addr[l->n++], &a, 16);
 		return 0;
 	}
 	case CT_UIDS:
@@ -656,11 +658,13 @@ void config_print(const struct sddsd_config *cfg, FILE *f)
 		if (k->type == CT_IP6S) {
 			char a[INET6_ADDRSTRLEN];
 
-			if (cfg->n_peer_endian_swap == 0)
+			const struct config_ip6s *l = (const void *)((const char *)cfg + k->off);
+
+			if (l->n == 0)
 				fprintf(f, "# %s = (none)\n", k->name);
-			for (uint32_t u = 0; u < cfg->n_peer_endian_swap; u++)
+			for (uint32_t u = 0; u < l->n; u++)
 				fprintf(f, "%s = %s\n", k->name,
-					inet_ntop(AF_INET6, cfg->peer_endian_swap[u], a, sizeof(a)));
+					inet_ntop(AF_INET6, l->addr[u], a, sizeof(a)));
 			continue;
 		}
 		if (k->type == CT_UIDS) {

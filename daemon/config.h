@@ -33,7 +33,13 @@
 #define CONFIG_ATTEST_UIDS_MAX 16
 #define CONFIG_NET_IFACES_MAX 8 /* interface = NAME, repeatable (daemon/net) */
 #define CONFIG_IFNAME_MAX 16	/* IF_NAMESIZE */
-#define CONFIG_NET_SWAP_MAX 16	/* peer_endian_swap = ADDR, repeatable */
+#define CONFIG_NET_SWAP_MAX 16	/* peer_endian_swap = ADDR and peer_pack = ADDR, repeatable */
+
+/* A repeatable key of IPv6 addresses: each line adds one. */
+struct config_ip6s {
+	uint8_t addr[CONFIG_NET_SWAP_MAX][16];
+	uint32_t n;
+};
 
 struct sddsd_config {
 	char socket[CONFIG_SOCKET_MAX]; /* "" = ctl_default_path() */
@@ -63,8 +69,13 @@ struct sddsd_config {
 	uint32_t n_interfaces;
 	uint32_t max_frame; /* frames toward peers stay below this (128, snps-wire.md §6.6) */
 	uint32_t max_peers;
-	uint8_t peer_endian_swap[CONFIG_NET_SWAP_MAX][16]; /* IPv6 addresses of §2 peers */
-	uint32_t n_peer_endian_swap;
+	struct config_ip6s peer_endian_swap; /* §2 peers: integers little-endian on the wire */
+	/*
+	 * Peers known to take several samples per frame (another sddsd): frames
+	 * toward them are packed. Every other destination gets one sample per
+	 * frame, as a real node's receiver needs (snps-wire.md §15.17).
+	 */
+	struct config_ip6s peer_pack;
 	/* Multicast discovery (snps-wire.md §10, daemon/net/discovery.h); off: static subscriptions only. */
 	bool discovery;
 	uint32_t node_id;		   /* 1..65535; 0: from the first link's address (§9.4) */

@@ -55,10 +55,14 @@ int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why,
 	}
 	o->max_frame = cfg->max_frame;
 	o->max_peers = cfg->max_peers;
-	for (uint32_t i = 0; i < cfg->n_peer_endian_swap && i < CONFIG_NET_SWAP_MAX; i++)
-		memcpy(&ret->swap[i], cfg->peer_endian_swap[i], 16);
+	for (uint32_t i = 0; i < cfg->peer_endian_swap.n && i < CONFIG_NET_SWAP_MAX; i++)
+		memcpy(&ret->swap[i], cfg->peer_endian_swap.addr[i], 16);
 	o->swap_peers = ret->swap;
-	o->n_swap_peers = cfg->n_peer_endian_swap;
+	o->n_swap_peers = cfg->peer_endian_swap.n;
+	for (uint32_t i = 0; i < cfg->peer_pack.n && i < CONFIG_NET_SWAP_MAX; i++)
+		memcpy(&ret->pack[i], cfg->peer_pack.addr[i], 16);
+	o->pack_peers = ret->pack;
+	o->n_pack_peers = cfg->peer_pack.n;
 	o->disc.on = cfg->discovery;
 	o->disc.node_id = (uint16_t)cfg->node_id;
 	o->disc.participant_ms = cfg->discovery_participant_ms;

@@ -23,6 +23,7 @@ struct netconf {
 	struct netif_options o; /* points into node, swap and the config given to load */
 	struct nodecfg *node;	/* owned: netconf_fini frees it */
 	struct in6_addr swap[CONFIG_NET_SWAP_MAX];
+	struct in6_addr pack[CONFIG_NET_SWAP_MAX];
 };
 
 /* The config asks for a network side: net not off and a node_config set. */

@@ -13,7 +13,9 @@
  *   peer's samples in the order they arrived.
  * - A peer's open frame sits in a tx slot (tx_slot >= 0) only between the
  *   notify that started it and the next netif_flush / pool flush; a frame
- *   holds samples of one topic.
+ *   holds samples of one topic, and only one unless the peer packs
+ *   (peer_pack): a real node's receiver runs its callback once per frame
+ *   and takes one sample (snps-wire.md §15.17), so a second would be lost.
  * - No allocation after netif_new: frame slots, receive buffers, rings,
  *   the backlog and the peer table are sized there.
  * - Discovery (discovery.h): a topic's destinations are its static
@@ -163,6 +165,8 @@ struct netif {
 	struct peer_table peers;
 	struct in6_addr swap[64];
 	uint32_t n_swap;
+	struct in6_addr pack[64];
+	uint32_t n_pack;
 
 	/* tx: a pool of frame buffers, each max_frame bytes. */
 	uint8_t *tx_mem;
@@ -347,6 +351,11 @@ static int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topi
 					memcpy(dst, sample, size);
 				p->c.samples_out++;
 				n->c.samples_out++;
+				/* Closed at once for a receiver that takes one sample per frame. */
+				if (!p->pack || p->group) {
+					n->tx_peer[p->tx_slot] = -1;
+					p->tx_slot = -1;
+				}
 				return 0;
 			}
 		}
@@ -1206,6 +1215,16 @@ static bool netif_is_own(const struct netif *n, const struct in6_addr *ip)
 	return false;
 }
 
+/* Whether ip is a peer_pack address. */
+static bool netif_packs(const struct netif *n, const struct in6_addr *ip)
+{
+	for (uint32_t i = 0; i < n->n_pack; i++) {
+		if (memcmp(&n->pack[i], ip, sizeof(*ip)) == 0)
+			return true;
+	}
+	return false;
+}
+
 static bool netif_swapped(const struct netif *n, const struct in6_addr *ip)
 {
 	for (uint32_t i = 0; i < n->n_swap; i++) {
@@ -1252,6 +1271,7 @@ static void netif_handle(struct netif *n, const struct net_dgram *d)
 			p = NULL;
 		} else {
 			p->swapped = netif_swapped(n, &d->src.ip);
+			p->pack = netif_packs(n, &d->src.ip);
 		}
 	}
 	if (p != NULL) {
@@ -1528,6 +1548,7 @@ static int netif_add_dests(struct netif *n, char *why, size_t why_len)
 		p->is_static = true;
 		p->addr.port = a.port;
 		p->swapped = netif_swapped(n, &d->ip);
+		p->pack = netif_packs(n, &d->ip);
 		p->topics_out |= (uint16_t)(1u << t->cfg.desc.topic_id);
 		pi = (uint32_t)(p - n->peers.v);
 		for (uint32_t k = 0; k < t->n_dests; k++) {
@@ -1568,6 +1589,7 @@ static void netif_add_disc_dests(struct netif *n)
 			p->tx_mcast = true;
 			p->group = sd->loc.group;
 			p->swapped = netif_swapped(n, &a.ip);
+			p->pack = netif_packs(n, &a.ip);
 		}
 		pi = (uint32_t)(p - n->peers.v);
 		for (uint32_t k = 0; k < t->n_dests; k++) {
@@ -1740,7 +1762,7 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	if (o->backend == NULL || o->node == NULL || o->n_links == 0 || o->n_links > NET_MAX_LINKS ||
 	    o->max_frame < 8 || o->max_frame > SNPS_DATAGRAM_MAX || o->max_peers == 0 ||
 	    o->backlog_cap == 0 || o->reader_depth < 2 || (o->reader_depth & (o->reader_depth - 1)) != 0 ||
-	    o->rx_budget == 0 || o->n_swap_peers > 64) {
+	    o->rx_budget == 0 || o->n_swap_peers > 64 || o->n_pack_peers > 64) {
 		snprintf(why, why_len, "invalid network options");
 		return -EINVAL;
 	}
@@ -1759,6 +1781,9 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	for (uint32_t i = 0; i < o->n_swap_peers; i++)
 		n->swap[i] = o->swap_peers[i];
 	n->n_swap = o->n_swap_peers;
+	for (uint32_t i = 0; i < o->n_pack_peers; i++)
+		n->pack[i] = o->pack_peers[i];
+	n->n_pack = o->n_pack_peers;
 	n->max_sample = 1;
 	for (uint32_t i = 0; i < n->node.n_topics; i++) {
 		if (n->node.topics[i].desc.sample_size > n->max_sample)

@@ -123,6 +123,9 @@ struct netif_options {
 	uint32_t max_frame;		   /* frames toward peers stay below this (§6.6) */
 	const struct in6_addr *swap_peers; /* peer_endian_swap addresses (copied) */
 	uint32_t n_swap_peers;
+	/* peer_pack addresses (copied): several samples per frame toward them; one toward any other. */
+	const struct in6_addr *pack_peers;
+	uint32_t n_pack_peers;
 	uint32_t max_peers;
 	uint32_t backlog_cap;	 /* samples waiting for full reliable readers */
 	uint32_t reader_depth;	 /* slots of each local -> network ring (power of two) */

@@ -38,7 +38,9 @@ static void test_values(void **state)
 				   "max_frame = 250\n"
 				   "max_peers = 10\n"
 				   "peer_endian_swap = fe80::1\n"
-				   "peer_endian_swap = fe80::2\n";
+				   "peer_endian_swap = fe80::2\n"
+				   "peer_pack = fe80::3\n"
+				   "peer_pack = fe80::3\n";
 	struct sddsd_config c;
 	struct config_error err;
 	struct in6_addr a;
@@ -55,9 +57,13 @@ static void test_values(void **state)
 	assert_string_equal(c.interfaces[1], "eth1");
 	assert_int_equal(c.max_frame, 250);
 	assert_int_equal(c.max_peers, 10);
-	assert_int_equal(c.n_peer_endian_swap, 2);
+	assert_int_equal(c.peer_endian_swap.n, 2);
 	inet_pton(AF_INET6, "fe80::2", &a);
-	assert_memory_equal(c.peer_endian_swap[1], &a, 16);
+	assert_memory_equal(c.peer_endian_swap.addr[1], &a, 16);
+	/* Two lists: the pack list holds only its own address, once. */
+	assert_int_equal(c.peer_pack.n, 1);
+	inet_pton(AF_INET6, "fe80::3", &a);
+	assert_memory_equal(c.peer_pack.addr[0], &a, 16);
 	assert_int_equal(config_set(&c, "--x", "net", "off", &err), 0);
 	assert_int_equal(c.net, 0);
 	assert_int_equal(config_set(&c, "--x", "net", "on", &err), 0);
@@ -117,6 +123,7 @@ static void test_refusals(void **state)
 	    {"\ninterface = eth0/x\n", "n.conf:2: interface"},
 	    {"interface = abcdefghijklmnopq\n", "longer than 15"},
 	    {"peer_endian_swap = 10.0.0.1\n", "not an IPv6 address"},
+	    {"peer_pack = fe80::zz\n", "peer_pack: 'fe80::zz' is not an IPv6 address"},
 	    {"max_frame = 8\n", "out of range"},
 	    {"backend = a b\n", "not a name"},
 	    {"net = on\n", "node_config"},
@@ -150,7 +157,7 @@ static void test_refusals(void **state)
 static void test_print_round_trip(void **state)
 {
 	static const char text[] = "node_config = /n.xml\nnet = off\ninterface = vna\ninterface = vnb\n"
-				   "peer_endian_swap = fe80::c0ef:1\nmax_frame = 200\n";
+				   "peer_endian_swap = fe80::c0ef:1\nmax_frame = 200\npeer_pack = fe80::b\n";
 	struct sddsd_config c, d;
 	struct config_error err;
 	char *buf = NULL;
@@ -170,8 +177,10 @@ static void test_print_round_trip(void **state)
 	assert_int_equal(d.net, 0);
 	assert_int_equal(d.n_interfaces, 2);
 	assert_string_equal(d.interfaces[1], "vnb");
-	assert_int_equal(d.n_peer_endian_swap, 1);
-	assert_memory_equal(d.peer_endian_swap[0], c.peer_endian_swap[0], 16);
+	assert_int_equal(d.peer_endian_swap.n, 1);
+	assert_memory_equal(d.peer_endian_swap.addr[0], c.peer_endian_swap.addr[0], 16);
+	assert_int_equal(d.peer_pack.n, 1);
+	assert_memory_equal(d.peer_pack.addr[0], c.peer_pack.addr[0], 16);
 	assert_int_equal(d.max_frame, 200);
 	free(buf);
 }

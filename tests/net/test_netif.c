@@ -89,11 +89,12 @@ static int reader_take(struct local_reader *lr, uint8_t *buf)
 	return rc == 1 ? (int)len : rc;
 }
 
-static int fx_open(struct fx *f, uint32_t max_frame, const char *swap)
+/* swap: a peer_endian_swap address or NULL; pack: both subscribers are peer_pack. */
+static int fx_open_opts(struct fx *f, uint32_t max_frame, const char *swap, bool pack)
 {
 	struct nodecfg_error err;
 	struct netif_options o;
-	struct in6_addr sw;
+	struct in6_addr sw, pk[2];
 	struct broker_topic_desc d;
 	struct broker_qos wq = {.reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 100};
 	char why[512];
@@ -118,6 +119,12 @@ static int fx_open(struct fx *f, uint32_t max_frame, const char *swap)
 		o.swap_peers = &sw;
 		o.n_swap_peers = 1;
 	}
+	if (pack) {
+		inet_pton(AF_INET6, "fe80::2", &pk[0]);
+		inet_pton(AF_INET6, "fe80::3", &pk[1]);
+		o.pack_peers = pk;
+		o.n_pack_peers = 2;
+	}
 	rc = netif_new(&f->loop, f->b, &o, NULL, &f->n, why, sizeof(why));
 	if (rc < 0)
 		fail_msg("netif_new: %s", why);
@@ -128,6 +135,11 @@ static int fx_open(struct fx *f, uint32_t max_frame, const char *swap)
 	assert_int_equal(broker_topic_get(f->b, &d, &f->probe), 0);
 	assert_int_equal(broker_writer_new(f->b, f->temp, &wq, 5, &f->w), 0);
 	return 0;
+}
+
+static int fx_open(struct fx *f, uint32_t max_frame, const char *swap)
+{
+	return fx_open_opts(f, max_frame, swap, false);
 }
 
 static void fx_close(struct fx *f)
@@ -228,6 +240,7 @@ static int collect_visit(void *ctx, const struct snps_event *ev)
 	return 0;
 }
 
+/* Toward peer_pack peers, samples of a turn share frames up to max_frame. */
 static void test_local_to_net_batching(void **state)
 {
 	struct snps_decoder_options o;
@@ -235,7 +248,7 @@ static void test_local_to_net_batching(void **state)
 	struct fx f;
 
 	(void)state;
-	fx_open(&f, 128, NULL);
+	fx_open_opts(&f, 128, NULL, true);
 	for (int i = 0; i < 30; i++)
 		local_write(&f, 0x1234, (int16_t)i);
 	broker_flush(f.b);
@@ -258,6 +271,45 @@ static void test_local_to_net_batching(void **state)
 	for (uint32_t i = 0; i < 30; i++)
 		assert_int_equal(c.samples[i][3], i);
 	assert_int_equal(fake_sent_at(0)->len, 4 + 24 * 5);
+	fx_close(&f);
+}
+
+/*
+ * Toward any other peer, one sample per frame: a real node's receiver
+ * takes one sample per received frame (snps-wire.md §15.17).
+ */
+static void test_local_to_net_one_per_frame(void **state)
+{
+	struct snps_decoder_options o;
+	struct collect c = {.n = 0};
+	struct fx f;
+
+	(void)state;
+	fx_open(&f, 128, NULL);
+	for (int i = 0; i < 30; i++)
+		local_write(&f, 0x1234, (int16_t)i);
+	broker_flush(f.b);
+	netif_flush(f.n);
+	assert_int_equal(fake_sent(), 60); /* 30 to each of the two subscribers */
+	snps_decoder_options_init(&o);
+	o.lookup = collect_lookup;
+	for (uint32_t i = 0; i < fake_sent(); i++) {
+		const struct fake_dgram *d = fake_sent_at(i);
+		char a[64];
+		uint32_t before = c.n;
+
+		assert_int_equal(d->len, 4 + 5); /* header, TOPIC+DOMAIN, DATA */
+		inet_ntop(AF_INET6, &d->addr.ip, a, sizeof(a));
+		if (strcmp(a, "fe80::2") != 0)
+			continue;
+		assert_int_equal(snps_decode(d->buf, d->len, &o, collect_visit, &c, NULL), 0);
+		assert_int_equal(c.n, before + 1);
+	}
+	assert_int_equal(c.n, 30);
+	for (uint32_t i = 0; i < 30; i++)
+		assert_int_equal(c.samples[i][3], i);
+	assert_int_equal(netif_counters(f.n)->frames_out, 60);
+	assert_int_equal(netif_counters(f.n)->samples_out, 60);
 	fx_close(&f);
 }
 
@@ -493,10 +545,15 @@ static void test_topic_too_big_for_frame(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nodecfg_table),	  cmocka_unit_test(test_local_to_net_recipe),
-	    cmocka_unit_test(test_local_to_net_batching), cmocka_unit_test(test_net_to_local_no_echo),
-	    cmocka_unit_test(test_garbage_counted),	  cmocka_unit_test(test_swapped_peer),
-	    cmocka_unit_test(test_backlog_order),	  cmocka_unit_test(test_topic_too_big_for_frame),
+	    cmocka_unit_test(test_nodecfg_table),
+	    cmocka_unit_test(test_local_to_net_recipe),
+	    cmocka_unit_test(test_local_to_net_batching),
+	    cmocka_unit_test(test_local_to_net_one_per_frame),
+	    cmocka_unit_test(test_net_to_local_no_echo),
+	    cmocka_unit_test(test_garbage_counted),
+	    cmocka_unit_test(test_swapped_peer),
+	    cmocka_unit_test(test_backlog_order),
+	    cmocka_unit_test(test_topic_too_big_for_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
