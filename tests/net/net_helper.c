@@ -16,6 +16,10 @@
  *                                             [DST_IP%IFACE]:23234 (every
  *                                             rejection reason, random bytes,
  *                                             oversized)
+ *   net_helper pairs SOCKET COUNT MS          COUNT pairs of temperature samples,
+ *                                             device 1 and device 2 back to
+ *                                             back (value = pair number), a
+ *                                             pair every MS ms
  *   net_helper extids DST_IP IFACE            for every topic id 0..65535 in an
  *                                             extended TOPIC (BF hh ll), one
  *                                             ACKSEQ and one NACKSEQ frame of
@@ -159,6 +163,41 @@ static int write_n(sdds_topic *t, const sdds_topic_desc *d, uint32_t count)
 	}
 	usleep(200 * 1000); /* let the daemon route the tail before the writer goes */
 	sdds_writer_free(w);
+	return 0;
+}
+
+/* Two instances written back to back, as an application with two devices does. */
+static int do_pairs(const char *sock, uint32_t count, long ms)
+{
+	sdds_client *c;
+	sdds_topic *t;
+	sdds_topic_desc d;
+	sdds_writer *w;
+	sdds_qos q;
+
+	if (connect_topic(sock, "temperature", &c, &t, &d) < 0)
+		return 2;
+	sdds_qos_init(&q);
+	q.reliability = SDDS_RELIABLE;
+	q.max_blocking_ms = 2000;
+	if (sdds_writer_new(t, &q, &w) < 0)
+		return 2;
+	for (uint32_t i = 0; i < count; i++) {
+		for (uint8_t dev = 1; dev <= 2; dev++) {
+			uint8_t s[4] = {0, dev, (uint8_t)(i >> 8), (uint8_t)i};
+			int rc = sdds_writer_write(w, s, sizeof(s));
+
+			if (rc < 0) {
+				fprintf(stderr, "net_helper: pair %u: %s\n", i, sdds_strerror(rc));
+				return 2;
+			}
+		}
+		usleep((useconds_t)ms * 1000);
+	}
+	usleep(200 * 1000); /* let the daemon route the tail before the writer goes */
+	sdds_writer_free(w);
+	sdds_topic_free(t);
+	sdds_client_free(c);
 	return 0;
 }
 
@@ -615,6 +654,8 @@ int main(int argc, char **argv)
 				   strtoll(argv[6], NULL, 0), argv[7]);
 	if (argc == 5 && strcmp(argv[1], "garbage") == 0)
 		return do_garbage(argv[2], argv[3], (uint32_t)strtoul(argv[4], NULL, 0));
+	if (argc == 5 && strcmp(argv[1], "pairs") == 0)
+		return do_pairs(argv[2], (uint32_t)strtoul(argv[3], NULL, 0), strtol(argv[4], NULL, 0));
 	if (argc == 4 && strcmp(argv[1], "extids") == 0)
 		return do_extids(argv[2], argv[3]);
 	if (argc == 6 && strcmp(argv[1], "replay") == 0)
