@@ -95,6 +95,7 @@ static const struct config_key config_keys[] = {
     KEY(discovery_max_subscriptions, CT_U32, 1, 4096, 0),
 };
 #define CONFIG_N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
+_Static_assert(CONFIG_N_KEYS <= 64, "sddsd_config.given has a bit per key");
 
 void config_init(struct sddsd_config *cfg)
 {
@@ -553,6 +554,7 @@ int config_parse_text(struct sddsd_config *cfg, const char *name, const char *te
 		rc = config_apply(&tmp, where, k, ln + valb, vale - valb, err);
 		if (rc < 0)
 			return rc;
+		tmp.given |= 1ull << (k - config_keys);
 	}
 	rc = config_validate(&tmp, name, err);
 	if (rc < 0)
@@ -633,8 +635,16 @@ int config_set(struct sddsd_config *cfg, const char *origin, const char *key, co
 	rc = config_apply(&tmp, origin, k, value, strlen(value), err);
 	if (rc < 0)
 		return rc;
+	tmp.given |= 1ull << (k - config_keys);
 	*cfg = tmp;
 	return 0;
+}
+
+bool config_given(const struct sddsd_config *cfg, const char *key)
+{
+	const struct config_key *k = config_key_find(key, strlen(key));
+
+	return k != NULL && (cfg->given & (1ull << (k - config_keys))) != 0;
 }
 
 void config_print(const struct sddsd_config *cfg, FILE *f)

@@ -84,6 +84,7 @@ struct sddsd_config {
 	uint32_t discovery_expire_ms;	   /* silent peers and their subscriptions go (0: never) */
 	bool discovery_unicast;		   /* advertise `08 10`: data comes unicast, not via ff02::10 */
 	uint32_t discovery_max_subscriptions;
+	uint64_t given; /* a bit per key a file line or config_set set (config_given) */
 };
 
 struct config_error {
@@ -122,6 +123,9 @@ int config_validate(const struct sddsd_config *cfg, const char *origin, struct c
 
 /* Largest request record for this config: header + max_sample, 16-aligned. */
 uint32_t config_max_record(const struct sddsd_config *cfg);
+
+/* Whether key was set by a line of a config file or by config_set (not a default). */
+bool config_given(const struct sddsd_config *cfg, const char *key);
 
 /* Print the effective config in file syntax (every key). */
 void config_print(const struct sddsd_config *cfg, FILE *f);

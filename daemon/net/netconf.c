@@ -63,11 +63,23 @@ int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why,
 		memcpy(&ret->pack[i], cfg->peer_pack.addr[i], 16);
 	o->pack_peers = ret->pack;
 	o->n_pack_peers = cfg->peer_pack.n;
-	o->disc.on = cfg->discovery;
+	/*
+	 * Discovery as the node config's <define>s say, as on a real node; a
+	 * key of the daemon config wins (docs/DESIGN.md "Node config").
+	 */
+	o->disc.on = config_given(cfg, "discovery") ? cfg->discovery : nc->discovery;
 	o->disc.node_id = (uint16_t)cfg->node_id;
-	o->disc.participant_ms = cfg->discovery_participant_ms;
-	o->disc.publication_ms = cfg->discovery_publication_ms;
+	o->disc.participant_ms = config_given(cfg, "discovery_participant_ms") || nc->participant_ms < 0
+				     ? cfg->discovery_participant_ms
+				     : (uint32_t)nc->participant_ms;
+	o->disc.publication_ms = config_given(cfg, "discovery_publication_ms") || nc->publication_ms < 0
+				     ? cfg->discovery_publication_ms
+				     : (uint32_t)nc->publication_ms;
+	/* A peer announces itself every participant period: give it five before it expires. */
 	o->disc.expire_ms = cfg->discovery_expire_ms;
+	if (!config_given(cfg, "discovery_expire_ms") && o->disc.expire_ms != 0 &&
+	    o->disc.participant_ms > o->disc.expire_ms / 5)
+		o->disc.expire_ms = o->disc.participant_ms * 5;
 	o->disc.unicast = cfg->discovery_unicast;
 	o->disc.max_subs = cfg->discovery_max_subscriptions;
 	ret->node = nc;

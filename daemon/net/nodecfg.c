@@ -174,6 +174,55 @@ static int nodecfg_parse_ip(const char *text, struct in6_addr *ret_ip, char *ret
 	return 0;
 }
 
+/* A timer define in seconds (0..3600) into *ret_ms; -1 left when absent. */
+static int nodecfg_timer(const gen_project *p, const char *name, const char *alt, int64_t *ret_ms,
+			 struct nodecfg_error *err)
+{
+	for (size_t i = 0; i < p->n_defines; i++) {
+		const gen_define *d = &p->defines[i];
+		char loc[NODECFG_LOC_MAX], *end;
+		unsigned long s;
+
+		if (strcmp(d->name, name) != 0 && strcmp(d->name, alt) != 0)
+			continue;
+		nodecfg_loc(loc, &d->loc);
+		if (d->value == NULL || d->value[0] < '0' || d->value[0] > '9')
+			return nodecfg_errorf(err, "%s: %s: want a number of seconds", loc, d->name);
+		errno = 0;
+		s = strtoul(d->value, &end, 10);
+		if (errno != 0 || *end != '\0' || s > 3600)
+			return nodecfg_errorf(err, "%s: %s: '%s' is not a number of seconds (0..3600)", loc,
+					      d->name, d->value);
+		*ret_ms = (int64_t)s * 1000;
+	}
+	return 0;
+}
+
+static bool nodecfg_defined(const gen_project *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_defines; i++) {
+		if (strcmp(p->defines[i].name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int nodecfg_discovery(const gen_project *p, struct nodecfg *nc, struct nodecfg_error *err)
+{
+	int rc;
+
+	nc->discovery = nodecfg_defined(p, "FEATURE_SDDS_BUILTIN_TOPICS_ENABLED") &&
+			nodecfg_defined(p, "FEATURE_SDDS_DISCOVERY_ENABLED");
+	nc->participant_ms = -1;
+	nc->publication_ms = -1;
+	rc = nodecfg_timer(p, "SDDS_BUILTIN_TOPIC_PARTICIPANT_TIMER", "SDDS_DISCOVERY_PARTICIPANT_TIMER",
+			   &nc->participant_ms, err);
+	if (rc < 0)
+		return rc;
+	return nodecfg_timer(p, "SDDS_BUILTIN_TOPIC_PUBLICATION_TIMER", "SDDS_DISCOVERY_PUBLICATION_TIMER",
+			     &nc->publication_ms, err);
+}
+
 static int nodecfg_from_project(const gen_project *p, struct nodecfg *nc, struct nodecfg_error *err)
 {
 	char iface[IF_NAMESIZE];
@@ -194,6 +243,8 @@ static int nodecfg_from_project(const gen_project *p, struct nodecfg *nc, struct
 		return nodecfg_errorf(err, "%s: port %u leaves no room for the multicast port (+20)", nc->loc,
 				      nc->port);
 	nc->endian_big = p->endian != NULL && strcmp(p->endian, "big") == 0;
+	if (nodecfg_discovery(p, nc, err) < 0)
+		return -EINVAL;
 	if (p->n_topics > NODECFG_MAX_TOPICS)
 		return nodecfg_errorf(err, "%s: %zu topics; SNPS carries at most %u (ids 0..15)", nc->loc,
 				      p->n_topics, NODECFG_MAX_TOPICS);

@@ -66,6 +66,18 @@ struct nodecfg {
 	struct nodecfg_dest dests[NODECFG_MAX_DESTS];
 	uint32_t n_dests;
 	char loc[NODECFG_LOC_MAX]; /* of the project element */
+	/*
+	 * Discovery as the node's own <define>s configure a real node
+	 * (snps-wire.md §10.1, §10.2): on when FEATURE_SDDS_BUILTIN_TOPICS_ENABLED
+	 * and FEATURE_SDDS_DISCOVERY_ENABLED are both defined. The periods, in
+	 * ms, from SDDS_BUILTIN_TOPIC_PARTICIPANT_TIMER and
+	 * SDDS_BUILTIN_TOPIC_PUBLICATION_TIMER (seconds; the feature/security
+	 * branch's SDDS_DISCOVERY_*_TIMER names too); -1: not defined. A
+	 * define that is present but not a number of seconds is refused.
+	 */
+	bool discovery;
+	int64_t participant_ms;
+	int64_t publication_ms;
 };
 
 struct nodecfg_error {

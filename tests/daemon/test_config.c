@@ -364,6 +364,8 @@ static void test_print_round_trip(void **state)
 	assert_non_null(strstr(buf, "log_level = notice\n"));
 	config_init(&back);
 	assert_int_equal(config_parse_text(&back, "printed", buf, len, &err), 0);
+	/* The printed file sets (nearly) every key: compare the values, not the given mask. */
+	back.given = cfg.given;
 	assert_memory_equal(&cfg, &back, sizeof(cfg));
 	free(buf);
 
@@ -376,6 +378,8 @@ static void test_print_round_trip(void **state)
 	assert_non_null(strstr(buf, "# socket = (built-in default)\n"));
 	config_init(&back);
 	assert_int_equal(config_parse_text(&back, "printed", buf, len, &err), 0);
+	/* The printed file sets (nearly) every key: compare the values, not the given mask. */
+	back.given = cfg.given;
 	assert_memory_equal(&cfg, &back, sizeof(cfg));
 	free(buf);
 }

@@ -551,6 +551,8 @@ static void test_config_keys(void **state)
 	fclose(f);
 	config_init(&back);
 	assert_int_equal(config_parse_text(&back, "printed", buf, len, &err), 0);
+	/* The printed file sets (nearly) every key: compare the values, not the given mask. */
+	back.given = cfg.given;
 	assert_memory_equal(&back, &cfg, sizeof(cfg));
 	free(buf);
 	/* Errors: a name, the cap, a second policy line. */

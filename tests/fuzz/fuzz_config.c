@@ -45,6 +45,8 @@ static void fuzz_round_trip(const struct sddsd_config *cfg)
 	fclose(f);
 	config_init(&back);
 	FUZZ_CHECK(config_parse_text(&back, "printed", buf, len, &err) == 0);
+	/* The printed file sets (nearly) every key; which ones the input set is not a value. */
+	back.given = cfg->given;
 	FUZZ_CHECK(memcmp(&back, cfg, sizeof(back)) == 0);
 	free(buf);
 }

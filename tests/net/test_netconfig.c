@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "netconf.h"
 
 static const char *sddsd_bin;
 
@@ -185,6 +186,76 @@ static void test_print_round_trip(void **state)
 	free(buf);
 }
 
+/*
+ * The node config's discovery defines configure the network as on a real
+ * node; a daemon config key, when given, wins (docs/DESIGN.md).
+ */
+static void test_node_config_discovery(void **state)
+{
+	static const char xml[] =
+	    "<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" "
+	    "iface=\"x\">\n"
+	    "<topic name=\"a\" domain=\"1\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
+	    "<role topic=\"a\" type=\"publisher\"/>\n"
+	    "<define name=\"FEATURE_SDDS_BUILTIN_TOPICS_ENABLED\"/>\n"
+	    "<define name=\"FEATURE_SDDS_DISCOVERY_ENABLED\"/>\n"
+	    "<define name=\"SDDS_BUILTIN_TOPIC_PARTICIPANT_TIMER\" value=\"2\"/>\n"
+	    "<define name=\"SDDS_BUILTIN_TOPIC_PUBLICATION_TIMER\" value=\"7\"/>\n"
+	    "</project>\n";
+	char dir[] = "/tmp/sddsnetdisc.XXXXXX", path[256], text[512];
+	struct sddsd_config c;
+	struct config_error err;
+	struct netconf nc;
+	char why[512];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/n.xml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(xml, f);
+	fclose(f);
+	/* Nothing in the daemon config: the node's defines. */
+	config_init(&c);
+	snprintf(text, sizeof(text), "node_config = %s\n", path);
+	assert_int_equal(parse(&c, text, &err), 0);
+	if (netconf_load(&c, &nc, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	assert_true(nc.o.disc.on);
+	assert_int_equal(nc.o.disc.participant_ms, 2000);
+	assert_int_equal(nc.o.disc.publication_ms, 7000);
+	assert_int_equal(nc.o.disc.expire_ms, 10000); /* five participant periods */
+	netconf_fini(&nc);
+	/* The daemon config overrides each of them. */
+	config_init(&c);
+	snprintf(text, sizeof(text),
+		 "node_config = %s\ndiscovery = off\ndiscovery_participant_ms = 300\n"
+		 "discovery_publication_ms = 400\ndiscovery_expire_ms = 900\n",
+		 path);
+	assert_int_equal(parse(&c, text, &err), 0);
+	if (netconf_load(&c, &nc, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	assert_false(nc.o.disc.on);
+	assert_int_equal(nc.o.disc.participant_ms, 300);
+	assert_int_equal(nc.o.disc.publication_ms, 400);
+	assert_int_equal(nc.o.disc.expire_ms, 900);
+	netconf_fini(&nc);
+	/* config_set (a command-line flag) counts as given too. */
+	config_init(&c);
+	snprintf(text, sizeof(text), "node_config = %s\n", path);
+	assert_int_equal(parse(&c, text, &err), 0);
+	assert_int_equal(config_set(&c, "--x", "discovery", "off", &err), 0);
+	assert_true(config_given(&c, "discovery"));
+	assert_false(config_given(&c, "max_frame"));
+	if (netconf_load(&c, &nc, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	assert_false(nc.o.disc.on);
+	netconf_fini(&nc);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* Run sddsd with args, its stderr into out; returns the exit status. */
 static int run_sddsd(const char *args, char *out, size_t cap)
 {
@@ -259,6 +330,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_values),
 	    cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_discovery_keys),
+	    cmocka_unit_test(test_node_config_discovery),
 	    cmocka_unit_test(test_print_round_trip),
 	};
 

@@ -87,6 +87,33 @@ static void test_example_configs(void **state)
 	}
 }
 
+/* The discovery example's defines map to discovery on, 1 s and 5 s (§10.2). */
+static void test_discovery_defines(void **state)
+{
+	struct nodecfg_error err;
+	struct nodecfg *nc;
+	char path[512];
+
+	(void)state;
+	snprintf(path, sizeof(path),
+		 "%s/../../gen/data/config/discovery_linux_linux_temperature_pub/sdds.xml", data_dir());
+	if (nodecfg_load(path, &nc, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_true(nc->discovery);
+	assert_int_equal(nc->participant_ms, 1000);
+	assert_int_equal(nc->publication_ms, 5000);
+	free(nc);
+	/* The basic example defines neither: discovery off, periods not given. */
+	snprintf(path, sizeof(path), "%s/../../gen/data/config/basic_linux_linux_temperature_pub/sdds.xml",
+		 data_dir());
+	if (nodecfg_load(path, &nc, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_false(nc->discovery);
+	assert_int_equal(nc->participant_ms, -1);
+	assert_int_equal(nc->publication_ms, -1);
+	free(nc);
+}
+
 struct bad {
 	const char *xml;
 	const char *want; /* substring of the message */
@@ -125,6 +152,13 @@ static void test_refusals(void **state)
 		 "a", "1", "A") "<role topic=\"a\" type=\"publisher\"/></project>",
 	     "UDPv6"},
 	    {HEAD T("a", "1", "A") "<role topic=\"a\" type=\"publisher\"/>", "bad.xml"},
+	    {HEAD T("a", "1",
+		    "A") "<role topic=\"a\" type=\"publisher\"/>\n"
+			 "<define name=\"SDDS_BUILTIN_TOPIC_PARTICIPANT_TIMER\" value=\"1s\"/></project>",
+	     "bad.xml:4: SDDS_BUILTIN_TOPIC_PARTICIPANT_TIMER: '1s' is not a number of seconds"},
+	    {HEAD T("a", "1", "A") "<role topic=\"a\" type=\"publisher\"/>\n"
+				   "<define name=\"SDDS_DISCOVERY_PUBLICATION_TIMER\"/></project>",
+	     "bad.xml:4: SDDS_DISCOVERY_PUBLICATION_TIMER: want a number of seconds"},
 	};
 
 	(void)state;
@@ -155,9 +189,8 @@ static void test_missing_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_file_with_include),
-	    cmocka_unit_test(test_example_configs),
-	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_file_with_include), cmocka_unit_test(test_example_configs),
+	    cmocka_unit_test(test_discovery_defines), cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_missing_file),
 	};
 
