@@ -21,11 +21,14 @@
  * isolated sender, isolated vs monolithic receiver), as the seed paper
  * reports it.
  *
- * Throughput in frames: sddsd packs several samples into one frame, so
- * samples/s against raw datagrams/s compares unlike things. Daemon B's
- * counters (sddsctl net) around the run give the frames and bytes that
- * arrived; the raw sendmmsg run then sends datagrams of that mean frame
- * size, and the ratio is frames/s against datagrams/s.
+ * Throughput in frames: toward a real node sddsd sends one sample per
+ * frame (the default, and the path deployments take), toward a peer_pack
+ * peer several. Daemon B's counters (sddsctl net) around the run give the
+ * frames and bytes that arrived; the raw sendmmsg run then sends datagrams
+ * of that mean frame size, and the ratio is frames/s against datagrams/s.
+ * A second sddsd run follows with each daemon marking the other peer_pack
+ * (both daemons restarted): the packed figure, printed next to it and
+ * never in the ratio.
  *
  * Losses: the wire is not reliable. A ping whose answer does not come within
  * NET_PING_TIMEOUT_MS is counted lost and the next one goes out; a late
@@ -108,6 +111,7 @@ struct net_ctx {
 	bool made_a, made_b;
 	bool mono_a, mono_b; /* that side's clients run monolithic with its daemon config */
 	bool raw_busy;	     /* raw ping-pong busy-polls (non-blocking recv) */
+	bool pack;	     /* the daemon configs mark the other side peer_pack */
 	uint32_t raw_size;   /* raw throughput datagram bytes */
 	char conf_a[PATH_MAX], conf_b[PATH_MAX];
 	char sddsctl[PATH_MAX]; /* "" when not found */
@@ -141,8 +145,8 @@ struct net_frames {
 
 struct net_results {
 	struct net_lat sdds, raw, raw_busy, mixed, mono;
-	struct tput_result sdds_tput, raw_tput, mono_tput;
-	struct net_frames frames;
+	struct tput_result sdds_tput, raw_tput, mono_tput, packed_tput;
+	struct net_frames frames, packed_frames;
 	uint32_t raw_size; /* bytes of the raw throughput datagrams */
 	struct net_ddsperf dp;
 };
@@ -292,6 +296,8 @@ static int net_write_side(struct net_ctx *c, const char *name, const char *me, c
 		return -errno;
 	fprintf(f, "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\npoll = %s\n", c->dir,
 		name, c->dir, name, c->o->poll ? "true" : "false");
+	if (c->pack)
+		fprintf(f, "peer_pack = %s\n", peer);
 	return fclose(f) != 0 ? -EIO : 0;
 }
 
@@ -1067,6 +1073,38 @@ static void net_sdds_throughput(struct net_ctx *c, struct tput_result *t, struct
 	fr->ok = true;
 }
 
+/*
+ * The throughput run again with each daemon marking the other peer_pack:
+ * both daemons are restarted on the rewritten configs, which are put back
+ * afterwards (a monolithic side reads A's). Fails into t->why / fr->why.
+ */
+static void net_packed_throughput(struct net_ctx *c, struct tput_result *t, struct net_frames *fr)
+{
+	char why[BENCH_WHY_MAX];
+
+	net_stop_daemon(&c->daemon_a);
+	net_stop_daemon(&c->daemon_b);
+	c->pack = true;
+	if (net_write_side(c, "a", "fe80::a", "vna", "fe80::b", "ping", "pong") < 0 ||
+	    net_write_side(c, "b", "fe80::b", "vnb", "fe80::a", "pong", "ping") < 0) {
+		bench_why(t->why, "cannot write the configs in %s", c->dir);
+		goto restore;
+	}
+	c->daemon_a = net_start_daemon(c, c->ns_a, "a", c->sock_a, why);
+	if (c->daemon_a >= 0)
+		c->daemon_b = net_start_daemon(c, c->ns_b, "b", c->sock_b, why);
+	if (c->daemon_a < 0 || c->daemon_b < 0) {
+		bench_why(t->why, "%s", why);
+		goto restore;
+	}
+	net_sdds_throughput(c, t, fr);
+restore:
+	c->pack = false;
+	if (net_write_side(c, "a", "fe80::a", "vna", "fe80::b", "ping", "pong") < 0 ||
+	    net_write_side(c, "b", "fe80::b", "vnb", "fe80::a", "pong", "ping") < 0)
+		fprintf(stderr, "sdds-bench net: cannot put the configs back in %s\n", c->dir);
+}
+
 /* ---- Cyclone DDS ddsperf ---- */
 
 static int net_ddsperf_xml(struct net_ctx *c, const char *name, const char *dev)
@@ -1313,6 +1351,13 @@ static void net_report_table(FILE *f, const struct net_opts *o, const struct net
 	if (r->sdds_tput.ok && r->raw_tput.ok)
 		net_ratio_row(f, "ratio sddsd samples / raw dgrams", r->sdds_tput.rate / r->raw_tput.rate,
 			      NULL);
+	net_tput_row(f, "packed sddsd (peer_pack), samples", &r->packed_tput);
+	if (r->packed_frames.ok)
+		fprintf(f, "%-36s %12.0f/s frames (%.1f samples each)\n", "packed sddsd, frames",
+			r->packed_frames.rate,
+			(double)r->packed_frames.samples / (double)r->packed_frames.frames);
+	else
+		fprintf(f, "%-36s not counted: %s\n", "packed sddsd, frames", r->packed_frames.why);
 	fprintf(f, "\nCyclone DDS ddsperf ping/pong (same namespaces, %s):\n",
 		r->dp.payload[0] ? r->dp.payload : "not run");
 	if (r->dp.ok)
@@ -1427,6 +1472,18 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 	}
 	json_obj_end(&j);
 	json_uint(&j, "raw_datagram_bytes", r->raw_size);
+	/* The packed run (peer_pack both ways): shown beside, never in the ratios. */
+	net_json_tput(&j, "sddsd_packed", &r->packed_tput);
+	json_obj_begin(&j, "sddsd_packed_frames");
+	json_bool(&j, "ok", r->packed_frames.ok);
+	if (r->packed_frames.ok) {
+		json_num(&j, "rate", r->packed_frames.rate);
+		json_uint(&j, "frames", r->packed_frames.frames);
+		json_uint(&j, "samples", r->packed_frames.samples);
+	} else {
+		json_str(&j, "why", r->packed_frames.why);
+	}
+	json_obj_end(&j);
 	if (r->frames.ok && r->raw_tput.ok)
 		json_num(&j, "frames_ratio", r->frames.rate / r->raw_tput.rate);
 	else
@@ -1678,6 +1735,8 @@ int net_main(int argc, char **argv)
 		snprintf(r.sdds_tput.why, sizeof(r.sdds_tput.why), "%s", skipped);
 		snprintf(r.raw_tput.why, sizeof(r.raw_tput.why), "%s", skipped);
 		snprintf(r.frames.why, sizeof(r.frames.why), "%s", skipped);
+		snprintf(r.packed_tput.why, sizeof(r.packed_tput.why), "%s", skipped);
+		snprintf(r.packed_frames.why, sizeof(r.packed_frames.why), "%s", skipped);
 		o.no_ddsperf = true;
 		goto mono;
 	}
@@ -1703,6 +1762,8 @@ int net_main(int argc, char **argv)
 	r.raw_size = c.raw_size;
 	fprintf(stderr, "sdds-bench net: raw UDPv6 sendmmsg throughput (%u-byte datagrams)\n", c.raw_size);
 	net_throughput(&c, net_raw_sender, net_raw_receiver, &r.raw_tput);
+	fprintf(stderr, "sdds-bench net: sddsd throughput, packed (peer_pack)\n");
+	net_packed_throughput(&c, &r.packed_tput, &r.packed_frames);
 	if (!o.no_ddsperf) {
 		fprintf(stderr, "sdds-bench net: ddsperf ping/pong\n");
 		net_ddsperf(&c, &r.dp);
