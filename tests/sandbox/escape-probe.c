@@ -22,6 +22,7 @@
 #include <netinet/in.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -41,6 +42,13 @@
 
 #ifndef PROBE_STATIC
 #include "ipc/ctl.h"
+#include "ipc/layout.h"
+#endif
+
+#if defined(__x86_64__)
+#define PROBE_X86_64 1
+#else
+#define PROBE_X86_64 0
 #endif
 
 static const char *probe_name;
@@ -277,6 +285,138 @@ static int probe_wx(void)
 	return p == MAP_FAILED ? probe_blocked(errno) : probe_escaped("writable executable memory");
 }
 
+#ifndef PROBE_STATIC
+/*
+ * Our own Hello on the handed-in control socket: the daemon answers with
+ * the segment memfd (fds[0]) and the kick eventfd. *ret_fd: the memfd.
+ */
+static int probe_hello_segment(int *ret_fd)
+{
+	Sdds__Ctl__Request req = SDDS__CTL__REQUEST__INIT;
+	Sdds__Ctl__Hello hello = SDDS__CTL__HELLO__INIT;
+	Sdds__Ctl__Reply *rep;
+	const char *v = getenv("SDDS_CTL_FD");
+	int fd = v ? atoi(v) : -1, rc;
+	int fds[CTL_MAX_FDS];
+	size_t n_fds = 0, i;
+
+	if (fd < 0)
+		return -EBADF;
+	hello.protocol_version = CTL_PROTOCOL_VERSION;
+	hello.layout_version = SDDS_LAYOUT_VERSION;
+	hello.name = "wx-probe";
+	req.id = 1;
+	req.body_case = SDDS__CTL__REQUEST__BODY_HELLO;
+	req.hello = &hello;
+	rc = ctl_send_request(fd, &req, NULL, 0);
+	if (rc < 0)
+		return rc;
+	rc = ctl_recv_reply(fd, &rep, fds, CTL_MAX_FDS, &n_fds);
+	if (rc < 0)
+		return rc;
+	rc = rep->status < 0 ? rep->status : n_fds < 1 ? -EPROTO : 0;
+	sdds__ctl__reply__free_unpacked(rep, NULL);
+	for (i = rc == 0 ? 1 : 0; i < n_fds; i++)
+		close(fds[i]);
+	if (rc == 0)
+		*ret_fd = fds[0];
+	return rc;
+}
+
+/* x86-64 "mov eax, 42; ret"; elsewhere the probe cannot write code. */
+static const unsigned char probe_code[] = {0xb8, 42, 0, 0, 0, 0xc3};
+
+/* Write code through w and run it through x: the escape itself. */
+static int probe_run_alias(unsigned char *w, void *x)
+{
+	int (*fn)(void) = (int (*)(void))x;
+
+	memcpy(w, probe_code, sizeof(probe_code));
+	__builtin___clear_cache((char *)x, (char *)x + sizeof(probe_code));
+	if (fn() != 42)
+		return 2;
+	return probe_escaped("ran code written through a writable alias of the segment");
+}
+
+/*
+ * The segment memfd mapped read-write (MAP_SHARED, as the client does) and
+ * a second time executable, in the way named by how:
+ *   shared   MAP_SHARED PROT_READ|PROT_EXEC
+ *   private  MAP_PRIVATE PROT_READ|PROT_EXEC (shows the file's pages
+ *            until written itself)
+ *   mprotect MAP_SHARED PROT_READ, then mprotect to add PROT_EXEC
+ *   pkey     likewise with pkey_mprotect (pkey -1: no key)
+ */
+static int probe_wx_alias(const char *how)
+{
+	const size_t len = 4096;
+	unsigned char *w;
+	void *x;
+	int fd, rc;
+
+	if (!(sizeof(void *) == 8 && PROBE_X86_64))
+		return 2;
+	rc = probe_hello_segment(&fd);
+	if (rc < 0) {
+		fprintf(stderr, "escape-probe: hello: %s\n", strerror(-rc));
+		return 2;
+	}
+	w = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (w == MAP_FAILED)
+		return 2;
+	if (strcmp(how, "shared") == 0 || strcmp(how, "private") == 0) {
+		x = mmap(NULL, len, PROT_READ | PROT_EXEC, how[0] == 's' ? MAP_SHARED : MAP_PRIVATE, fd, 0);
+		if (x == MAP_FAILED)
+			return probe_blocked(errno);
+		return probe_run_alias(w, x);
+	}
+	x = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (x == MAP_FAILED)
+		return 2;
+	if (strcmp(how, "mprotect") == 0)
+		rc = mprotect(x, len, PROT_READ | PROT_EXEC);
+	else
+		rc = (int)syscall(SYS_pkey_mprotect, x, len, PROT_READ | PROT_EXEC, -1);
+	if (rc < 0)
+		return probe_blocked(errno);
+	return probe_run_alias(w, x);
+}
+#endif
+
+static void *probe_idle(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/*
+ * A private read-only executable mapping of our own (bound, read-only)
+ * program file, once a second thread exists: allowed with one thread (the
+ * loader does it), refused with two, since the fd could be swapped by the
+ * other thread between the supervisor's check and the call.
+ */
+static int probe_exec_map_threaded(void)
+{
+	pthread_t t;
+	void *x;
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 2;
+	x = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (x == MAP_FAILED) {
+		fprintf(stderr, "escape-probe: one thread: %s\n", strerror(errno));
+		return 2;
+	}
+	munmap(x, 4096);
+	if (pthread_create(&t, NULL, probe_idle, NULL) != 0)
+		return 2;
+	x = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	return x == MAP_FAILED ? probe_blocked(errno) : probe_escaped("executable mapping with two threads");
+}
+
 static int probe_setns(void)
 {
 	int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -369,6 +509,12 @@ int main(int argc, char **argv)
 		return probe_attest();
 	if (strcmp(a, "wx-mmap") == 0)
 		return probe_wx();
+	if (strcmp(a, "exec-map-threaded") == 0)
+		return probe_exec_map_threaded();
+#ifndef PROBE_STATIC
+	if (strcmp(a, "wx-alias") == 0)
+		return probe_wx_alias(arg);
+#endif
 	fprintf(stderr, "escape-probe: unknown attempt '%s'\n", a);
 	return 2;
 }

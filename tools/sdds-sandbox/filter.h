@@ -13,7 +13,10 @@
  * through (SECCOMP_USER_NOTIF_FLAG_CONTINUE) and treats every later one as
  * a violation. clone3 fails with ENOSYS without a report, since its flags
  * live in memory the filter cannot read; libc then falls back to clone,
- * whose flags the filter checks (threads only).
+ * whose flags the filter checks (threads only). An mmap with PROT_EXEC is
+ * never allowed by the filter either: the supervisor asks
+ * filter_exec_map_refusal and lets it continue or denies it (W^X, see
+ * filter.c).
  */
 #ifndef SDDS_SANDBOX_FILTER_H
 #define SDDS_SANDBOX_FILTER_H
@@ -22,15 +25,36 @@
  * forks the program first. kill and tgkill may only aim at it. */
 #define FILTER_PROGRAM_PID 2
 
+#include <seccomp.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
  * Load the filter into the calling thread. extra (n_extra names, may be
  * NULL) are system calls allowed on top of the list (unknown names give
- * -EINVAL). On success *ret_notify_fd is the listener fd (owned by the
+ * -EINVAL; mmap, mprotect, pkey_mprotect and personality give -EPERM, as
+ * W^X depends on their arguments). Sets PR_SET_MDWE where the kernel has
+ * it. On success *ret_notify_fd is the listener fd (owned by the
  * caller). PR_SET_NO_NEW_PRIVS must be set already. Returns 0 or -errno.
  */
 int filter_load(const char *const *extra, size_t n_extra, int *ret_notify_fd);
+
+/* Whether name may not be an extra of filter_load: a call whose arguments
+ * W^X depends on, for which an unconditional rule would win over the
+ * checked ones. */
+bool filter_allow_refused(const char *name);
+
+/* Whether a call the filter sent to the supervisor is an mmap with
+ * PROT_EXEC (req: the notification, the caller's). */
+bool filter_is_exec_map(const struct seccomp_notif *req);
+
+/*
+ * Why the executable mapping of req must be denied, as a static string, or
+ * NULL when it may continue (SECCOMP_USER_NOTIF_FLAG_CONTINUE): a private
+ * read-only mapping of a regular file on a read-only mount of the
+ * program's view, by a program of one thread. notify_fd: the listener.
+ */
+const char *filter_exec_map_refusal(int notify_fd, const struct seccomp_notif *req);
 
 /* Name of system call nr of the native architecture into buf (cap bytes,
  * the caller's); "nr N" when libseccomp does not know it. Returns buf. */

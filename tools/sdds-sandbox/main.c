@@ -294,6 +294,12 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 				rc = -EINVAL;
 			break;
 		case O_ALLOW:
+			if (filter_allow_refused(optarg)) {
+				fprintf(stderr,
+					"sdds-sandbox: --allow-syscall %s: W^X depends on its arguments\n",
+					optarg);
+				return -EINVAL;
+			}
 			rc = list_push(&o->allow, optarg);
 			break;
 		case O_NO_SECCOMP:
@@ -762,6 +768,7 @@ struct supervisor {
 
 static void supervisor_notify(struct supervisor *s)
 {
+	const char *why = NULL;
 	char name[64];
 	int rc;
 
@@ -780,10 +787,20 @@ static void supervisor_notify(struct supervisor *s)
 		(void)seccomp_notify_respond(s->notify_fd, s->resp);
 		return;
 	}
+	/* An executable mapping of a bound file (W^X, filter.c). */
+	if (filter_is_exec_map(s->req)) {
+		why = filter_exec_map_refusal(s->notify_fd, s->req);
+		if (!why) {
+			s->resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+			(void)seccomp_notify_respond(s->notify_fd, s->resp);
+			return;
+		}
+	}
 	filter_syscall_name(s->req->data.nr, name, sizeof(name));
 	if (s->reports < SANDBOX_MAX_REPORTS)
-		fprintf(stderr, "sdds-sandbox: %s: denied system call %s (pid %d)%s\n", s->o->argv[0], name,
-			(int)s->req->pid, s->o->seccomp_kill ? ", killing it" : ", failed with EPERM");
+		fprintf(stderr, "sdds-sandbox: %s: denied system call %s (pid %d%s%s)%s\n", s->o->argv[0],
+			name, (int)s->req->pid, why ? ": " : "", why ? why : "",
+			s->o->seccomp_kill ? ", killing it" : ", failed with EPERM");
 	else if (s->reports == SANDBOX_MAX_REPORTS)
 		fprintf(stderr, "sdds-sandbox: further denied system calls are not reported\n");
 	s->reports++;
