@@ -14,7 +14,10 @@
  * would succeed outside a sandbox; test_escape.c checks that outside the
  * sandbox each one gets past the point the sandbox must stop it.
  * escape-probe-static is the same program linked statically (without the
- * control-protocol attempt): no interpreter, no libraries.
+ * control-protocol attempts): no interpreter, no libraries.
+ * escape-probe-execstack (-z execstack) and escape-probe-wxload (a section
+ * flagged "awx", -DPROBE_WX_SEGMENT) ask the kernel for W+X memory at
+ * execve: the sandbox must refuse to start them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +52,12 @@
 #define PROBE_X86_64 1
 #else
 #define PROBE_X86_64 0
+#endif
+
+#ifdef PROBE_WX_SEGMENT
+/* A section flagged "awx": the linker makes a PT_LOAD writable and
+ * executable, which the kernel maps so at execve. */
+__attribute__((used, section(".probe_wx,\"awx\",@progbits #"))) unsigned char probe_wx_page[64] = {1};
 #endif
 
 static const char *probe_name;
@@ -417,6 +426,24 @@ static int probe_exec_map_threaded(void)
 	return x == MAP_FAILED ? probe_blocked(errno) : probe_escaped("executable mapping with two threads");
 }
 
+/* Memory both writable and executable that we were born with (the
+ * kernel's mapping of our ELF file or our stack). */
+static int probe_wx_self(void)
+{
+	char line[512], perms[8];
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return 2;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %7s", perms) == 1 && perms[1] == 'w' && perms[2] == 'x') {
+			fclose(f);
+			return probe_escaped("writable and executable memory from execve");
+		}
+	fclose(f);
+	return probe_blocked(EPERM);
+}
+
 static int probe_setns(void)
 {
 	int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
@@ -509,6 +536,8 @@ int main(int argc, char **argv)
 		return probe_attest();
 	if (strcmp(a, "wx-mmap") == 0)
 		return probe_wx();
+	if (strcmp(a, "wx-self") == 0)
+		return probe_wx_self();
 	if (strcmp(a, "exec-map-threaded") == 0)
 		return probe_exec_map_threaded();
 #ifndef PROBE_STATIC

@@ -49,6 +49,8 @@ struct escape_case {
 	const char *text;	 /* the argument, for ARG_TEXT */
 	const char *reason;	 /* in the report after the pid; NULL: none asked for */
 	bool control_escapes;	 /* with --no-seccomp the attempt works: the probe is real */
+	const char *probe;	 /* the variable naming the probe program; NULL: SDDS_PROBE */
+	bool refused;		 /* the sandbox refuses to start it (125) in every mode */
 };
 
 /* The fields after layer_errno are left out where they are none. */
@@ -100,6 +102,10 @@ static const struct escape_case escape_cases[] = {
      * with two, the fd could change between the check and the call. */
     {"exec_map_threaded", "exec-map-threaded", ARG_NONE, "mmap", NULL, NULL,
      "executable mapping while the program has more than one thread", true},
+    /* What the kernel maps at execve, before any filter rule: refused. The
+     * control runs the same program bare and finds its W+X memory. */
+    {"wx_execstack", "wx-self", ARG_NONE, NULL, NULL, .probe = "SDDS_PROBE_EXECSTACK", .refused = true},
+    {"wx_load_segment", "wx-self", ARG_NONE, NULL, NULL, .probe = "SDDS_PROBE_WXLOAD", .refused = true},
     /* The supervisor used the connection's one Attest already. */
     {"attest_self", "attest", ARG_NONE, NULL, "EPERM"},
 };
@@ -156,7 +162,7 @@ static void escape_run(const struct sbtest_daemon *d, enum mode mode, struct sbt
 	if (mode == MODE_NO_ATTEST)
 		argv[n++] = "--no-attest";
 	argv[n++] = "--";
-	argv[n++] = getenv("SDDS_PROBE");
+	argv[n++] = getenv(the_case->probe ? the_case->probe : "SDDS_PROBE");
 	argv[n++] = (char *)the_case->attempt;
 	if (arg[0])
 		argv[n++] = arg;
@@ -198,10 +204,38 @@ static void expect_report(const struct sbtest_out *o, const char *syscall)
 	}
 }
 
+/* A program the sandbox must not start: 125 and the reason, whatever the
+ * mode; bare, the same program does have W+X memory. */
+static void test_refused(const struct sbtest_daemon *d)
+{
+	static const enum mode modes[] = {MODE_KILL, MODE_NO_SECCOMP};
+	char *bare[] = {getenv(the_case->probe), (char *)the_case->attempt, NULL};
+	struct sbtest_out o;
+	size_t i;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		escape_run(d, modes[i], &o);
+		assert_int_equal(o.status, 125);
+		assert_null(strstr(o.out, "trying "));
+		assert_non_null(strstr(o.err, "asks for writable and executable memory"));
+		sbtest_out_free(&o);
+	}
+	sbtest_run(bare, as_nobody, 30000, &o);
+	print_message("bare: status %d\nstdout: %s", o.status, o.out);
+	assert_int_equal(o.status, 1);
+	assert_non_null(strstr(o.out, "result=escaped"));
+	sbtest_out_free(&o);
+}
+
 static void test_escape(void **state)
 {
 	struct sbtest_daemon *d = *state;
 	struct sbtest_out o;
+
+	if (the_case->refused) {
+		test_refused(d);
+		return;
+	}
 
 	/* The probe reached the sandbox's end of the pipe: it ran. */
 	escape_run(d, MODE_KILL, &o);

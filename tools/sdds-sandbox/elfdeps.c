@@ -377,3 +377,51 @@ int elfdeps_collect(struct elfdeps *deps, const char *exe, const char **ret_miss
 	}
 	return 0;
 }
+
+/*
+ * -EPERM when the kernel would give the file W+X memory at execve: a
+ * PT_LOAD both writable and executable, or PT_GNU_STACK with PF_X. (A
+ * missing PT_GNU_STACK means a non-executable stack for 64-bit x86 and
+ * arm64 programs.) The PT_INTERP path goes to interp (cap bytes), "" when
+ * none.
+ */
+static int elf_wx_one(const char *path, char *interp, size_t cap)
+{
+	struct elf_file f;
+	size_t i;
+	int rc;
+
+	interp[0] = '\0';
+	rc = elf_open(path, &f);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < f.n_ph && rc == 0; i++) {
+		const ElfW(Phdr) *p = &f.ph[i];
+
+		if ((p->p_type == PT_LOAD && (p->p_flags & (PF_W | PF_X)) == (PF_W | PF_X)) ||
+		    (p->p_type == PT_GNU_STACK && (p->p_flags & PF_X)))
+			rc = -EPERM;
+		if (p->p_type == PT_INTERP) {
+			const char *s = elf_at(&f, p->p_offset, p->p_filesz);
+
+			if (s && p->p_filesz > 0 && p->p_filesz <= cap && s[p->p_filesz - 1] == '\0')
+				memcpy(interp, s, p->p_filesz);
+		}
+	}
+	elf_close(&f);
+	return rc;
+}
+
+int elfdeps_check_wx(const char *exe)
+{
+	char interp[PATH_MAX], none[1];
+	int rc;
+
+	rc = elf_wx_one(exe, interp, sizeof(interp));
+	if (rc == -ENOEXEC)
+		return 0; /* a script: the kernel maps its interpreter, not it */
+	if (rc < 0 || interp[0] == '\0')
+		return rc;
+	rc = elf_wx_one(interp, none, sizeof(none));
+	return rc == -ENOEXEC ? 0 : rc;
+}

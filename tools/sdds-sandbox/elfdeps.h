@@ -34,6 +34,15 @@ struct elfdeps {
  */
 int elfdeps_collect(struct elfdeps *deps, const char *exe, const char **ret_missing);
 
+/*
+ * W^X for what the kernel maps at execve, before any filter applies: exe
+ * and its interpreter must have no PT_LOAD both writable and executable
+ * and no executable stack (PT_GNU_STACK with PF_X). Returns 0 (also for a
+ * file that is not ELF), -EPERM when one of them asks for W+X memory, or
+ * -errno when exe cannot be read.
+ */
+int elfdeps_check_wx(const char *exe);
+
 /* Add one path (copied). Returns 0 or -ENOMEM. */
 int elfdeps_add(struct elfdeps *deps, const char *path);
 

@@ -955,6 +955,14 @@ int main(int argc, char **argv)
 	if (parse_opts(argc, argv, &o) < 0)
 		return SANDBOX_EXIT_SETUP;
 
+	rc = elfdeps_check_wx(o.exe);
+	if (rc < 0) {
+		fprintf(stderr, "sdds-sandbox: %s: %s\n", o.exe,
+			rc == -EPERM ? "asks for writable and executable memory (a writable and executable "
+				       "segment or an executable stack): refused, W^X"
+				     : strerror(-rc));
+		return SANDBOX_EXIT_SETUP;
+	}
 	if (!o.no_deps) {
 		rc = elfdeps_collect(&files, o.exe, &missing);
 		if (rc == -ENOEXEC) {
