@@ -14,6 +14,11 @@
  *    F_SEAL_GROW and F_SEAL_SEAL: neither side can change its size, so a
  *    mapping of seg_size bytes can never fault with SIGBUS, and nobody can
  *    remove the seals later.
+ *  - Where the kernel has MFD_NOEXEC_SEAL (Linux 6.3), the segment is
+ *    also born with mode 0666 and F_SEAL_EXEC: nobody can execve or
+ *    fexecve it, nor chmod it executable. This does not stop mmap with
+ *    PROT_EXEC (no kernel does that for a memfd); sdds-sandbox does, for
+ *    the programs it runs (docs/sandbox.md, "W^X").
  *  - segment_attach checks the seals before it reads the size, so the size
  *    it maps is final; then it checks every header field it will use.
  *  - A struct segment is open iff base != NULL; segment_close leaves it
@@ -35,6 +40,10 @@
 #define SEG_PAGE 4096u
 #define SEG_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 #define SEG_DEFAULT_NAME "sddsd-segment"
+
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008u
+#endif
 
 static inline bool seg_is_pow2(uint64_t v)
 {
@@ -81,7 +90,16 @@ int segment_create(const struct segment_params *params, const char *name, struct
 	arena_off = seg_align(req_off + seg_req_bytes(params->req_cap), SEG_PAGE);
 	size = seg_align(arena_off + params->arena_size, SEG_PAGE);
 
-	fd = memfd_create(name != NULL ? name : SEG_DEFAULT_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	/*
+	 * Not executable where the kernel knows the flag; older kernels (Debian
+	 * 12's 6.1) say EINVAL and get the memfd without it. Asking explicitly
+	 * also keeps working under vm.memfd_noexec=2, which on some kernels
+	 * refuses a memfd_create that names neither MFD_EXEC nor this flag.
+	 */
+	name = name != NULL ? name : SEG_DEFAULT_NAME;
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+	if (fd < 0 && errno == EINVAL)
+		fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
 	if (ftruncate(fd, (off_t)size) < 0) {

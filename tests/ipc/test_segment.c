@@ -480,6 +480,41 @@ static void test_cross_process(void **state)
 	segment_close(&d);
 }
 
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008u
+#endif
+#ifndef F_SEAL_EXEC
+#define F_SEAL_EXEC 0x0020
+#endif
+
+/* Where the kernel has MFD_NOEXEC_SEAL, the segment is not executable and
+ * cannot be made so; elsewhere the test skips. */
+static void test_noexec(void **state)
+{
+	struct segment d;
+	struct stat st;
+	int probe = memfd_create("probe", MFD_CLOEXEC | MFD_NOEXEC_SEAL);
+
+	(void)state;
+	if (probe < 0) {
+		assert_int_equal(errno, EINVAL);
+		print_message("no MFD_NOEXEC_SEAL in this kernel (Linux < 6.3)\n");
+		skip();
+	}
+	close(probe);
+	assert_int_equal(segment_create(&default_params, NULL, &d), 0);
+	assert_int_equal(fstat(d.fd, &st), 0);
+	assert_int_equal(st.st_mode & 0111, 0);
+	assert_int_equal(fcntl(d.fd, F_GET_SEALS) & F_SEAL_EXEC, F_SEAL_EXEC);
+	assert_int_equal(fchmod(d.fd, 0755), -1);
+	assert_int_equal(errno, EPERM);
+	/* The other seals and the size are as without the flag. */
+	assert_int_equal(fcntl(d.fd, F_GET_SEALS) & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+			 F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	assert_int_equal((size_t)st.st_size, d.size);
+	segment_close(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,7 +522,7 @@ int main(void)
 	    cmocka_unit_test(test_create_rejects),  cmocka_unit_test(test_attach_not_memfd),
 	    cmocka_unit_test(test_attach_unsealed), cmocka_unit_test(test_attach_no_sealing),
 	    cmocka_unit_test(test_attach_corrupt),  cmocka_unit_test(test_close_zeroed),
-	    cmocka_unit_test(test_cross_process),
+	    cmocka_unit_test(test_cross_process),   cmocka_unit_test(test_noexec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
