@@ -38,8 +38,6 @@
  * an unconditional rule would win over the checked ones.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -296,7 +294,9 @@ static long filter_fd_mount(pid_t tid, int fd)
  */
 static int filter_mount_ro(pid_t tid, long mnt_id)
 {
-	char path[64], line[4096], opts[256];
+	char path[64], opts[256];
+	char *line = NULL;
+	size_t cap = 0;
 	int ro = -1;
 	long id;
 	FILE *f;
@@ -305,11 +305,13 @@ static int filter_mount_ro(pid_t tid, long mnt_id)
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
-	while (ro < 0 && fgets(line, sizeof(line), f)) {
+	/* getline: a long mount point must not split into a second "line". */
+	while (ro < 0 && getline(&line, &cap, f) > 0) {
 		if (sscanf(line, "%ld %*d %*s %*s %*s %255s", &id, opts) != 2 || id != mnt_id)
 			continue;
 		ro = strcmp(opts, "ro") == 0 || strncmp(opts, "ro,", 3) == 0;
 	}
+	free(line);
 	fclose(f);
 	return ro;
 }
