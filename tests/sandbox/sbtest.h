@@ -56,6 +56,14 @@ void sbtest_start_in(char *const argv[], bool as_nobody, pid_t *ret_pid, int *re
 void sbtest_finish(pid_t pid, int out_fd, int err_fd, int timeout_ms, struct sbtest_out *ret);
 void sbtest_out_free(struct sbtest_out *o);
 
+/*
+ * A sandbox run as uid 65534 gets --allow-weak-limits unless a test clears
+ * this: that uid has no cgroup it may write (no delegated subtree), so
+ * sdds-sandbox would refuse to start, and the tests that run as it are
+ * about the other layers (test_cgroup tests the limits and the refusal).
+ */
+extern bool sbtest_nobody_weak_limits;
+
 /* True when an unprivileged user may create user namespaces here. */
 bool sbtest_nobody_userns(void);
 

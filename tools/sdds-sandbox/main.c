@@ -6,7 +6,9 @@
  * OVERVIEW
  * Three processes:
  *   supervisor  this process, outside. It connects to sddsd, attests the
- *               application's identity, creates the sandbox,
+ *               application's identity, creates the program's cgroup
+ *               (cgroup.c: memory.max, pids.max) and the sandbox, moves
+ *               init into that cgroup before init may go on,
  *               writes its uid/gid maps, answers seccomp notifications
  *               (reports each denied system call by name; kills the program
  *               or fails the call with EPERM), forwards SIGTERM/SIGINT/SIGHUP
@@ -70,6 +72,7 @@
 
 #include "ipc/ctl.h"
 
+#include "cgroup.h"
 #include "elfdeps.h"
 #include "filter.h"
 #include "view.h"
@@ -104,6 +107,8 @@ struct sandbox_opts {
 	bool seccomp_kill;
 	int verbose;
 	rlim_t nofile, nproc, mem, fsize;
+	rlim_t pids, data; /* data: (rlim_t)-1 until --data or the --mem default sets it */
+	bool allow_weak_limits;
 	uid_t uid;
 	gid_t gid;
 	char exe[PATH_MAX];
@@ -138,7 +143,14 @@ static void usage(FILE *f)
 		   "      --no-seccomp         no system call filter (testing the other layers)\n"
 		   "      --nofile N           RLIMIT_NOFILE (default 256)\n"
 		   "      --nproc N            RLIMIT_NPROC, threads included (default 64)\n"
-		   "      --mem BYTES          RLIMIT_DATA (default 1G; 0: unlimited)\n"
+		   "      --mem BYTES          memory limit of the program's own cgroup, shared\n"
+		   "                           memory included (memory.max; default 1G; 0: none)\n"
+		   "      --pids N             task limit of that cgroup, threads included\n"
+		   "                           (pids.max; default 128; 0: none)\n"
+		   "      --data BYTES         RLIMIT_DATA (default: as --mem; 0: unlimited)\n"
+		   "      --allow-weak-limits  run even where no cgroup can be made (warns): then\n"
+		   "                           only rlimits bound the program, and RLIMIT_DATA\n"
+		   "                           does not count shared memory\n"
 		   "      --fsize BYTES        RLIMIT_FSIZE (default 64M)\n"
 		   "      --uid N, --gid N     ids inside the sandbox (default 1000)\n"
 		   "  -v, --verbose            print how the view is built\n"
@@ -230,7 +242,10 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 		O_UID,
 		O_GID,
 		O_NO_ATTEST,
-		O_NO_RENEW
+		O_NO_RENEW,
+		O_PIDS,
+		O_DATA,
+		O_ALLOW_WEAK
 	};
 	static const struct option longs[] = {
 	    {"socket", required_argument, NULL, 's'},
@@ -245,6 +260,9 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 	    {"nofile", required_argument, NULL, O_NOFILE},
 	    {"nproc", required_argument, NULL, O_NPROC},
 	    {"mem", required_argument, NULL, O_MEM},
+	    {"pids", required_argument, NULL, O_PIDS},
+	    {"data", required_argument, NULL, O_DATA},
+	    {"allow-weak-limits", no_argument, NULL, O_ALLOW_WEAK},
 	    {"fsize", required_argument, NULL, O_FSIZE},
 	    {"uid", required_argument, NULL, O_UID},
 	    {"gid", required_argument, NULL, O_GID},
@@ -261,6 +279,8 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 	o->nofile = 256;
 	o->nproc = 64;
 	o->mem = (rlim_t)1 << 30;
+	o->pids = 128;
+	o->data = (rlim_t)-1;
 	o->fsize = 64u << 20;
 	o->uid = 1000;
 	o->gid = 1000;
@@ -314,6 +334,15 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 		case O_MEM:
 			rc = parse_size(optarg, &o->mem);
 			break;
+		case O_PIDS:
+			rc = parse_size(optarg, &o->pids);
+			break;
+		case O_DATA:
+			rc = parse_size(optarg, &o->data);
+			break;
+		case O_ALLOW_WEAK:
+			o->allow_weak_limits = true;
+			break;
 		case O_FSIZE:
 			rc = parse_size(optarg, &o->fsize);
 			break;
@@ -352,6 +381,8 @@ static int parse_opts(int argc, char **argv, struct sandbox_opts *o)
 		}
 	}
 	o->tmpfs_size = (size_t)tmpfs_size;
+	if (o->data == (rlim_t)-1)
+		o->data = o->mem;
 	if (optind >= argc) {
 		usage(stderr);
 		return -EINVAL;
@@ -624,7 +655,7 @@ static void program_main(const struct sandbox_opts *o, int ctl_fd, int renew_fd,
 	 */
 	set_limit(RLIMIT_NOFILE, o->nofile, "RLIMIT_NOFILE");
 	set_limit(RLIMIT_NPROC, o->nproc, "RLIMIT_NPROC");
-	set_limit(RLIMIT_DATA, o->mem, "RLIMIT_DATA");
+	set_limit(RLIMIT_DATA, o->data, "RLIMIT_DATA");
 	set_limit(RLIMIT_FSIZE, o->fsize, "RLIMIT_FSIZE");
 	set_limit(RLIMIT_CORE, 0, "RLIMIT_CORE");
 	execve(o->exe, o->argv, environ);
@@ -942,6 +973,76 @@ static int supervisor_run(struct supervisor *s, int pidfd, int sigfd)
 	return WEXITSTATUS(status);
 }
 
+/* ---------------- supervisor: the program's cgroup ---------------- */
+
+/* The program's cgroup (cgroup.h), removed at exit: every path out of main
+ * after the sandbox was created has reaped init first. */
+static struct cgroup sandbox_cg;
+static pid_t sandbox_cg_owner; /* the sandbox's children inherit the atexit handler */
+
+static void sandbox_cgroup_remove(void)
+{
+	if (getpid() != sandbox_cg_owner)
+		return;
+	if (sandbox_cg.kind != CGROUP_NONE && cgroup_remove(&sandbox_cg) < 0)
+		fprintf(stderr, "sdds-sandbox: could not remove the program's cgroup\n");
+}
+
+/*
+ * The cgroup that gives the limits rlimits cannot (RLIMIT_DATA does not
+ * count MAP_SHARED memory, RLIMIT_NPROC is per user, not per sandbox).
+ * Without one, only --allow-weak-limits goes on. 0 or -errno (reported).
+ */
+static int sandbox_cgroup_create(const struct sandbox_opts *o)
+{
+	char why[PATH_MAX + 256];
+	int rc;
+
+	rc = cgroup_create(o->mem, o->pids, &sandbox_cg, why, sizeof(why));
+	if (rc == 0) {
+		sandbox_cg_owner = getpid();
+		atexit(sandbox_cgroup_remove);
+		if (o->verbose)
+			fprintf(stderr, "sdds-sandbox: program cgroup %s%s%s\n", sandbox_cg.app,
+				sandbox_cg.kind == CGROUP_V1 ? " and " : "",
+				sandbox_cg.kind == CGROUP_V1 ? sandbox_cg.pids : "");
+		return 0;
+	}
+	if (!o->allow_weak_limits) {
+		fprintf(stderr,
+			"sdds-sandbox: no cgroup for the program's limits: %s\n"
+			"sdds-sandbox: without one --mem cannot bound shared memory nor --pids the tasks: "
+			"refusing to start (--allow-weak-limits runs with rlimits only)\n",
+			why);
+		return rc;
+	}
+	fprintf(stderr,
+		"sdds-sandbox: warning: no cgroup for the program's limits: %s; only rlimits bound it "
+		"(--allow-weak-limits)\n",
+		why);
+	return 0;
+}
+
+/* Say so when the cgroup's limits stopped the program. */
+static void sandbox_cgroup_report(const struct sandbox_opts *o)
+{
+	struct cgroup_events ev;
+
+	if (sandbox_cg.kind == CGROUP_NONE || cgroup_read_events(&sandbox_cg, &ev) < 0)
+		return;
+	if (ev.oom_kills > 0)
+		fprintf(stderr,
+			"sdds-sandbox: %s: killed by the OOM killer at its memory limit (--mem %llu; %s "
+			"oom_kill %llu, peak %llu bytes)\n",
+			o->argv[0], (unsigned long long)o->mem,
+			sandbox_cg.kind == CGROUP_V2 ? "memory.events" : "memory.oom_control",
+			(unsigned long long)ev.oom_kills, (unsigned long long)ev.peak);
+	if (ev.pids_denied > 0)
+		fprintf(stderr,
+			"sdds-sandbox: %s: %llu forks or threads refused at its task limit (--pids %llu)\n",
+			o->argv[0], (unsigned long long)ev.pids_denied, (unsigned long long)o->pids);
+}
+
 int main(int argc, char **argv)
 {
 	struct sandbox_opts o = {0};
@@ -953,6 +1054,8 @@ int main(int argc, char **argv)
 	pid_t pid;
 
 	if (parse_opts(argc, argv, &o) < 0)
+		return SANDBOX_EXIT_SETUP;
+	if (sandbox_cgroup_create(&o) < 0)
 		return SANDBOX_EXIT_SETUP;
 
 	rc = elfdeps_check_wx(o.exe);
@@ -1034,6 +1137,14 @@ int main(int argc, char **argv)
 	s.o = &o;
 	s.init = pid;
 	s.notify_fd = -1;
+	/* Init waits for the sync byte: nothing of the sandbox ran yet. */
+	if (sandbox_cg.kind != CGROUP_NONE && (rc = cgroup_attach(&sandbox_cg, pid)) < 0) {
+		fprintf(stderr, "sdds-sandbox: move the sandbox into %s: %s\n", sandbox_cg.app,
+			strerror(-rc));
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return SANDBOX_EXIT_SETUP;
+	}
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	rc = pidfd < 0 ? -errno : write_maps(pid, &o);
 	if (rc < 0) {
@@ -1066,5 +1177,6 @@ int main(int argc, char **argv)
 	}
 	rc = supervisor_run(&s, pidfd, sigfd);
 	seccomp_notify_free(s.req, s.resp);
+	sandbox_cgroup_report(&o);
 	return rc;
 }

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_cgroup.c - the program's own cgroup: sdds-sandbox's memory and task
+ * limits reached by cgroup-hog against a real sddsd.
+ *
+ * OVERVIEW
+ *   test_cgroup CASE
+ *   shm            3 GiB of MAP_SHARED|MAP_ANONYMOUS touched under --mem 64M
+ *                  (RLIMIT_DATA does not count it): the OOM killer of the
+ *                  program's cgroup ends it (128+SIGKILL) within the limit,
+ *                  sdds-sandbox says so with the kernel's peak, the daemon
+ *                  and this process live on and serve a second sandbox
+ *   threads, fork  a thread or fork bomb under --pids 16 (RLIMIT_NPROC
+ *                  lifted) makes fewer than 16 tasks, and it is reported
+ *   refuse         with every cgroup mount read-only (a private mount
+ *                  namespace, as ProtectControlGroups= or a container
+ *                  gives), sdds-sandbox refuses (125) before the program
+ *                  runs; --allow-weak-limits runs it with a warning
+ *   refuse_nobody  the same as uid 65534, which has no cgroup of its own to
+ *                  write here (skipped where it has one)
+ * Every case that made a cgroup checks that the program ran in the cgroup
+ * sdds-sandbox -v named, and that the cgroup is gone afterwards. Root
+ * only, but refuse_nobody; 77 where namespaces cannot be made.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sbtest.h"
+
+#define CG_MEM_MIB 64
+#define CG_TOUCH_MIB 3072
+#define CG_PIDS 16
+
+static const char *the_case;
+
+/* argv for sdds-sandbox: SANDBOX -s SOCK -v OPTS... -- HOG ARGS... */
+static void cg_argv(const struct sbtest_daemon *d, const char *const *opts, const char *const *prog,
+		    char **argv, size_t cap)
+{
+	size_t n = 0;
+
+	argv[n++] = getenv("SDDS_SANDBOX");
+	argv[n++] = "-s";
+	argv[n++] = (char *)d->sock;
+	argv[n++] = "-v";
+	/* A sanitizer runtime's shadow reservation needs RLIMIT_DATA lifted;
+	 * --mem (the cgroup) stays what the case says. */
+	if (sbtest_sanitized())
+		argv[n++] = "--data", argv[n++] = "0";
+	while (*opts && n < cap - 4)
+		argv[n++] = (char *)*opts++;
+	argv[n++] = "--";
+	argv[n++] = getenv("SDDS_CGROUP_HOG");
+	while (*prog && n < cap - 1)
+		argv[n++] = (char *)*prog++;
+	argv[n] = NULL;
+}
+
+/*
+ * The cgroup directories sdds-sandbox -v named ("program cgroup A[ and B]"),
+ * checked against the program's own /proc/self/cgroup line.
+ */
+static void cg_paths(const struct sbtest_out *o, char *a, char *b, size_t cap)
+{
+	const char *p = strstr(o->err, "program cgroup "), *q, *line;
+	char mine[4096];
+	size_t n;
+
+	if (!p)
+		fail_msg("sdds-sandbox named no cgroup:\n%s", o->err);
+	p += strlen("program cgroup ");
+	n = strcspn(p, " \n");
+	assert_true(n < cap);
+	memcpy(a, p, n);
+	a[n] = '\0';
+	b[0] = '\0';
+	q = p + n;
+	if (strncmp(q, " and ", 5) == 0) {
+		q += 5;
+		n = strcspn(q, "\n");
+		assert_true(n < cap);
+		memcpy(b, q, n);
+		b[n] = '\0';
+	}
+	/* "cgroup 4:memory:/PATH" or "cgroup 0::/PATH": A ends with PATH. */
+	line = strstr(o->out, "cgroup ");
+	if (!line)
+		fail_msg("the program printed no cgroup:\n%s", o->out);
+	line = strchr(strchr(line, ':') + 1, ':') + 1;
+	n = strcspn(line, "\n");
+	snprintf(mine, sizeof(mine), "%.*s", (int)n, line);
+	if (strlen(a) < strlen(mine) || strcmp(a + strlen(a) - strlen(mine), mine) != 0)
+		fail_msg("the program ran in %s, not in %s", mine, a);
+}
+
+static void cg_assert_gone(const char *dir)
+{
+	struct stat st;
+
+	if (dir[0] && stat(dir, &st) == 0)
+		fail_msg("cgroup %s is still there", dir);
+}
+
+static long last_number(const char *text, const char *key)
+{
+	const char *p = text, *q;
+	long v = -1;
+
+	while ((q = strstr(p, key))) {
+		v = strtol(q + strlen(key), NULL, 10);
+		p = q + 1;
+	}
+	return v;
+}
+
+static void test_shm(struct sbtest_daemon *d)
+{
+	char mem[16], touch[16], a[4096], b[4096];
+	const char *opts[] = {"--mem", mem, NULL}, *prog[] = {"shm", touch, NULL},
+		   *small[] = {"shm", "16", NULL};
+	char *argv[32];
+	struct sbtest_out o;
+	long touched, peak;
+	int st;
+
+	snprintf(mem, sizeof(mem), "%dM", CG_MEM_MIB);
+	snprintf(touch, sizeof(touch), "%d", CG_TOUCH_MIB);
+	cg_argv(d, opts, prog, argv, 32);
+	sbtest_run(argv, false, 60000, &o);
+	touched = last_number(o.out, "touched ");
+	print_message("status %d, touched %ld MiB of %d; %s", o.status, touched, CG_TOUCH_MIB, o.err);
+	assert_null(strstr(o.out, "done"));
+	assert_int_equal(o.status, 128 + SIGKILL);
+	assert_true(touched <= CG_MEM_MIB);
+	cg_paths(&o, a, b, sizeof(a));
+	assert_non_null(strstr(o.err, "killed by the OOM killer at its memory limit"));
+	peak = last_number(o.err, "peak ");
+	/* 0: the kernel keeps no peak (v2 before 5.19). */
+	assert_true(peak >= 0 && peak <= (long)CG_MEM_MIB << 20);
+	cg_assert_gone(a);
+	cg_assert_gone(b);
+	sbtest_out_free(&o);
+
+	/* The host is unaffected: the daemon lives and serves the next one. */
+	assert_int_equal(waitpid(d->pid, &st, WNOHANG), 0);
+	assert_int_equal(kill(d->pid, 0), 0);
+	cg_argv(d, opts, small, argv, 32);
+	sbtest_run(argv, false, 60000, &o);
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "done"));
+	assert_null(strstr(o.err, "OOM"));
+	sbtest_out_free(&o);
+}
+
+static void test_bomb(struct sbtest_daemon *d, bool fork_mode)
+{
+	char pids[16], a[4096], b[4096], want[64];
+	const char *opts_t[] = {"--nproc", "0", "--pids", pids, NULL};
+	const char *opts_f[] = {"--no-seccomp", "--nproc", "0", "--pids", pids, NULL};
+	const char *prog[] = {fork_mode ? "fork" : "threads", "1000", NULL};
+	char *argv[32];
+	struct sbtest_out o;
+	long made;
+
+	snprintf(pids, sizeof(pids), "%d", CG_PIDS);
+	cg_argv(d, fork_mode ? opts_f : opts_t, prog, argv, 32);
+	sbtest_run(argv, false, 60000, &o);
+	print_message("status %d, %s%s", o.status, o.out, o.err);
+	assert_int_equal(o.status, 0);
+	made = last_number(o.out, "made ");
+	/* Init and the program's first thread count too. */
+	assert_true(made > 0 && made <= CG_PIDS - 2);
+	cg_paths(&o, a, b, sizeof(a));
+	snprintf(want, sizeof(want), "refused at its task limit (--pids %d)", CG_PIDS);
+	assert_non_null(strstr(o.err, want));
+	cg_assert_gone(a);
+	cg_assert_gone(b);
+	sbtest_out_free(&o);
+}
+
+/* Every cgroup mount read-only, in a mount namespace of the command's own. */
+static const char cg_ro_script[] =
+    "while read -r src dir type rest; do case $type in cgroup|cgroup2) "
+    "mount -o remount,bind,ro \"$dir\" || exit 99;; esac; done </proc/self/mounts; exec \"$0\" \"$@\"";
+
+static void test_refuse(struct sbtest_daemon *d, bool nobody)
+{
+	const char *none[] = {NULL}, *weak[] = {"--allow-weak-limits", NULL}, *prog[] = {"shm", "1", NULL};
+	char *argv[32], *wrapped[40];
+	struct sbtest_out o;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		char **run = argv;
+
+		cg_argv(d, pass ? weak : none, prog, argv, 32);
+		if (!nobody) {
+			size_t i, n = 0;
+
+			wrapped[n++] = "unshare";
+			wrapped[n++] = "-m";
+			wrapped[n++] = "sh";
+			wrapped[n++] = "-c";
+			wrapped[n++] = (char *)cg_ro_script;
+			for (i = 0; argv[i]; i++)
+				wrapped[n++] = argv[i];
+			wrapped[n] = NULL;
+			run = wrapped;
+		}
+		sbtest_run(run, nobody, 60000, &o);
+		print_message("pass %d: status %d\n%s%s", pass, o.status, o.out, o.err);
+		if (nobody && pass == 0 && o.status == 0 && strstr(o.err, "program cgroup ")) {
+			sbtest_out_free(&o);
+			skip(); /* uid 65534 has a cgroup it may write here */
+		}
+		if (pass == 0) {
+			assert_int_equal(o.status, 125);
+			assert_non_null(strstr(o.err, "no cgroup for the program's limits"));
+			assert_non_null(strstr(o.err, "refusing to start"));
+			/* It never ran. */
+			assert_null(strstr(o.out, "cgroup "));
+		} else {
+			assert_int_equal(o.status, 0);
+			assert_non_null(strstr(o.err, "warning: no cgroup for the program's limits"));
+			assert_non_null(strstr(o.out, "done"));
+		}
+		sbtest_out_free(&o);
+	}
+}
+
+static void test_cgroup(void **state)
+{
+	struct sbtest_daemon *d = *state;
+
+	if (strcmp(the_case, "shm") == 0)
+		test_shm(d);
+	else if (strcmp(the_case, "threads") == 0)
+		test_bomb(d, false);
+	else if (strcmp(the_case, "fork") == 0)
+		test_bomb(d, true);
+	else if (strcmp(the_case, "refuse") == 0)
+		test_refuse(d, false);
+	else
+		test_refuse(d, true);
+}
+
+static int setup(void **state)
+{
+	static struct sbtest_daemon d;
+
+	sbtest_daemon_start(&d);
+	*state = &d;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	sbtest_daemon_stop(*state);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_cgroup, setup, teardown),
+	};
+	const char *cases[] = {"shm", "threads", "fork", "refuse", "refuse_nobody"};
+	size_t i;
+	int rc;
+
+	for (i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (strcmp(argv[1], cases[i]) == 0)
+			the_case = cases[i];
+	if (!the_case) {
+		fprintf(stderr, "usage: test_cgroup shm|threads|fork|refuse|refuse_nobody\n");
+		return 2;
+	}
+	rc = sbtest_need_tools();
+	if (rc)
+		return rc;
+	/* What sbtest does for a sandbox it starts itself (sbtest.h), for the
+	 * ones started through unshare(1) too: LeakSanitizer's ptrace is denied. */
+	if (sbtest_sanitized()) {
+		const char *old = getenv("ASAN_OPTIONS");
+		char opts[512];
+
+		snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", old ? old : "", old ? ":" : "");
+		setenv("ASAN_OPTIONS", opts, 1);
+	}
+	if (!getenv("SDDS_CGROUP_HOG") || access(getenv("SDDS_CGROUP_HOG"), X_OK) != 0) {
+		fprintf(stderr, "skip: $SDDS_CGROUP_HOG missing\n");
+		return 77;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "skip: not root\n");
+		return 77;
+	}
+	if (strcmp(the_case, "refuse_nobody") == 0) {
+		if (!sbtest_nobody_userns()) {
+			fprintf(stderr, "skip: no unprivileged user namespaces here\n");
+			return 77;
+		}
+		sbtest_nobody_weak_limits = false;
+	}
+	return cmocka_run_group_tests_name(the_case, tests, NULL, NULL);
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cgroup.h - the application's own cgroup: the memory and task limits that
+ * rlimits cannot give (RLIMIT_DATA does not count MAP_SHARED memory, so
+ * only a memory cgroup bounds what the application can make the host
+ * hold).
+ *
+ * OVERVIEW
+ * cgroup_create runs in the supervisor before the sandbox exists;
+ * cgroup_attach moves init into the new cgroup while init still waits for
+ * its uid/gid maps, so init, the program and every thread it makes are
+ * charged there before the program's first instruction; cgroup_remove runs
+ * after init was reaped, which in a PID namespace means every process of
+ * the sandbox is gone.
+ *
+ * Two layouts:
+ *   v2  (unified hierarchy with the memory and pids controllers): the
+ *       supervisor's own cgroup BASE must be one it may write and that
+ *       holds no other process (a unit with Delegate=yes, a delegated
+ *       scope, or the root cgroup). v2 allows processes only in leaves
+ *       once a cgroup enables controllers for its children, so the
+ *       supervisor first moves itself into BASE/supervisor, then enables
+ *       memory and pids in BASE/cgroup.subtree_control and creates
+ *       BASE/app with memory.max, memory.swap.max=0, memory.oom.group=1 and
+ *       pids.max. cgroup_remove undoes all of it: BASE is left as found.
+ *   v1  (the memory and pids controllers on legacy hierarchies, as on a
+ *       "hybrid" host): no such rule there, so a child sdds-sandbox.PID of
+ *       the supervisor's cgroup in each of the two hierarchies, with
+ *       memory.limit_in_bytes (and memory.memsw.limit_in_bytes, equal, so
+ *       no swap past the limit, where swap is accounted) and pids.max.
+ * v2 is used when the supervisor's unified cgroup offers both controllers,
+ * else v1 when both legacy hierarchies are mounted.
+ *
+ * The functions never print: a failure of cgroup_create fills a reason for
+ * a person (the caller decides whether it is fatal).
+ */
+#ifndef SDDS_SANDBOX_CGROUP_H
+#define SDDS_SANDBOX_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum cgroup_kind { CGROUP_NONE, CGROUP_V2, CGROUP_V1 };
+
+struct cgroup {
+	enum cgroup_kind kind;
+	char app[PATH_MAX];  /* v2: BASE/app; v1: the memory cgroup */
+	char pids[PATH_MAX]; /* v1: the pids cgroup; v2: unused */
+	char base[PATH_MAX]; /* v2: BASE, restored by cgroup_remove */
+	bool moved_self;     /* v2: the supervisor moved into BASE/supervisor */
+	char enabled[32];    /* v2: the controllers we enabled in BASE, e.g. "memory pids" */
+};
+
+struct cgroup_events {
+	uint64_t oom_kills;   /* tasks the OOM killer killed at the limit */
+	uint64_t pids_denied; /* forks and clones refused at pids.max */
+	uint64_t peak;	      /* the most memory charged, bytes; 0 unknown */
+};
+
+/*
+ * Create the application's cgroup with memory limit mem_max (bytes, 0: no
+ * limit) and task limit pids_max (0: no limit). Returns 0 and fills *ret,
+ * or -errno and writes a reason (one line, no newline) into why.
+ */
+int cgroup_create(uint64_t mem_max, uint64_t pids_max, struct cgroup *ret, char *why, size_t why_cap);
+
+/* Move process pid (all its threads) into the cgroup. 0 or -errno. */
+int cgroup_attach(const struct cgroup *cg, pid_t pid);
+
+/* The cgroup's counters; 0 or -errno. Valid until cgroup_remove. */
+int cgroup_read_events(const struct cgroup *cg, struct cgroup_events *ret);
+
+/*
+ * Remove the cgroup (its processes must be gone; a dying one is waited for
+ * up to a second) and, for v2, restore BASE. 0 or the first -errno.
+ */
+int cgroup_remove(struct cgroup *cg);
+
+#endif /* SDDS_SANDBOX_CGROUP_H */
