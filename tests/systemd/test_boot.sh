@@ -168,7 +168,35 @@ if [ -x /usr/local/bin/temperature_pub ]; then
 	printf 'allow temp write *:*\n' >/etc/sdds/policy.conf
 	systemctl reload sddsd.service
 	echo 'SDDS_APP_EXEC=/usr/local/bin/temperature_pub -n 400 -i 25' >/etc/sdds/apps/temp.conf
+	check "sdds-app@temp: MemoryMax=1152M, TasksMax=160, Delegate=yes" sh -c '[ "$(systemctl show -p MemoryMax --value sdds-app@temp)" = 1207959552 ] && [ "$(systemctl show -p TasksMax --value sdds-app@temp)" = 160 ] && [ "$(systemctl show -p Delegate --value sdds-app@temp)" = yes ]'
+	# The application's own cgroup, where the container has one to give:
+	# the memory limit file of the cgroup of the sandboxed program says 1G.
+	app_cgroup_limit() {
+		p=$(pgrep -x temperature_pub | head -n 1); [ -n "$p" ] || return 1
+		v2=$(sed -n 's/^0:://p' /proc/$p/cgroup)
+		v1=$(sed -n 's/^[0-9]*:memory://p' /proc/$p/cgroup)
+		if [ -f "/sys/fs/cgroup$v2/memory.max" ]; then
+			case $v2 in */sdds-app@temp.service/app) cat "/sys/fs/cgroup$v2/memory.max";; esac
+		elif [ -n "$v1" ]; then
+			case $v1 in */sdds-sandbox.*) cat "/sys/fs/cgroup/memory$v1/memory.limit_in_bytes";; esac
+		fi
+	}
+	app_cgroup_1g() { [ "$(app_cgroup_limit)" = 1073741824 ]; }
 	systemctl start sdds-app@temp.service
+	waitfor 10 sh -c 'pgrep -x temperature_pub || journalctl -b -u sdds-app@temp --no-pager | grep -q "refusing to start"'
+	if journalctl -b -u sdds-app@temp --no-pager | grep -q "no cgroup for the program's limits"; then
+		# A container whose cgroup hierarchies are read-only (nspawn on
+		# a host with the v1 memory controller): the sandbox must refuse,
+		# and runs only when the configuration accepts rlimits alone.
+		check "sdds-app@temp: no writable cgroup: refused, the unit fails" sh -c '! pgrep -x temperature_pub && [ "$(systemctl show -p ExecMainStatus --value sdds-app@temp)" = 125 ]'
+		systemctl stop sdds-app@temp.service
+		systemctl reset-failed sdds-app@temp.service
+		echo 'SDDS_SANDBOX_ARGS=--allow-weak-limits' >>/etc/sdds/apps/temp.conf
+		systemctl start sdds-app@temp.service
+		check "sdds-app@temp: --allow-weak-limits in SDDS_SANDBOX_ARGS: runs, with a warning" waitfor 10 sh -c 'journalctl -b -u sdds-app@temp --no-pager | grep -q "warning: no cgroup for the program.s limits"'
+	else
+		check "sdds-app@temp: the application in its own cgroup, memory limit 1G" waitfor 10 app_cgroup_1g
+	fi
 	check "sdds-app@temp: the sandboxed publisher runs" waitfor 10 sh -c 'sddsctl --json clients | /usr/local/lib/sddsd-e2e/jsonl | grep -q "\"writers\": 1, .*\"identity\": \"temp\""'
 	check "sdds-app@temp: attested identity, samples written" waitfor 10 sh -c 'sddsctl --json clients | /usr/local/lib/sddsd-e2e/jsonl | grep "\"identity\": \"temp\"" | grep -qv "\"written\": 0,"'
 	systemctl stop sdds-app@temp.service
