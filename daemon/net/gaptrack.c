@@ -110,6 +110,21 @@ int gaptrack_skip(struct gaptrack *g, uint32_t *ret_slot)
 	return 1;
 }
 
+int64_t gaptrack_jump(struct gaptrack *g, uint32_t seq)
+{
+	uint32_t off;
+
+	if (g->top != 0)
+		return -EBUSY;
+	seq &= g->mask;
+	off = (seq - g->expect) & g->mask;
+	g->expect = seq;
+	g->head = 0;
+	g->passed += off;
+	memset(g->tries, 0, sizeof(g->tries));
+	return off;
+}
+
 uint32_t gaptrack_n_missing(const struct gaptrack *g)
 {
 	uint32_t k = 0;

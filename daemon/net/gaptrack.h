@@ -69,6 +69,14 @@ bool gaptrack_pop(struct gaptrack *g, uint32_t *ret_slot);
  */
 int gaptrack_skip(struct gaptrack *g, uint32_t *ret_slot);
 
+/*
+ * Move expect to seq at once when nothing is held (top == 0): the numbers
+ * in between are given up together instead of one gaptrack_skip each (a
+ * 32-bit number 2^31 - 1 ahead would take 2^31 skips). Returns how many
+ * numbers were passed; -EBUSY when something is held (skip those first).
+ */
+int64_t gaptrack_jump(struct gaptrack *g, uint32_t seq);
+
 /* Missing numbers below the highest held one. */
 uint32_t gaptrack_n_missing(const struct gaptrack *g);
 

@@ -222,6 +222,7 @@ static const char *const netif_drop_names[NETIF_DROP_MAX_] = {
     [NETIF_DROP_OWN] = "own_address",
     [NETIF_DROP_DOMAIN] = "domain_mismatch",
     [NETIF_DROP_BAD_SAMPLE] = "bad_sample",
+    [NETIF_DROP_SEQ_SIZE] = "seq_size",
     [NETIF_DROP_SECURE] = "secure_unsupported",
     [NETIF_DROP_RX_ERROR] = "rx_error",
 };
@@ -945,8 +946,18 @@ static void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr
 	/* The retry clock starts with the first gap; later gaps do not push the older ones' retries back. */
 	if (r->g.top == 0)
 		r->nacked_ns = now;
-	while ((rc = gaptrack_offer(&r->g, sq->value, &slot)) == -ENOBUFS)
-		netif_nrx_skip(n, r); /* too far ahead: the oldest gaps are given up */
+	/*
+	 * Too far ahead: the oldest gaps are given up and what is held goes
+	 * out, at most cap skips; with nothing held the stream jumps to the
+	 * number at once, so no number from the wire costs more than cap steps.
+	 */
+	while ((rc = gaptrack_offer(&r->g, sq->value, &slot)) == -ENOBUFS) {
+		if (r->g.top == 0 && gaptrack_jump(&r->g, sq->value) >= 0) {
+			n->c.seq_resync++;
+			continue;
+		}
+		netif_nrx_skip(n, r);
+	}
 	if (rc == -EEXIST) {
 		n->c.seq_dropped++;
 		return;
@@ -1180,6 +1191,11 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		return 0;
 	}
 	if (ev->has_seqnr && t->nack) {
+		/* Both sides are configured alike (§11.1): another number size is no stream of ours. */
+		if (ev->seqnr.bits != t->cfg.seq_bits) {
+			n->c.drops[NETIF_DROP_SEQ_SIZE]++;
+			return 0;
+		}
 		rx->samples++;
 		if (rx->p != NULL)
 			rx->p->topics_in |= (uint16_t)(1u << ev->topic);

@@ -65,6 +65,7 @@ enum netif_drop {
 	NETIF_DROP_BAD_SAMPLE,	   /* sample does not fit its layout */
 	NETIF_DROP_SECURE,	   /* SECURE submessage: no security here */
 	NETIF_DROP_RX_ERROR,	   /* the backend failed to receive */
+	NETIF_DROP_SEQ_SIZE,	   /* NACK topic sample with a SEQNR of another size than configured */
 	NETIF_DROP_MAX_,
 };
 

@@ -134,6 +134,30 @@ static void test_skip_gives_up(void **state)
 	assert_int_equal(offer(&s, 104), -EEXIST);
 }
 
+/* A jump moves expect at once when nothing is held, and is refused while something is. */
+static void test_jump(void **state)
+{
+	struct stream s;
+	uint32_t slot;
+	uint64_t passed;
+
+	(void)state;
+	setup(&s, 32, 256);
+	assert_int_equal(offer(&s, 0), 0);
+	assert_int_equal(offer(&s, 2), 0); /* 1 missing, 2 held */
+	assert_int_equal(gaptrack_jump(&s.g, 0x7fffffffu), -EBUSY);
+	assert_int_equal(gaptrack_skip(&s.g, &slot), 0); /* 1 given up */
+	assert_true(gaptrack_pop(&s.g, &slot));		 /* 2 */
+	passed = s.g.passed;
+	assert_int_equal(gaptrack_jump(&s.g, 0x7fffffffu), 0x7fffffffu - 3);
+	assert_true(s.g.passed == passed + 0x7fffffffu - 3);
+	assert_int_equal(offer(&s, 0x7fffffffu), 0);
+	assert_int_equal(s.n_out, 2);
+	assert_int_equal(s.out[1], 0x7fffffff);
+	/* Behind the jump: old numbers are duplicates now. */
+	assert_int_equal(offer(&s, 5), -EEXIST);
+}
+
 static void test_start_rule(void **state)
 {
 	struct stream s;
@@ -228,6 +252,7 @@ int main(void)
 	    cmocka_unit_test(test_in_order_and_duplicates),
 	    cmocka_unit_test(test_reorder_and_nack_list),
 	    cmocka_unit_test(test_skip_gives_up),
+	    cmocka_unit_test(test_jump),
 	    cmocka_unit_test(test_start_rule),
 	    cmocka_unit_test(test_wrap_4),
 	    cmocka_unit_test(test_wrap_8),

@@ -52,10 +52,16 @@ static const char node_xml[] = "<project name=\"sub\" endian=\"little\" os=\"lin
 			       "  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"basic\" "
 			       "kind=\"reliable\" confirmationtype=\"nack\" max_blocking_time=\"3000\"/>\n"
 			       "</topic>\n"
+			       "<topic name=\"qhuge\" domain=\"1\" id=\"D\">\n"
+			       "  <attribute name=\"number\" type=\"DDS_short\"/>\n"
+			       "  <config type=\"qos_reliability\" reliabilitySeqnrSize=\"huge\" "
+			       "kind=\"reliable\" confirmationtype=\"nack\" max_blocking_time=\"3000\"/>\n"
+			       "</topic>\n"
 			       "</domain>\n"
 			       "<role topic=\"qback\" type=\"subscriber\"/>\n"
 			       "<role topic=\"qbe\" type=\"subscriber\"/>\n"
 			       "<role topic=\"qnack\" type=\"subscriber\"/>\n"
+			       "<role topic=\"qhuge\" type=\"subscriber\"/>\n"
 			       "</project>\n";
 
 struct fx {
@@ -63,10 +69,10 @@ struct fx {
 	struct broker *b;
 	struct netif *n;
 	struct nodecfg *nc;
-	struct broker_topic *t[3];
-	void *rmem[3];
-	struct rring_cons cons[3];
-	struct broker_reader *r[3];
+	struct broker_topic *t[4];
+	void *rmem[4];
+	struct rring_cons cons[4];
+	struct broker_reader *r[4];
 };
 
 static void fx_open(struct fx *f)
@@ -94,7 +100,7 @@ static void fx_open(struct fx *f)
 	rc = netif_new(&f->loop, f->b, &o, NULL, &f->n, why, sizeof(why));
 	if (rc < 0)
 		fail_msg("netif_new: %s", why);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		struct broker_topic_desc d = f->nc->topics[i].desc;
 		size_t bytes = rring_size(64, 2);
 		struct rring_prod prod;
@@ -111,7 +117,7 @@ static void fx_open(struct fx *f)
 
 static void fx_close(struct fx *f)
 {
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		broker_reader_free(f->r[i]);
 		free(f->rmem[i]);
 		broker_topic_put(f->t[i]);
@@ -482,6 +488,75 @@ static void nack_sample(uint8_t seq, int16_t v)
 	fake_inject(PUB_IP, 57338, false, b, sizeof(b));
 }
 
+/* A sample of topic id topic_hdr >> 4 numbered with SEQNR_HUGE (AF + BE32). */
+static void huge_sample(uint8_t topic_hdr, uint32_t seq, int16_t v)
+{
+	uint8_t b[] = {0x01,
+		       0x04,
+		       0x10,
+		       topic_hdr,
+		       0xaf,
+		       (uint8_t)(seq >> 24),
+		       (uint8_t)(seq >> 16),
+		       (uint8_t)(seq >> 8),
+		       (uint8_t)seq,
+		       0x22,
+		       (uint8_t)((uint16_t)v >> 8),
+		       (uint8_t)v};
+
+	fake_inject(PUB_IP, 57338, false, b, sizeof(b));
+}
+
+/*
+ * A 32-bit number 2^31 - 1 ahead of the stream's: the stream jumps there
+ * at once (one resync) instead of giving up 2^31 numbers one by one, which
+ * held the loop for about a minute per datagram (issue 9's audit, F1).
+ */
+static void test_nack_far_jump(void **state)
+{
+	int16_t v[8];
+	struct fx f;
+
+	(void)state;
+	fx_open(&f);
+	huge_sample(0xd1, 0, 10);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 3, v, 8), 1);
+	huge_sample(0xd1, 0x7fffffffu, 11);
+	huge_sample(0xd1, 0x80000000u, 12);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 3, v, 8), 2);
+	assert_int_equal(v[0], 11);
+	assert_int_equal(v[1], 12);
+	assert_int_equal(netif_counters(f.n)->seq_resync, 1);
+	assert_true(netif_counters(f.n)->gaps_given_up <= 256);
+	fx_close(&f);
+}
+
+/* A NACK topic configured with 4-bit numbers drops a sample numbered with 32 bits (§11.1). */
+static void test_nack_seq_size_dropped(void **state)
+{
+	int16_t v[8];
+	struct fx f;
+
+	(void)state;
+	fx_open(&f);
+	huge_sample(0xc1, 0, 20);
+	huge_sample(0xc1, 0x7fffffffu, 21);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 2, v, 8), 0);
+	assert_int_equal(netif_counters(f.n)->drops[NETIF_DROP_SEQ_SIZE], 2);
+	nack_sample(0, 22);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 2, v, 8), 1);
+	assert_int_equal(v[0], 22);
+	fx_close(&f);
+}
+
 /*
  * A gap on a 4-bit number that had a gap 16 samples before is a new gap:
  * it gets its own NACK rounds and its own give-up time, not the old one's
@@ -598,10 +673,16 @@ static void test_nack_starved_timer(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ack_as_captured),	cmocka_unit_test(test_wrap_best_effort),
-	    cmocka_unit_test(test_big_seqnr),		cmocka_unit_test(test_publisher_window),
-	    cmocka_unit_test(test_receiver_gap),	cmocka_unit_test(test_nack_real_publisher),
-	    cmocka_unit_test(test_nack_gap_after_wrap), cmocka_unit_test(test_nack_starved_timer),
+	    cmocka_unit_test(test_ack_as_captured),
+	    cmocka_unit_test(test_wrap_best_effort),
+	    cmocka_unit_test(test_big_seqnr),
+	    cmocka_unit_test(test_publisher_window),
+	    cmocka_unit_test(test_receiver_gap),
+	    cmocka_unit_test(test_nack_real_publisher),
+	    cmocka_unit_test(test_nack_gap_after_wrap),
+	    cmocka_unit_test(test_nack_far_jump),
+	    cmocka_unit_test(test_nack_seq_size_dropped),
+	    cmocka_unit_test(test_nack_starved_timer),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
