@@ -1445,7 +1445,7 @@ static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct
 	struct broker_qos wq = {.reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 0};
 	struct broker_qos rq = {.reliability = BROKER_BEST_EFFORT, .history_depth = n->opt.reader_depth};
 	struct rring_prod prod;
-	uint32_t size = cfg->desc.sample_size, slot_size;
+	uint32_t size = cfg->desc.sample_size, slot_size, overhead;
 	size_t bytes;
 	int rc;
 
@@ -1475,11 +1475,20 @@ static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct
 	}
 	t->layout.fields = t->fields;
 	t->layout.n_fields = cfg->desc.n_fields;
-	/* Header, DOMAIN, TOPIC, DATA header: the frame's smallest overhead. */
-	if (size + 5 >= n->opt.max_frame) {
+	/*
+	 * Header, DOMAIN, TOPIC, DATA header: the frame's smallest overhead,
+	 * and a reliable topic's SEQNR (s3, or 8F/9F/AF and 1/2/4 bytes).
+	 */
+	overhead = 5;
+	if (cfg->nack)
+		overhead += cfg->seq_bits == 4 ? 1 : cfg->seq_bits == 8 ? 2 : cfg->seq_bits == 16 ? 3 : 5;
+	else if (cfg->reliable)
+		overhead += 1;
+	if (size + overhead >= n->opt.max_frame) {
 		snprintf(why, why_len,
-			 "%s: topic '%s': a %u-byte sample does not fit in a frame below max_frame %u",
-			 cfg->loc, cfg->desc.name, size, n->opt.max_frame);
+			 "%s: topic '%s': a %u-byte sample and its %u bytes of framing do not fit in a frame "
+			 "below max_frame %u",
+			 cfg->loc, cfg->desc.name, size, overhead, n->opt.max_frame);
 		return -EMSGSIZE;
 	}
 	rc = broker_topic_get(n->broker, &cfg->desc, &t->bt);

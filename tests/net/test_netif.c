@@ -542,18 +542,65 @@ static void test_topic_too_big_for_frame(void **state)
 	free(nc);
 }
 
+/*
+ * A reliable topic's SEQNR counts in its framing: a 4-byte sample with
+ * 32-bit NACK numbers needs 2 + 1 + 1 + 5 + 1 + 4 = 14 bytes, so it is
+ * refused below max_frame 14 (it fitted the old check of 5 bytes of
+ * framing, then could never be sent: issue 9's audit, F5).
+ */
+static void test_seqnr_counts_in_frame(void **state)
+{
+	static const char xml[] =
+	    "<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" "
+	    "iface=\"fk0\">\n"
+	    "<topic name=\"huge\" domain=\"1\" id=\"A\"><attribute name=\"v\" type=\"DDS_unsigned_long\"/>"
+	    "<config type=\"qos_reliability\" reliabilitySeqnrSize=\"huge\" kind=\"reliable\" "
+	    "confirmationtype=\"nack\" max_blocking_time=\"100\"/></topic>\n"
+	    "<role topic=\"huge\" type=\"publisher\"/>\n"
+	    "<subscription topic=\"huge\"><subscriber ip=\"fe80::2\"/></subscription>\n"
+	    "</project>\n";
+	struct nodecfg_error err;
+	struct netif_options o;
+	struct nodecfg *nc;
+	struct broker *b;
+	struct netif *n = NULL;
+	uv_loop_t loop;
+	char why[512];
+
+	(void)state;
+	fake_reset();
+	assert_int_equal(uv_loop_init(&loop), 0);
+	assert_int_equal(broker_new(NULL, &b), 0);
+	if (nodecfg_load_memory(xml, sizeof(xml) - 1, "huge.xml", &nc, &err) < 0)
+		fail_msg("%s", err.msg);
+	netif_options_init(&o);
+	o.backend = &fake_backend_ops;
+	o.node = nc;
+	o.links[0] = "fk0";
+	o.n_links = 1;
+	o.max_frame = 14;
+	assert_int_equal(netif_new(&loop, b, &o, NULL, &n, why, sizeof(why)), -EMSGSIZE);
+	assert_non_null(strstr(why, "10 bytes of framing"));
+	o.max_frame = 15;
+	if (netif_new(&loop, b, &o, NULL, &n, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	netif_close(n);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	netif_free(n);
+	assert_int_equal(fake_open_count(), 0);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	broker_free(b);
+	free(nc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nodecfg_table),
-	    cmocka_unit_test(test_local_to_net_recipe),
-	    cmocka_unit_test(test_local_to_net_batching),
-	    cmocka_unit_test(test_local_to_net_one_per_frame),
-	    cmocka_unit_test(test_net_to_local_no_echo),
-	    cmocka_unit_test(test_garbage_counted),
-	    cmocka_unit_test(test_swapped_peer),
-	    cmocka_unit_test(test_backlog_order),
-	    cmocka_unit_test(test_topic_too_big_for_frame),
+	    cmocka_unit_test(test_nodecfg_table),	  cmocka_unit_test(test_local_to_net_recipe),
+	    cmocka_unit_test(test_local_to_net_batching), cmocka_unit_test(test_local_to_net_one_per_frame),
+	    cmocka_unit_test(test_seqnr_counts_in_frame), cmocka_unit_test(test_net_to_local_no_echo),
+	    cmocka_unit_test(test_garbage_counted),	  cmocka_unit_test(test_swapped_peer),
+	    cmocka_unit_test(test_backlog_order),	  cmocka_unit_test(test_topic_too_big_for_frame),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
