@@ -17,7 +17,12 @@
  *   (peer_pack): a real node's receiver runs its callback once per frame
  *   and takes one sample (snps-wire.md §15.17), so a second would be lost.
  * - No allocation after netif_new: frame slots, receive buffers, rings,
- *   the backlog and the peer table are sized there.
+ *   the backlog and the peer table are sized there (netif_reset, a test
+ *   entry point, makes the discovery state and the topics' readers again).
+ * - netif_reset puts back every member of struct netif and struct
+ *   netif_topic that changes after netif_new: a new member that does must
+ *   be handled there too (the fuzz_netif reset check compares a reset
+ *   layer with a fresh one).
  * - Discovery (discovery.h): a topic's destinations are its static
  *   subscribers followed by the learnt ones, rebuilt from the node config
  *   and the discovery table whenever that table changes or a peer is
@@ -1439,13 +1444,30 @@ static void netif_topic_fini(struct netif_topic *t)
 	t->ring_mem = NULL;
 }
 
+/* The topic's local -> network reader on its ring t->ring_mem, formatted empty. */
+static int netif_topic_reader_new(struct netif *n, struct netif_topic *t)
+{
+	struct broker_qos rq = {.reliability = BROKER_BEST_EFFORT, .history_depth = n->opt.reader_depth};
+	uint32_t slot_size = rring_slot_size(t->cfg.desc.sample_size);
+	struct rring_prod prod;
+	int rc;
+
+	memset(t->ring_mem, 0, rring_size(n->opt.reader_depth, t->cfg.desc.sample_size));
+	rring_format(t->ring_mem, n->opt.reader_depth, slot_size);
+	rc = rring_prod_init(&prod, t->ring_mem, n->opt.reader_depth, slot_size);
+	if (rc == 0)
+		rc = rring_cons_init(&t->cons, t->ring_mem, n->opt.reader_depth, slot_size);
+	if (rc == 0)
+		rc = broker_reader_new(n->broker, t->bt, &rq, NETIF_OWNER, &prod, netif_reader_notify, t,
+				       &t->r);
+	return rc;
+}
+
 static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct nodecfg_topic *cfg,
 			    char *why, size_t why_len)
 {
 	struct broker_qos wq = {.reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 0};
-	struct broker_qos rq = {.reliability = BROKER_BEST_EFFORT, .history_depth = n->opt.reader_depth};
-	struct rring_prod prod;
-	uint32_t size = cfg->desc.sample_size, slot_size, overhead;
+	uint32_t size = cfg->desc.sample_size, overhead;
 	size_t bytes;
 	int rc;
 
@@ -1500,9 +1522,8 @@ static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct
 	rc = broker_writer_new(n->broker, t->bt, &wq, NETIF_OWNER, &t->w);
 	if (rc < 0)
 		goto fail;
-	slot_size = rring_slot_size(size);
 	bytes = rring_size(n->opt.reader_depth, size);
-	if (slot_size == 0 || bytes == 0) {
+	if (rring_slot_size(size) == 0 || bytes == 0) {
 		rc = -EINVAL;
 		goto fail;
 	}
@@ -1511,14 +1532,7 @@ static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct
 		rc = -ENOMEM;
 		goto fail;
 	}
-	memset(t->ring_mem, 0, bytes);
-	rring_format(t->ring_mem, n->opt.reader_depth, slot_size);
-	rc = rring_prod_init(&prod, t->ring_mem, n->opt.reader_depth, slot_size);
-	if (rc == 0)
-		rc = rring_cons_init(&t->cons, t->ring_mem, n->opt.reader_depth, slot_size);
-	if (rc == 0)
-		rc = broker_reader_new(n->broker, t->bt, &rq, NETIF_OWNER, &prod, netif_reader_notify, t,
-				       &t->r);
+	rc = netif_topic_reader_new(n, t);
 	if (rc < 0)
 		goto fail;
 	return 0;
@@ -1771,6 +1785,51 @@ static void netif_backend_closed(void *ctx)
 	(void)ctx;
 }
 
+/* The handles' start (netif_new, netif_reset): the prepare handle, discovery's start-up announcements. */
+static void netif_start(struct netif *n)
+{
+	uv_prepare_start(&n->prepare, netif_on_prepare);
+	if (n->disc != NULL) {
+		/* §10.2: a Participant and every Publication at start; they leave at the end of the turn. */
+		disc_start(n->disc, n->ops->clock_ns(n->be));
+		uv_timer_start(&n->disc_timer, netif_on_disc_timer, NETIF_DISC_TICK_MS, NETIF_DISC_TICK_MS);
+	}
+	if (n->opt.threaded) {
+		for (uint32_t i = 0; i < n->n_topics; i++) {
+			if (n->topics[i].rel || n->topics[i].nack) {
+				uv_timer_start(&n->rel_timer, netif_on_rel_timer, NETIF_REL_RTO_MS,
+					       NETIF_REL_RTO_MS);
+				break;
+			}
+		}
+	}
+}
+
+/* The frame pool and the receive buffers as netif_new leaves them: empty, zeroed, no frame open. */
+static void netif_buffers_init(struct netif *n)
+{
+	memset(n->tx_mem, 0, (size_t)NETIF_TX_SLOTS * n->opt.max_frame);
+	memset(n->rx_mem, 0, (size_t)NETIF_RX_BATCH * n->opt.max_frame);
+	for (uint32_t i = 0; i < NETIF_TX_SLOTS; i++) {
+		struct snps_frame_options fo;
+
+		snps_frame_options_init(&fo);
+		fo.max_frame = n->opt.max_frame;
+		snps_frame_init(&n->tx_frame[i], n->tx_mem + (size_t)i * n->opt.max_frame, n->opt.max_frame,
+				&fo);
+		memset(&n->tx[i], 0, sizeof(n->tx[i]));
+		n->tx[i].buf = n->tx_mem + (size_t)i * n->opt.max_frame;
+		n->tx_peer[i] = -1;
+		n->tx_raw[i] = false;
+	}
+	n->tx_used = 0;
+	for (uint32_t i = 0; i < NETIF_RX_BATCH; i++) {
+		memset(&n->rx[i], 0, sizeof(n->rx[i]));
+		n->rx[i].buf = n->rx_mem + (size_t)i * n->opt.max_frame;
+		n->rx[i].cap = n->opt.max_frame;
+	}
+}
+
 int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, const struct netif_hooks *h,
 	      struct netif **ret, char *why, size_t why_len)
 {
@@ -1827,19 +1886,7 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 		rc = -ENOMEM;
 		goto fail_free;
 	}
-	for (uint32_t i = 0; i < NETIF_TX_SLOTS; i++) {
-		struct snps_frame_options fo;
-
-		snps_frame_options_init(&fo);
-		fo.max_frame = o->max_frame;
-		snps_frame_init(&n->tx_frame[i], n->tx_mem + (size_t)i * o->max_frame, o->max_frame, &fo);
-		n->tx[i].buf = n->tx_mem + (size_t)i * o->max_frame;
-		n->tx_peer[i] = -1;
-	}
-	for (uint32_t i = 0; i < NETIF_RX_BATCH; i++) {
-		n->rx[i].buf = n->rx_mem + (size_t)i * o->max_frame;
-		n->rx[i].cap = o->max_frame;
-	}
+	netif_buffers_init(n);
 
 	memset(&bc, 0, sizeof(bc));
 	for (uint32_t i = 0; i < o->n_links; i++)
@@ -1913,21 +1960,7 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	n->retry.data = n;
 	n->disc_timer.data = n;
 	n->handles_open = true;
-	uv_prepare_start(&n->prepare, netif_on_prepare);
-	if (n->disc != NULL) {
-		/* §10.2: a Participant and every Publication at start; they leave at the end of the turn. */
-		disc_start(n->disc, n->ops->clock_ns(n->be));
-		uv_timer_start(&n->disc_timer, netif_on_disc_timer, NETIF_DISC_TICK_MS, NETIF_DISC_TICK_MS);
-	}
-	if (n->opt.threaded) {
-		for (uint32_t i = 0; i < n->n_topics; i++) {
-			if (n->topics[i].rel || n->topics[i].nack) {
-				uv_timer_start(&n->rel_timer, netif_on_rel_timer, NETIF_REL_RTO_MS,
-					       NETIF_REL_RTO_MS);
-				break;
-			}
-		}
-	}
+	netif_start(n);
 	*ret = n;
 	return 0;
 
@@ -1988,6 +2021,99 @@ void netif_free(struct netif *n)
 	free(n->bl);
 	free(n->bl_data);
 	free(n);
+}
+
+/*
+ * Zero a topic's state but what netif_topic_init computed or allocated, and
+ * give it a new reader on its emptied ring: a struct member added later
+ * starts at zero here as it does in the calloc'ed layer.
+ */
+static int netif_topic_reset(struct netif *n, struct netif_topic *t)
+{
+	struct netif_topic keep = *t;
+
+	broker_reader_free(t->r);
+	memset(t, 0, sizeof(*t));
+	t->cfg = keep.cfg;
+	memcpy(t->fields, keep.fields, sizeof(t->fields));
+	t->layout = keep.layout;
+	t->layout.fields = t->fields;
+	t->bt = keep.bt;
+	t->w = keep.w;
+	t->ring_mem = keep.ring_mem;
+	t->n = n;
+	t->rel = keep.rel;
+	t->nack = keep.nack;
+	t->hist = keep.hist;
+	t->hist_cap = keep.hist_cap;
+	if (t->hist != NULL)
+		memset(t->hist, 0, (size_t)t->hist_cap * sizeof(*t->hist));
+	return netif_topic_reader_new(n, t);
+}
+
+int netif_reset(struct netif *n, char *why, size_t why_len)
+{
+	char dummy[8];
+	int rc;
+
+	if (why == NULL) {
+		why = dummy;
+		why_len = sizeof(dummy);
+	}
+	why[0] = '\0';
+	if (n->closing || !n->handles_open) {
+		snprintf(why, why_len, "the network layer is closing");
+		return -EINVAL;
+	}
+	uv_timer_stop(&n->retry);
+	uv_timer_stop(&n->disc_timer);
+	uv_timer_stop(&n->rel_timer);
+	if (n->bl_blocker != NULL) {
+		rring_prod_stop_wait_space(broker_reader_ring(n->bl_blocker));
+		n->bl_blocker = NULL;
+	}
+	disc_free(n->disc);
+	n->disc = NULL;
+	memset(n->peers.v, 0, (size_t)n->peers.cap * sizeof(*n->peers.v));
+	n->peers.n = 0;
+	netif_buffers_init(n);
+	memset(n->sample_buf, 0, n->max_sample);
+	memset(n->builtin_buf, 0, sizeof(n->builtin_buf));
+	memset(n->bl, 0, (size_t)n->opt.backlog_cap * sizeof(*n->bl));
+	memset(n->bl_data, 0, (size_t)n->opt.backlog_cap * n->max_sample);
+	n->bl_head = n->bl_n = 0;
+	for (uint32_t k = 0; k < NETIF_NACK_STREAMS; k++) {
+		uint8_t *data = n->nrx[k].data;
+
+		if (data != NULL)
+			memset(data, 0, (size_t)GAPTRACK_MAX_CAP * n->max_sample);
+		memset(&n->nrx[k], 0, sizeof(n->nrx[k]));
+		n->nrx[k].data = data;
+	}
+	n->nack_budget = NETIF_NACK_TURN_BUDGET;
+	memset(&n->c, 0, sizeof(n->c));
+	for (uint32_t i = 0; i < n->n_topics; i++) {
+		rc = netif_topic_reset(n, &n->topics[i]);
+		if (rc < 0) {
+			snprintf(why, why_len, "%s: topic '%s': cannot create its reader again: %s",
+				 n->topics[i].cfg.loc, n->topics[i].cfg.desc.name, strerror(-rc));
+			goto fail;
+		}
+	}
+	/* Static peers first, at the indices netif_new gave them. */
+	rc = netif_add_dests(n, why, why_len);
+	if (rc < 0)
+		goto fail;
+	if (n->opt.disc.on) {
+		rc = netif_disc_init(n, why, why_len);
+		if (rc < 0)
+			goto fail;
+	}
+	netif_start(n);
+	return 0;
+fail:
+	/* Half reset (no memory): only netif_close and netif_free may follow. */
+	return rc;
 }
 
 const struct netif_counters *netif_counters(const struct netif *n)

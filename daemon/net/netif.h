@@ -173,6 +173,22 @@ void netif_close(struct netif *n);
 /* Free everything; accepts NULL. After netif_close and a loop run. */
 void netif_free(struct netif *n);
 
+/*
+ * Put an open layer back into the state netif_new left it in, without
+ * building it again (the fuzz target's per-input setup): no peers but the
+ * static ones, empty rings, windows, histories, NACK streams and backlog,
+ * counters at zero, discovery started afresh (its start-up announcements
+ * queued again, at the backend's clock now), timers as at start. The
+ * allocations and the broker topics and writers stay; each topic's reader
+ * is made again on its emptied ring, so the broker lists it after readers
+ * made since netif_new (make those again afterwards to keep the order of
+ * a fresh start). The broker's own counters are not the layer's and keep
+ * counting. Call between loop turns. Returns 0, or -ENOMEM / -EINVAL
+ * (closing) with *why set (may be NULL); after a failure only netif_close
+ * and netif_free may follow.
+ */
+int netif_reset(struct netif *n, char *why, size_t why_len);
+
 /* A local reader is about to be freed: forget it as the backlog's blocker. */
 void netif_reader_gone(struct netif *n, struct broker_reader *r);
 
