@@ -4,6 +4,8 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
+FUZZ_RUNS ?= 100000
+FUZZ_CAP ?= 300
 MESON_TEST_ARGS ?= --print-errorlogs
 
 .PHONY: all deps build asan run test test-plain test-asan fuzz fuzz-smoke bench report install clean format format-check
@@ -49,14 +51,15 @@ format: deps
 format-check: deps
 	git ls-files '*.c' '*.h' | xargs clang-format --dry-run -Werror
 
+# CI's budget: FUZZ_RUNS executions of every target, each capped at FUZZ_CAP seconds.
 fuzz-smoke: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)
-	sh scripts/fuzz.sh $(FUZZ_BUILD) 10
+	sh scripts/fuzz.sh -n $(FUZZ_RUNS) $(FUZZ_BUILD) $(FUZZ_CAP)
 
-# Longer fuzzing: make fuzz FUZZ_SECONDS=600
+# Longer fuzzing: make fuzz FUZZ_SECONDS=600; FUZZ_MERGE=1 merges new coverage into tests/fuzz/corpus/.
 fuzz: deps $(FUZZ_BUILD)/build.ninja
 	ninja -C $(FUZZ_BUILD)
-	sh scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	sh scripts/fuzz.sh $(if $(filter 1,$(FUZZ_MERGE)),-m) $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 bench: build
 	$(BUILD)/tools/sdds-bench/sdds-bench local
