@@ -83,6 +83,13 @@
 #define NETIF_NACK_MIN_ROUNDS 10u
 #define NETIF_NACK_STREAMS 16u
 #define NETIF_NACK_PER_FRAME 24u
+/*
+ * A stream whose samples arrive this many times in a row further behind
+ * than its span is taken up again where they are: its publisher restarted,
+ * or a forged number far ahead moved the stream (gaptrack_jump) and would
+ * otherwise silence it for up to half the number space.
+ */
+#define NETIF_NACK_RESTART 8u
 
 /* A kept sample of a NACK topic. */
 struct netif_nack_ent {
@@ -108,8 +115,9 @@ struct netif_nack_rx {
 	 */
 	uint64_t head_pos;
 	bool head_known;
-	int64_t head_ns; /* when the retry round first saw head_pos next */
-	int64_t rtt_ns;	 /* smoothed NACK-to-fill time, 0: none yet */
+	int64_t head_ns;     /* when the retry round first saw head_pos next */
+	int64_t rtt_ns;	     /* smoothed NACK-to-fill time, 0: none yet */
+	uint32_t far_behind; /* samples in a row further behind than the span (NETIF_NACK_RESTART) */
 	struct gaptrack g;
 	uint8_t *data; /* GAPTRACK_MAX_CAP samples of max_sample bytes, owned by the netif */
 };
@@ -926,6 +934,7 @@ static struct netif_nack_rx *netif_nrx_get(struct netif *n, uint32_t ti, const s
 	r->nacked_ns = 0;
 	r->rtt_ns = 0;
 	r->head_known = false;
+	r->far_behind = 0;
 	return r;
 }
 
@@ -956,17 +965,30 @@ static void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr
 	 * out, at most cap skips; with nothing held the stream jumps to the
 	 * number at once, so no number from the wire costs more than cap steps.
 	 */
-	while ((rc = gaptrack_offer(&r->g, sq->value, &slot)) == -ENOBUFS) {
-		if (r->g.top == 0 && gaptrack_jump(&r->g, sq->value) >= 0) {
-			n->c.seq_resync++;
-			continue;
+	for (;;) {
+		while ((rc = gaptrack_offer(&r->g, sq->value, &slot)) == -ENOBUFS) {
+			if (r->g.top == 0 && gaptrack_jump(&r->g, sq->value) >= 0) {
+				n->c.seq_resync++;
+				continue;
+			}
+			netif_nrx_skip(n, r);
 		}
-		netif_nrx_skip(n, r);
+		if (rc != -EEXIST)
+			break;
+		/* A duplicate or a late sample is dropped; a run of samples far behind restarts the stream.
+		 */
+		if (((r->g.expect - sq->value) & r->g.mask) <= r->g.cap ||
+		    ++r->far_behind < NETIF_NACK_RESTART) {
+			n->c.seq_dropped++;
+			return;
+		}
+		while (r->g.top > 0)
+			netif_nrx_skip(n, r);
+		gaptrack_jump(&r->g, sq->value);
+		r->far_behind = 0;
+		n->c.seq_resync++;
 	}
-	if (rc == -EEXIST) {
-		n->c.seq_dropped++;
-		return;
-	}
+	r->far_behind = 0;
 	if (rc == 1) {
 		/* Round-trip estimate from the NACK round to the fill: retries wait for the answer. */
 		int64_t rtt = now - r->nacked_ns;

@@ -532,6 +532,19 @@ static void test_nack_far_jump(void **state)
 	assert_int_equal(v[1], 12);
 	assert_int_equal(netif_counters(f.n)->seq_resync, 1);
 	assert_true(netif_counters(f.n)->gaps_given_up <= 256);
+	/*
+	 * Had those been forged, the real stream goes on at 1, 2, ...: far
+	 * behind now. NETIF_NACK_RESTART (8) of them in a row take the stream
+	 * up again there; the 7 before are dropped, the ones after delivered.
+	 */
+	for (uint32_t s = 1; s <= 10; s++)
+		huge_sample(0xd1, s, (int16_t)(100 + s));
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 3, v, 8), 3);
+	assert_int_equal(v[0], 108);
+	assert_int_equal(v[2], 110);
+	assert_int_equal(netif_counters(f.n)->seq_resync, 2);
 	fx_close(&f);
 }
 
