@@ -158,6 +158,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "realnode: bind [::]:%s: %s\n", argv[1], strerror(errno));
 		return 2;
 	}
+	/* A burst must not overflow the default queue on a loaded machine: the model counts every frame. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &(int){4 << 20}, sizeof(int)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &(int){4 << 20}, sizeof(int));
 	snps_decoder_options_init(&o);
 	o.lookup = rn_lookup;
 	printf("ready\n");
