@@ -1497,6 +1497,24 @@ static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct
 	t->n = n;
 	t->nack = cfg->nack && cfg->desc.sample_size <= NETIF_REL_MAX_SAMPLE;
 	t->rel = cfg->reliable && !cfg->nack && cfg->desc.sample_size <= NETIF_REL_MAX_SAMPLE;
+	/*
+	 * Header, DOMAIN, TOPIC, DATA header: the frame's smallest overhead,
+	 * and a reliable topic's SEQNR (s3, or 8F/9F/AF and 1/2/4 bytes).
+	 * Checked before anything is allocated: the caller finishes only the
+	 * topics that were made.
+	 */
+	overhead = 5;
+	if (cfg->nack)
+		overhead += cfg->seq_bits == 4 ? 1 : cfg->seq_bits == 8 ? 2 : cfg->seq_bits == 16 ? 3 : 5;
+	else if (cfg->reliable)
+		overhead += 1;
+	if (size + overhead >= n->opt.max_frame) {
+		snprintf(why, why_len,
+			 "%s: topic '%s': a %u-byte sample and its %u bytes of framing do not fit in a frame "
+			 "below max_frame %u",
+			 cfg->loc, cfg->desc.name, size, overhead, n->opt.max_frame);
+		return -EMSGSIZE;
+	}
 	if (t->nack) {
 		/*
 		 * Half a receiver's reorder span: a receiver whose oldest gap is
@@ -1519,22 +1537,6 @@ static int netif_topic_init(struct netif *n, struct netif_topic *t, const struct
 	}
 	t->layout.fields = t->fields;
 	t->layout.n_fields = cfg->desc.n_fields;
-	/*
-	 * Header, DOMAIN, TOPIC, DATA header: the frame's smallest overhead,
-	 * and a reliable topic's SEQNR (s3, or 8F/9F/AF and 1/2/4 bytes).
-	 */
-	overhead = 5;
-	if (cfg->nack)
-		overhead += cfg->seq_bits == 4 ? 1 : cfg->seq_bits == 8 ? 2 : cfg->seq_bits == 16 ? 3 : 5;
-	else if (cfg->reliable)
-		overhead += 1;
-	if (size + overhead >= n->opt.max_frame) {
-		snprintf(why, why_len,
-			 "%s: topic '%s': a %u-byte sample and its %u bytes of framing do not fit in a frame "
-			 "below max_frame %u",
-			 cfg->loc, cfg->desc.name, size, overhead, n->opt.max_frame);
-		return -EMSGSIZE;
-	}
 	rc = broker_topic_get(n->broker, &cfg->desc, &t->bt);
 	if (rc < 0) {
 		snprintf(why, why_len, "%s: topic '%s': the broker refused it: %s", cfg->loc, cfg->desc.name,
