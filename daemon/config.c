@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "layout.h"
 #include "log.h"
 
@@ -44,6 +45,7 @@ enum config_type {
 
 #define CF_POW2 0x1u /* value must be a power of two */
 #define CF_PAGE 0x2u /* value must be a multiple of 4096 */
+#define CF_AUTO 0x4u /* "auto" is a value too (CONFIG_AUTO) */
 
 struct config_key {
 	const char *name;
@@ -66,6 +68,11 @@ static const struct config_key config_keys[] = {
     KEY(poll_turn_ns, CT_I64, 0, 100ull * 1000 * 1000, 0),
     KEY(poll_yield_ns, CT_I64, 0, 10ull * 1000 * 1000 * 1000, 0),
     KEY(max_clients, CT_U32, 1, 65536, 0),
+    /* Admission per uid (daemon/admission.h); cross-checked in config_check. */
+    KEY(max_clients_per_uid, CT_U32, 1, 65536, CF_AUTO),
+    KEY(reserved_clients, CT_U32, 0, 65535, CF_AUTO),
+    KEY(max_handshakes, CT_U32, 2, 65536, 0),
+    KEY(max_handshakes_per_uid, CT_U32, 1, 65535, 0),
     KEY(max_readers_per_client, CT_U32, 0, 4096, 0),
     KEY(max_writers_per_client, CT_U32, 0, 4096, 0),
     KEY(max_topics_per_client, CT_U32, 0, 4096, 0),
@@ -106,6 +113,10 @@ void config_init(struct sddsd_config *cfg)
 	cfg->poll_turn_ns = 100000;
 	cfg->poll_yield_ns = 1000000;
 	cfg->max_clients = 256;
+	cfg->max_clients_per_uid = CONFIG_AUTO;
+	cfg->reserved_clients = CONFIG_AUTO;
+	cfg->max_handshakes = 64;
+	cfg->max_handshakes_per_uid = 8;
 	cfg->max_readers_per_client = 64;
 	cfg->max_writers_per_client = 64;
 	cfg->max_topics_per_client = 64;
@@ -122,6 +133,18 @@ void config_init(struct sddsd_config *cfg)
 	cfg->discovery_publication_ms = 5000;
 	cfg->discovery_expire_ms = 5000;
 	cfg->discovery_max_subscriptions = 64;
+}
+
+void config_admission_limits(const struct sddsd_config *cfg, struct admission_limits *ret)
+{
+	ret->max_sessions = cfg->max_clients;
+	ret->max_sessions_per_uid = cfg->max_clients_per_uid != CONFIG_AUTO ? cfg->max_clients_per_uid
+				    : cfg->max_clients >= 4		    ? cfg->max_clients / 4
+									    : 1;
+	ret->reserved_sessions =
+	    cfg->reserved_clients != CONFIG_AUTO ? cfg->reserved_clients : cfg->max_clients / 8;
+	ret->max_pending = cfg->max_handshakes;
+	ret->max_pending_per_uid = cfg->max_handshakes_per_uid;
 }
 
 uint32_t config_max_record(const struct sddsd_config *cfg)
@@ -415,13 +438,18 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 	case CT_U32:
 	case CT_SIZE32:
 	case CT_SIZE64:
+		if ((k->flags & CF_AUTO) && config_word_is(value, vlen, "auto")) {
+			*(uint32_t *)field = CONFIG_AUTO;
+			return 0;
+		}
 		rc = config_number(value, vlen, k->type == CT_SIZE32 || k->type == CT_SIZE64, &x);
 		if (rc == -EINVAL) {
 			config_errorf(err, "%s: %s: '%s' is not a %s", where, k->name,
 				      config_quote(value, vlen, q),
 				      (k->type == CT_SIZE32 || k->type == CT_SIZE64)
 					  ? "size (a number with an optional K, M or G)"
-					  : "non-negative decimal number");
+				      : (k->flags & CF_AUTO) ? "non-negative decimal number or 'auto'"
+							     : "non-negative decimal number");
 			return -EINVAL;
 		}
 		if (rc < 0 || x < k->min || x > k->max) {
@@ -450,7 +478,73 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 	return -EINVAL;
 }
 
-int config_validate(const struct sddsd_config *cfg, const char *origin, struct config_error *err)
+/*
+ * Where a check between keys points: "ORIGIN:LINE" of the last of the
+ * keys involved that this file set (lines may be NULL: none known), else
+ * ORIGIN alone.
+ */
+static const char *config_where(char *buf, size_t cap, const char *origin, const unsigned *lines,
+				const char *const *keys, size_t n_keys)
+{
+	unsigned line = 0;
+
+	for (size_t i = 0; lines != NULL && i < n_keys; i++) {
+		const struct config_key *k = config_key_find(keys[i], strlen(keys[i]));
+
+		if (k != NULL && lines[k - config_keys] > line)
+			line = lines[k - config_keys];
+	}
+	if (line == 0)
+		snprintf(buf, cap, "%s", origin);
+	else
+		snprintf(buf, cap, "%s:%u", origin, line);
+	return buf;
+}
+
+/*
+ * The admission caps must leave room: one ordinary uid at its session cap
+ * leaves at least one session for another ordinary uid besides the
+ * reserve, and one uid at its pending cap leaves room in the pending table.
+ */
+static int config_check_admission(const struct sddsd_config *cfg, const char *origin, const unsigned *lines,
+				  struct config_error *err)
+{
+	static const char *const sess_keys[] = {"max_clients", "max_clients_per_uid", "reserved_clients"};
+	static const char *const hs_keys[] = {"max_handshakes", "max_handshakes_per_uid"};
+	struct admission_limits lim;
+	char where[CONFIG_ERROR_MAX / 2];
+
+	config_admission_limits(cfg, &lim);
+	if (lim.reserved_sessions >= lim.max_sessions && lim.max_sessions > 1) {
+		config_errorf(err, "%s: reserved_clients (%u) must be below max_clients (%u)",
+			      config_where(where, sizeof(where), origin, lines, sess_keys, 3),
+			      lim.reserved_sessions, lim.max_sessions);
+		return -EINVAL;
+	}
+	if (lim.max_sessions > 1 &&
+	    (uint64_t)lim.max_sessions_per_uid + lim.reserved_sessions >= lim.max_sessions) {
+		config_errorf(
+		    err,
+		    "%s: max_clients_per_uid (%u) + reserved_clients (%u) must be below max_clients (%u), "
+		    "so that one uid's sessions leave room for the others",
+		    config_where(where, sizeof(where), origin, lines, sess_keys, 3), lim.max_sessions_per_uid,
+		    lim.reserved_sessions, lim.max_sessions);
+		return -EINVAL;
+	}
+	if (lim.max_pending_per_uid >= lim.max_pending) {
+		config_errorf(
+		    err,
+		    "%s: max_handshakes_per_uid (%u) must be below max_handshakes (%u), so that one "
+		    "uid's connections leave room for the others",
+		    config_where(where, sizeof(where), origin, lines, hs_keys, 2), lim.max_pending_per_uid,
+		    lim.max_pending);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int config_check(const struct sddsd_config *cfg, const char *origin, const unsigned *lines,
+			struct config_error *err)
 {
 	uint32_t rec = config_max_record(cfg);
 
@@ -466,7 +560,12 @@ int config_validate(const struct sddsd_config *cfg, const char *origin, struct c
 			      origin);
 		return -EINVAL;
 	}
-	return 0;
+	return config_check_admission(cfg, origin, lines, err);
+}
+
+int config_validate(const struct sddsd_config *cfg, const char *origin, struct config_error *err)
+{
+	return config_check(cfg, origin, NULL, err);
 }
 
 static bool config_blank(char c)
@@ -556,7 +655,7 @@ int config_parse_text(struct sddsd_config *cfg, const char *name, const char *te
 			return rc;
 		tmp.given |= 1ull << (k - config_keys);
 	}
-	rc = config_validate(&tmp, name, err);
+	rc = config_check(&tmp, name, seen_line, err);
 	if (rc < 0)
 		return rc;
 	*cfg = tmp;
@@ -682,6 +781,17 @@ void config_print(const struct sddsd_config *cfg, FILE *f)
 				fprintf(f, "# %s = (none)\n", k->name);
 			for (uint32_t u = 0; u < cfg->n_attest_uids; u++)
 				fprintf(f, "%s = %" PRIu32 "\n", k->name, cfg->attest_uids[u]);
+			continue;
+		}
+		if ((k->flags & CF_AUTO) && *(const uint32_t *)field == CONFIG_AUTO) {
+			struct admission_limits lim;
+
+			/* The comment shows what auto means here; the line still parses back to auto. */
+			config_admission_limits(cfg, &lim);
+			fprintf(f, "%s = auto # %u with max_clients = %u\n", k->name,
+				strcmp(k->name, "reserved_clients") == 0 ? lim.reserved_sessions
+									 : lim.max_sessions_per_uid,
+				cfg->max_clients);
 			continue;
 		}
 		fprintf(f, "%s = ", k->name);

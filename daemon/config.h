@@ -34,6 +34,7 @@
 #define CONFIG_NET_IFACES_MAX 8 /* interface = NAME, repeatable (daemon/net) */
 #define CONFIG_IFNAME_MAX 16	/* IF_NAMESIZE */
 #define CONFIG_NET_SWAP_MAX 16	/* peer_endian_swap = ADDR and peer_pack = ADDR, repeatable */
+#define CONFIG_AUTO UINT32_MAX	/* a key set to "auto" */
 
 /* A repeatable key of IPv6 addresses: each line adds one. */
 struct config_ip6s {
@@ -48,6 +49,14 @@ struct sddsd_config {
 	int64_t poll_turn_ns;		/* polling mode: pump rings this long between two loop turns */
 	int64_t poll_yield_ns;		/* polling mode: yield the CPU once idle this long; 0: never */
 	uint32_t max_clients;
+	/*
+	 * Admission per uid (daemon/admission.h): CONFIG_AUTO in the two
+	 * derived ones means "from max_clients" (config_admission_limits).
+	 */
+	uint32_t max_clients_per_uid; /* sessions of one ordinary uid */
+	uint32_t reserved_clients;    /* of max_clients, for root and launcher uids only */
+	uint32_t max_handshakes;      /* connections not past Hello, all uids */
+	uint32_t max_handshakes_per_uid;
 	uint32_t max_readers_per_client;
 	uint32_t max_writers_per_client;
 	uint32_t max_topics_per_client;
@@ -120,6 +129,13 @@ int config_set(struct sddsd_config *cfg, const char *origin, const char *key, co
  * ...). Returns 0 or -EINVAL with *err ("ORIGIN: what is wrong").
  */
 int config_validate(const struct sddsd_config *cfg, const char *origin, struct config_error *err);
+
+/*
+ * The admission caps with "auto" resolved: max_clients_per_uid a quarter of
+ * max_clients (at least 1), reserved_clients an eighth (rounded down).
+ */
+struct admission_limits;
+void config_admission_limits(const struct sddsd_config *cfg, struct admission_limits *ret);
 
 /* Largest request record for this config: header + max_sample, 16-aligned. */
 uint32_t config_max_record(const struct sddsd_config *cfg);

@@ -27,6 +27,7 @@
 #include "manager.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -35,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -246,6 +248,44 @@ static void manager_on_listen_retry(uv_timer_t *t)
 	uv_poll_start(&m->listen_poll, UV_READABLE, manager_on_listen);
 }
 
+/* Take the reserve descriptor (again); it stays -1 while none is free. */
+static void manager_reserve_take(struct manager *m)
+{
+	if (m->reserve_fd < 0)
+		m->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * accept failed for want of a descriptor: give up the reserve to accept one
+ * newcomer anyway, so that admission can drop a pending connection of the
+ * biggest holder for it (or refuse it), and take the reserve back. Without
+ * this the newcomer would wait in the backlog behind the flood, and the
+ * readable socket would make the loop spin. Returns 0 when a connection was
+ * taken off the backlog, or -errno.
+ */
+static int manager_accept_pressed(struct manager *m)
+{
+	int fd, rc;
+
+	if (m->reserve_fd < 0)
+		return -EMFILE;
+	close(m->reserve_fd);
+	m->reserve_fd = -1;
+	fd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		manager_reserve_take(m);
+		return rc;
+	}
+	rc = session_new(m, fd, true);
+	if (rc < 0 && rc != -EBUSY)
+		log_rl(LOG_PRIO_ERR, "cannot start a session: %s", strerror(-rc));
+	/* A dropped connection's descriptor is free once it is torn down. */
+	manager_reap(m);
+	manager_reserve_take(m);
+	return 0;
+}
+
 static void manager_on_listen(uv_poll_t *h, int status, int events)
 {
 	struct manager *m = h->data;
@@ -257,15 +297,19 @@ static void manager_on_listen(uv_poll_t *h, int status, int events)
 	}
 	for (int i = 0; i < MANAGER_ACCEPT_BATCH; i++) {
 		int fd = accept4(m->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int rc;
 
 		if (fd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
 			if (errno == EAGAIN)
 				break;
+			if ((errno == EMFILE || errno == ENFILE) && manager_accept_pressed(m) == 0)
+				continue;
 			/*
-			 * Out of fds or memory: the socket stays readable, so stop
-			 * polling it for a while instead of spinning on it.
+			 * Out of memory, or no reserve descriptor: the socket stays
+			 * readable, so stop polling it for a while instead of
+			 * spinning on it.
 			 */
 			log_rl(LOG_PRIO_ERR, "accept: %s; pausing for %d ms", strerror(errno),
 			       MANAGER_LISTEN_RETRY_MS);
@@ -274,16 +318,12 @@ static void manager_on_listen(uv_poll_t *h, int status, int events)
 			uv_timer_start(&m->listen_retry, manager_on_listen_retry, MANAGER_LISTEN_RETRY_MS, 0);
 			break;
 		}
-		/* Connections that have not said Hello yet are capped too. */
-		if (m->n_handshake >= m->cfg.max_clients) {
-			close(fd);
-			m->sessions_over_limit++;
-			log_rl(LOG_PRIO_WARNING, "too many connections without Hello; refusing one");
-			continue;
-		}
-		int rc = session_new(m, fd);
-		if (rc < 0)
+		/* Admission (caps per uid) is decided in session_new, from the peer's uid. */
+		rc = session_new(m, fd, false);
+		if (rc < 0 && rc != -EBUSY)
 			log_rl(LOG_PRIO_ERR, "cannot start a session: %s", strerror(-rc));
+		/* Close what admission dropped now, not 64 connections later. */
+		manager_reap(m);
 	}
 	manager_reap(m);
 }
@@ -540,6 +580,75 @@ void manager_reap(struct manager *m)
 	}
 	if (m->retry_pending)
 		manager_idle_ensure(m);
+}
+
+/* ---------------- descriptors --------------------------------------------- */
+
+/* Beyond the sessions: the loop, signals, the network, logging, the policy file. */
+#define MANAGER_FD_MARGIN 128
+
+/*
+ * Raise the soft RLIMIT_NOFILE (up to the hard one) to what the caps can
+ * hold: three per session (socket, segment memfd, eventfd), one per
+ * pending connection, a batch of connections being dropped, the rest.
+ * Short of that, say so: admission still keeps the descriptors shared out
+ * (manager_accept_pressed), but sessions may fail to start.
+ */
+static void manager_raise_nofile(struct manager *m)
+{
+	uint64_t need =
+	    3ull * m->cfg.max_clients + m->cfg.max_handshakes + MANAGER_ACCEPT_BATCH + MANAGER_FD_MARGIN;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max >= need ? (rlim_t)need : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < need)
+		log_warning("RLIMIT_NOFILE is %llu, below the %llu descriptors that max_clients = %u and "
+			    "max_handshakes = %u can hold; admission keeps connections to what fits",
+			    (unsigned long long)rl.rlim_cur, (unsigned long long)need, m->cfg.max_clients,
+			    m->cfg.max_handshakes);
+}
+
+/* Descriptors open now (/proc/self/fd, not counting the directory's own), or -errno. */
+static int manager_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -errno;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] != '.')
+			n++;
+	}
+	closedir(d);
+	return n - 1;
+}
+
+/*
+ * What connections may hold: the soft RLIMIT_NOFILE less what is open once
+ * everything else is set up, less MANAGER_FD_SLACK for descriptors opened
+ * later (pidfds at accept, the policy file at SIGHUP, logging).
+ */
+#define MANAGER_FD_SLACK 32
+static uint32_t manager_fd_budget(void)
+{
+	struct rlimit rl;
+	int open_now = manager_count_fds();
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur == RLIM_INFINITY)
+		return 0;
+	if (open_now < 0)
+		open_now = 64;
+	if (rl.rlim_cur <= (rlim_t)open_now + MANAGER_FD_SLACK + 3)
+		return 3;
+	if (rl.rlim_cur - (rlim_t)open_now - MANAGER_FD_SLACK > UINT32_MAX)
+		return 0;
+	return (uint32_t)(rl.rlim_cur - (rlim_t)open_now - MANAGER_FD_SLACK);
 }
 
 /* ---------------- timers, signals, stop ----------------------------------- */
@@ -833,6 +942,13 @@ int manager_new(const struct sddsd_config *cfg, struct manager **ret)
 		return -ENOMEM;
 	m->cfg = *cfg;
 	m->listen_fd = -1;
+	m->reserve_fd = -1;
+	{
+		struct admission_limits al;
+
+		config_admission_limits(cfg, &al);
+		admission_init(&m->adm, &al);
+	}
 	m->uid = geteuid();
 	m->start_ns = log_now_ns();
 	m->epoch = manager_random_epoch();
@@ -848,6 +964,8 @@ int manager_new(const struct sddsd_config *cfg, struct manager **ret)
 	}
 	/* A client that vanishes must never kill the daemon with SIGPIPE. */
 	signal(SIGPIPE, SIG_IGN);
+	manager_raise_nofile(m);
+	manager_reserve_take(m);
 	notify_open(&m->notify);
 	rc = manager_policy_start(m);
 	if (rc < 0)
@@ -910,6 +1028,8 @@ int manager_new(const struct sddsd_config *cfg, struct manager **ret)
 	uv_timer_start(&m->heartbeat, manager_on_heartbeat, MANAGER_HEARTBEAT_MS, MANAGER_HEARTBEAT_MS);
 	if (cfg->poll)
 		manager_idle_ensure(m);
+	/* Everything but the connections is open now: the rest of the limit is theirs. */
+	m->adm.lim.fd_budget = manager_fd_budget();
 	log_info("listening on %s (%s mode, epoch %016" PRIx64 ")", m->sock_path,
 		 cfg->poll ? "polling" : "blocking", m->epoch);
 	*ret = m;
@@ -939,6 +1059,9 @@ fail_broker:
 fail_free:
 	policy_free(m->policy);
 	notify_close(&m->notify);
+	if (m->reserve_fd >= 0)
+		close(m->reserve_fd);
+	admission_fini(&m->adm);
 	free(m->scratch);
 	free(m);
 	return rc;
@@ -979,6 +1102,9 @@ void manager_free(struct manager *m)
 	broker_free(m->broker);
 	policy_free(m->policy);
 	notify_close(&m->notify);
+	if (m->reserve_fd >= 0)
+		close(m->reserve_fd);
+	admission_fini(&m->adm);
 	free(m->scratch);
 	free(m);
 }
@@ -1027,6 +1153,64 @@ static void manager_counters_set(Sdds__Ctl__Counters *c, const struct broker_cou
 	c->delivered = bc->delivered;
 	c->dropped = bc->dropped;
 	c->rejected = bc->rejected;
+}
+
+static int manager_uid_cmp(const void *a, const void *b)
+{
+	uint32_t x = (*(Sdds__Ctl__UidAdmission *const *)a)->uid;
+	uint32_t y = (*(Sdds__Ctl__UidAdmission *const *)b)->uid;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The admission part of Stats: the caps in force, totals, one entry per known uid. */
+static int manager_admission_stats(struct manager *m, struct manager_stats *ret)
+{
+	const struct admission *a = &m->adm;
+	Sdds__Ctl__Admission *x = &ret->adm;
+	Sdds__Ctl__UidAdmission *us = NULL, **ptrs = NULL;
+	const struct admission_uid *r;
+	size_t n = 0;
+
+	sdds__ctl__admission__init(x);
+	x->max_clients = a->lim.max_sessions;
+	x->max_clients_per_uid = a->lim.max_sessions_per_uid;
+	x->reserved_clients = a->lim.reserved_sessions;
+	x->max_handshakes = a->lim.max_pending;
+	x->max_handshakes_per_uid = a->lim.max_pending_per_uid;
+	x->pending = a->n_pending;
+	x->sessions = a->n_sessions;
+	x->dropped = a->dropped;
+	x->refused = a->refused;
+	x->hello_refused = a->hello_refused;
+	ret->adm_mem = NULL;
+	if (a->n_uids > 0) {
+		ret->adm_mem = calloc(a->n_uids, sizeof(*us) + sizeof(*ptrs));
+		if (ret->adm_mem == NULL)
+			return -ENOMEM;
+		us = ret->adm_mem;
+		ptrs = (void *)(us + a->n_uids);
+	}
+	TAILQ_FOREACH(r, &a->uids, all_link)
+	{
+		Sdds__Ctl__UidAdmission *u = &us[n];
+
+		sdds__ctl__uid_admission__init(u);
+		u->uid = (uint32_t)r->uid;
+		u->trusted = r->trusted;
+		u->pending = r->n_pending;
+		u->sessions = r->n_sessions;
+		u->dropped = r->dropped;
+		u->refused = r->refused;
+		u->hello_refused = r->hello_refused;
+		ptrs[n++] = u;
+	}
+	if (n > 0)
+		qsort(ptrs, n, sizeof(*ptrs), manager_uid_cmp);
+	x->n_uids = n;
+	x->uids = ptrs;
+	ret->stats.admission = x;
+	return 0;
 }
 
 int manager_stats_build(struct manager *m, struct manager_stats *ret)
@@ -1204,7 +1388,13 @@ int manager_stats_build(struct manager *m, struct manager_stats *ret)
 	}
 	ret->stats.denials = ret->denial_ptrs;
 	ret->net_mem = NULL;
+	if (manager_admission_stats(m, ret) < 0) {
+		free(mem);
+		return -ENOMEM;
+	}
 	if (m->net != NULL && netstats_build(m->net, &ret->stats.net, &ret->net_mem) < 0) {
+		free(ret->adm_mem);
+		ret->adm_mem = NULL;
 		free(mem);
 		return -ENOMEM;
 	}
@@ -1218,4 +1408,6 @@ void manager_stats_free(struct manager_stats *st)
 	st->mem = NULL;
 	free(st->net_mem);
 	st->net_mem = NULL;
+	free(st->adm_mem);
+	st->adm_mem = NULL;
 }

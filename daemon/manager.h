@@ -44,6 +44,17 @@
  * half of WATCHDOG_USEC (a stalled loop stops feeding it), RELOADING=1 and
  * READY=1 around a reload, STOPPING=1 at shutdown.
  *
+ * Admission (admission.h): every accepted connection is counted under its
+ * peer's uid (SO_PEERCRED) before a session is set up; a uid over its
+ * share of connections without Hello loses its own oldest one, a full
+ * table drops the oldest of the biggest holder, and a Hello over a
+ * session cap is refused. Out of descriptors (EMFILE), the manager gives
+ * up its reserve fd to accept the newcomer, lets admission drop a pending
+ * connection of the biggest holder to make room (or refuses the newcomer),
+ * and takes the reserve back; so accept never spins on a readable socket
+ * and a flood of connections cannot hold every descriptor. At start the
+ * soft RLIMIT_NOFILE is raised (up to the hard limit) to what the caps need.
+ *
  * Deferred teardown: anything that decides a session must go (hang-up,
  * protocol error, a corrupted reader ring found while another session
  * writes) only marks it dead (session_kill). The loop tears dead sessions
@@ -60,6 +71,7 @@
 #include <sys/types.h>
 #include <uv.h>
 
+#include "admission.h"
 #include "broker.h"
 #include "config.h"
 #include "control.pb-c.h"
@@ -81,7 +93,8 @@ struct manager {
 
 	int listen_fd;
 	bool listen_inherited;
-	bool listen_paused; /* accept hit EMFILE: wait before polling again */
+	bool listen_paused; /* accept failed and the reserve fd could not help: wait */
+	int reserve_fd;	    /* /dev/null, given up to accept one connection when out of fds */
 	char sock_path[CONFIG_SOCKET_MAX];
 	dev_t sock_dev;
 	ino_t sock_ino;
@@ -117,6 +130,8 @@ struct manager {
 	uint64_t sessions_total;
 	uint64_t sessions_protocol_errors;
 	uint64_t sessions_over_limit;
+	/* Caps per uid on pending connections and sessions (admission.h). */
+	struct admission adm;
 
 	/* Access policy: NULL means none (every topic open to every client). */
 	struct policy *policy;
@@ -181,6 +196,8 @@ struct manager_stats {
 	void *net_mem; /* the network part (daemon/net/netstats.h), or NULL */
 	Sdds__Ctl__Denial denials[POLICY_DENIALS_MAX];
 	Sdds__Ctl__Denial *denial_ptrs[POLICY_DENIALS_MAX];
+	Sdds__Ctl__Admission adm;
+	void *adm_mem; /* the per-uid entries of adm, or NULL */
 };
 int manager_stats_build(struct manager *m, struct manager_stats *ret);
 void manager_stats_free(struct manager_stats *st);

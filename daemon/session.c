@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,8 +149,9 @@ static void session_violation(struct session *s, uint32_t id, int status, const 
 static void session_on_ctl(uv_poll_t *h, int status, int events);
 static void session_on_evt(uv_poll_t *h, int status, int events);
 
-int session_new(struct manager *m, int fd)
+int session_new(struct manager *m, int fd, bool pressure)
 {
+	struct admission_ticket *victim = NULL;
 	struct session *s;
 	int rc;
 
@@ -167,6 +169,26 @@ int session_new(struct manager *m, int fd)
 	rc = ctl_peercred(fd, &s->pid, &s->uid, &s->gid);
 	if (rc < 0)
 		goto fail_free;
+	/* Before anything costly: a refused newcomer must be cheap to turn away. */
+	rc = admission_connect(&m->adm, s->uid, manager_may_attest(m, s->uid), pressure, &s->ticket, &victim);
+	if (rc == -EBUSY) {
+		m->sessions_over_limit++;
+		log_rl(LOG_PRIO_WARNING, "pid %d uid %u: refused: too many connections without Hello%s",
+		       (int)s->pid, (unsigned)s->uid, pressure ? " and no descriptor left" : "");
+		goto fail_free;
+	}
+	if (rc < 0)
+		goto fail_free;
+	if (victim != NULL) {
+		struct session *v = (struct session *)((char *)victim - offsetof(struct session, ticket));
+
+		m->sessions_over_limit++;
+		log_rl(LOG_PRIO_WARNING,
+		       "uid %u: dropping its oldest connection without Hello (pid %d) to make room for pid "
+		       "%d uid %u",
+		       (unsigned)v->uid, (int)v->pid, (int)s->pid, (unsigned)s->uid);
+		session_kill(v, false, "dropped to make room: no Hello yet");
+	}
 	/* Now, pinned by a pidfd where the kernel gives one (policy.h). */
 	{
 		socklen_t len = sizeof(int);
@@ -180,7 +202,7 @@ int session_new(struct manager *m, int fd)
 	}
 	rc = uv_poll_init(&m->loop, &s->ctl_poll, fd);
 	if (rc < 0)
-		goto fail_free;
+		goto fail_ticket;
 	s->ctl_poll.data = s;
 	s->open_handles = 1;
 	TAILQ_INSERT_TAIL(&m->sessions, s, link);
@@ -192,6 +214,8 @@ int session_new(struct manager *m, int fd)
 	}
 	return 0;
 
+fail_ticket:
+	admission_leave(&m->adm, &s->ticket);
 fail_free:
 	close(fd);
 	free(s);
@@ -246,6 +270,7 @@ void session_teardown(struct session *s)
 	uint32_t i;
 
 	session_stall_clear(s);
+	admission_leave(&m->adm, &s->ticket);
 	if (s->state == SESSION_READY)
 		m->n_ready--;
 	else
@@ -353,10 +378,9 @@ static void session_handle_hello(struct session *s, const Sdds__Ctl__Request *re
 		session_violation(s, req->id, -EPROTONOSUPPORT, reason);
 		return;
 	}
-	if (m->n_ready >= cfg->max_clients) {
-		snprintf(reason, sizeof(reason), "too many clients (max_clients = %u)", cfg->max_clients);
+	if (admission_hello(&m->adm, &s->ticket, reason, sizeof(reason)) < 0) {
 		m->sessions_over_limit++;
-		log_rl(LOG_PRIO_WARNING, "refusing pid %d: %s", (int)s->pid, reason);
+		log_rl(LOG_PRIO_WARNING, "refusing pid %d uid %u: %s", (int)s->pid, (unsigned)s->uid, reason);
 		session_reply_error(s, req->id, -ENOSPC, reason);
 		session_kill(s, false, reason);
 		return;

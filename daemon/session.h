@@ -47,6 +47,7 @@
 #include <sys/types.h>
 #include <uv.h>
 
+#include "admission.h"
 #include "broker.h"
 #include "control.pb-c.h"
 #include "policy.h"
@@ -108,8 +109,9 @@ struct session {
 	uid_t uid;
 	gid_t gid;
 	char name[SESSION_NAME_MAX];
-	struct policy_peer peer; /* identity facts, from accept (and Attest) */
-	bool spoke;		 /* a first message was received */
+	struct policy_peer peer;	/* identity facts, from accept (and Attest) */
+	struct admission_ticket ticket; /* its place in the manager's admission counts */
+	bool spoke;			/* a first message was received */
 	int64_t created_ns;
 	int64_t last_active_ns;
 
@@ -155,9 +157,12 @@ struct session {
 
 /*
  * Start a session on an accepted control socket (ownership of fd passes to
- * the session, also on failure: it is closed). Returns 0 or -errno.
+ * the session, also on failure: it is closed), if admission (admission.h)
+ * lets its uid in; a pending connection it drops to make room is marked
+ * dead. pressure: the daemon is out of descriptors (admission_connect).
+ * Returns 0, -EBUSY (refused by admission, counted) or -errno.
  */
-int session_new(struct manager *m, int fd);
+int session_new(struct manager *m, int fd, bool pressure);
 
 /*
  * Pump the request ring: up to max_requests_per_turn records, routed through

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "admission.h"
 #include "config.h"
 #include "log.h"
 
@@ -197,6 +198,26 @@ static void test_errors_with_line(void **state)
 	    {"max_sample = 4K\nrequest_ring_bytes = 16K",
 	     "t.conf: request_ring_bytes (16384) must be at least 4 records of max_sample 4096 (4 * 4112 = "
 	     "16448 bytes)"},
+	    /* Admission caps per uid: ranges, "auto", and the room they must leave (FILE:LINE of the last
+	       key). */
+	    {"max_clients_per_uid = 0", "t.conf:1: max_clients_per_uid: '0' is out of range 1..65536"},
+	    {"max_clients_per_uid = many",
+	     "t.conf:1: max_clients_per_uid: 'many' is not a non-negative decimal number or 'auto'"},
+	    {"max_handshakes = auto",
+	     "t.conf:1: max_handshakes: 'auto' is not a non-negative decimal number"},
+	    {"max_handshakes = 1", "t.conf:1: max_handshakes: '1' is out of range 2..65536"},
+	    {"max_clients = 100\n# one uid may not take all\nmax_clients_per_uid = 100",
+	     "t.conf:3: max_clients_per_uid (100) + reserved_clients (12) must be below max_clients (100), "
+	     "so "
+	     "that one uid's sessions leave room for the others"},
+	    {"reserved_clients = 10\nmax_clients = 10",
+	     "t.conf:2: reserved_clients (10) must be below max_clients (10)"},
+	    {"max_clients_per_uid = 230\npoll = on", "t.conf:1: max_clients_per_uid (230) + reserved_clients "
+						     "(32) must be below max_clients (256), so "
+						     "that one uid's sessions leave room for the others"},
+	    {"max_handshakes_per_uid = 64\nlog_level = info",
+	     "t.conf:1: max_handshakes_per_uid (64) must be below max_handshakes (64), so that one uid's "
+	     "connections leave room for the others"},
 	};
 	struct sddsd_config cfg, before;
 	struct config_error err;
@@ -212,6 +233,52 @@ static void test_errors_with_line(void **state)
 		/* Out-parameter written only on success. */
 		assert_memory_equal(&cfg, &before, sizeof(cfg));
 	}
+}
+
+/* "auto" derives the per-uid session cap and the reserve from max_clients. */
+static void test_admission_keys(void **state)
+{
+	struct admission_limits lim;
+	struct sddsd_config cfg;
+	struct config_error err;
+
+	(void)state;
+	config_init(&cfg);
+	config_admission_limits(&cfg, &lim);
+	assert_int_equal(lim.max_sessions, 256);
+	assert_int_equal(lim.max_sessions_per_uid, 64);
+	assert_int_equal(lim.reserved_sessions, 32);
+	assert_int_equal(lim.max_pending, 64);
+	assert_int_equal(lim.max_pending_per_uid, 8);
+	/* Small max_clients (tests use 2..9) stay valid with the automatic values. */
+	for (unsigned n = 1; n <= 9; n++) {
+		char text[64];
+
+		config_init(&cfg);
+		snprintf(text, sizeof(text), "max_clients = %u", n);
+		assert_int_equal(parse(&cfg, text, &err), 0);
+		config_admission_limits(&cfg, &lim);
+		assert_true(lim.max_sessions_per_uid >= 1);
+		assert_true(n == 1 || lim.max_sessions_per_uid + lim.reserved_sessions < n);
+	}
+	config_init(&cfg);
+	assert_int_equal(parse(&cfg,
+			       "max_clients = 40\nmax_clients_per_uid = 10\nreserved_clients = auto\n"
+			       "max_handshakes = 100\nmax_handshakes_per_uid = 99",
+			       &err),
+			 0);
+	assert_int_equal(cfg.reserved_clients, CONFIG_AUTO);
+	config_admission_limits(&cfg, &lim);
+	assert_int_equal(lim.max_sessions_per_uid, 10);
+	assert_int_equal(lim.reserved_sessions, 5);
+	assert_int_equal(lim.max_pending, 100);
+	assert_int_equal(lim.max_pending_per_uid, 99);
+	/* config_set (command-line style) then config_validate: origin only, no line. */
+	config_init(&cfg);
+	assert_int_equal(config_set(&cfg, "--x", "max_handshakes", "8", &err), 0);
+	assert_int_equal(config_validate(&cfg, "sddsd", &err), -EINVAL);
+	assert_string_equal(err.msg, "sddsd: max_handshakes_per_uid (8) must be below max_handshakes (8), so "
+				     "that one uid's connections leave room for the others");
 }
 
 static void test_error_leaves_config(void **state)
@@ -392,6 +459,7 @@ int main(void)
 	    cmocka_unit_test(test_syntax_variants),
 	    cmocka_unit_test(test_errors_with_line),
 	    cmocka_unit_test(test_error_leaves_config),
+	    cmocka_unit_test(test_admission_keys),
 	    cmocka_unit_test(test_hostile_text),
 	    cmocka_unit_test(test_set_and_validate),
 	    cmocka_unit_test(test_file),
