@@ -233,6 +233,8 @@ struct fixture {
 	Sdds__Ctl__NetStats net;
 	Sdds__Ctl__NetDrop drop, *drops[1];
 	Sdds__Ctl__PeerInfo peer, *peers[1];
+	Sdds__Ctl__Admission adm;
+	Sdds__Ctl__UidAdmission uid, *uids[1];
 	char *interfaces[1];
 	uint32_t topics_in[2];
 };
@@ -290,6 +292,21 @@ static void fixture_init(struct fixture *x, bool with_net)
 	x->st.n_denials = 1;
 	x->st.denials = x->denials;
 
+	sdds__ctl__admission__init(&x->adm);
+	x->adm.max_clients = 256;
+	x->adm.max_clients_per_uid = 64;
+	x->adm.max_handshakes_per_uid = 8;
+	x->adm.dropped = 18446744073709551615ull;
+	sdds__ctl__uid_admission__init(&x->uid);
+	x->uid.uid = 65534;
+	x->uid.pending = 8;
+	x->uid.dropped = 26724;
+	x->uid.hello_refused = 3;
+	x->uids[0] = &x->uid;
+	x->adm.n_uids = 1;
+	x->adm.uids = x->uids;
+	x->st.admission = &x->adm;
+
 	if (!with_net)
 		return;
 	sdds__ctl__net_stats__init(&x->net);
@@ -321,8 +338,13 @@ static void fixture_init(struct fixture *x, bool with_net)
 /* `stats`: every section, in order; the awkward strings come back as sent. */
 static void test_stats_awkward_strings(void **state)
 {
-	static const char *const top[] = {"epoch",  "uptime_ms", "totals", "clients", "topics", "endpoints",
-					  "policy", "denials",	 "net",	   "peers",   NULL};
+	static const char *const top[] = {"epoch",     "uptime_ms", "totals", "clients",
+					  "topics",    "endpoints", "policy", "denials",
+					  "admission", "net",	    "peers",  NULL};
+	static const char *const adm[] = {"limits",  "pending",	      "sessions", "dropped",
+					  "refused", "hello_refused", "uids",	  NULL};
+	static const char *const uid[] = {"uid",     "trusted", "pending",	 "sessions",
+					  "dropped", "refused", "hello_refused", NULL};
 	static const char *const client[] = {"session_id", "pid",     "uid",	 "gid",
 					     "name",	   "readers", "writers", "counters",
 					     "identity",   "denied",  NULL};
@@ -353,6 +375,15 @@ static void test_stats_awkward_strings(void **state)
 	assert_string_equal(text_of(element(doc, "endpoints", 1), "kind"), "writer");
 	assert_true(json_object_get_boolean(member(member(doc, "policy"), "loaded")));
 	assert_string_equal(text_of(element(doc, "denials", 0), "identity"), AWKWARD_BACK);
+	assert_keys(member(doc, "admission"), adm);
+	assert_int_equal(int_of(member(member(doc, "admission"), "limits"), "max_clients_per_uid"), 64);
+	assert_int_equal(json_object_get_uint64(member(member(doc, "admission"), "dropped")),
+			 18446744073709551615ull);
+	assert_keys(element(member(doc, "admission"), "uids", 0), uid);
+	assert_int_equal(int_of(element(member(doc, "admission"), "uids", 0), "uid"), 65534);
+	assert_int_equal(int_of(element(member(doc, "admission"), "uids", 0), "dropped"), 26724);
+	assert_false(
+	    json_object_get_boolean(member(element(member(doc, "admission"), "uids", 0), "trusted")));
 
 	net = member(doc, "net");
 	assert_string_equal(json_object_get_string(element(net, "interfaces", 0)), "ve\"th\\0");
@@ -380,6 +411,7 @@ static void test_views(void **state)
 	    {"readers", {"readers", NULL}, 1},	   {"writers", {"writers", NULL}, 1},
 	    {"endpoints", {"endpoints", NULL}, 2}, {"denials", {"policy", "denials", NULL}, 0},
 	    {"peers", {"peers", NULL}, 0},	   {"net", {"net", NULL}, 0},
+	    {"admission", {"admission", NULL}, 0},
 	};
 	struct fixture x;
 	struct fake f;

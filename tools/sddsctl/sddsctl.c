@@ -44,16 +44,18 @@ enum sddsctl_view {
 	VIEW_STATS,
 	VIEW_DENIALS,
 	VIEW_PEERS,
-	VIEW_NET
+	VIEW_NET,
+	VIEW_ADMISSION
 };
 
 static const struct {
 	const char *name;
 	enum sddsctl_view view;
 } sddsctl_views[] = {
-    {"clients", VIEW_CLIENTS}, {"topics", VIEW_TOPICS},	      {"readers", VIEW_READERS},
-    {"writers", VIEW_WRITERS}, {"endpoints", VIEW_ENDPOINTS}, {"stats", VIEW_STATS},
-    {"denials", VIEW_DENIALS}, {"peers", VIEW_PEERS},	      {"net", VIEW_NET},
+    {"clients", VIEW_CLIENTS},	   {"topics", VIEW_TOPICS},	  {"readers", VIEW_READERS},
+    {"writers", VIEW_WRITERS},	   {"endpoints", VIEW_ENDPOINTS}, {"stats", VIEW_STATS},
+    {"denials", VIEW_DENIALS},	   {"peers", VIEW_PEERS},	  {"net", VIEW_NET},
+    {"admission", VIEW_ADMISSION},
 };
 
 static void usage(FILE *f)
@@ -71,6 +73,8 @@ static void usage(FILE *f)
 	      "  denials     access policy: counters and the newest refused requests\n"
 	      "  peers       SNPS peers: address, interface, last seen, topics, per-peer counters\n"
 	      "  net         network counters: frames and samples in/out, drops by reason\n"
+	      "  admission   caps per uid, and per uid: connections without Hello, sessions,\n"
+	      "              connections dropped or refused, Hellos refused\n"
 	      "\n"
 	      "Options:\n"
 	      "  --json          print one JSON object instead of tables\n"
@@ -454,6 +458,42 @@ static void json_net(struct json *j, const Sdds__Ctl__Stats *st)
 }
 
 /* One JSON object on f; 0 or -errno as json_finish. */
+static void json_admission(struct json *j, const Sdds__Ctl__Stats *st)
+{
+	static const Sdds__Ctl__Admission none = SDDS__CTL__ADMISSION__INIT;
+	const Sdds__Ctl__Admission *a = st->admission != NULL ? st->admission : &none;
+
+	json_obj_begin(j, "admission");
+	json_obj_begin(j, "limits");
+	json_uint(j, "max_clients", a->max_clients);
+	json_uint(j, "max_clients_per_uid", a->max_clients_per_uid);
+	json_uint(j, "reserved_clients", a->reserved_clients);
+	json_uint(j, "max_handshakes", a->max_handshakes);
+	json_uint(j, "max_handshakes_per_uid", a->max_handshakes_per_uid);
+	json_obj_end(j);
+	json_uint(j, "pending", a->pending);
+	json_uint(j, "sessions", a->sessions);
+	json_uint(j, "dropped", a->dropped);
+	json_uint(j, "refused", a->refused);
+	json_uint(j, "hello_refused", a->hello_refused);
+	json_arr_begin(j, "uids");
+	for (size_t i = 0; i < a->n_uids; i++) {
+		const Sdds__Ctl__UidAdmission *u = a->uids[i];
+
+		json_obj_begin(j, NULL);
+		json_uint(j, "uid", u->uid);
+		json_bool(j, "trusted", u->trusted);
+		json_uint(j, "pending", u->pending);
+		json_uint(j, "sessions", u->sessions);
+		json_uint(j, "dropped", u->dropped);
+		json_uint(j, "refused", u->refused);
+		json_uint(j, "hello_refused", u->hello_refused);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+	json_obj_end(j);
+}
+
 static int json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 {
 	struct json j;
@@ -485,6 +525,9 @@ static int json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 	case VIEW_NET:
 		json_net(&j, st);
 		break;
+	case VIEW_ADMISSION:
+		json_admission(&j, st);
+		break;
 	case VIEW_STATS: {
 		Sdds__Ctl__Counters tot;
 		uint32_t nr, nw;
@@ -508,6 +551,7 @@ static int json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 		json_topics(&j, st);
 		json_endpoints(&j, st, VIEW_ENDPOINTS, "endpoints");
 		json_denials(&j, st);
+		json_admission(&j, st);
 		json_net(&j, st);
 		json_peers(&j, st);
 		break;
@@ -734,6 +778,28 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f, "  announcements sent      %" PRIu64 "\n", n->discovery->frames_out);
 }
 
+static void text_admission(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	static const Sdds__Ctl__Admission none = SDDS__CTL__ADMISSION__INIT;
+	const Sdds__Ctl__Admission *a = st->admission != NULL ? st->admission : &none;
+
+	fprintf(f, "sessions %u of max_clients %u (per uid %u, %u reserved for root and launchers)\n",
+		a->sessions, a->max_clients, a->max_clients_per_uid, a->reserved_clients);
+	fprintf(f, "without Hello %u of max_handshakes %u (per uid %u)\n", a->pending, a->max_handshakes,
+		a->max_handshakes_per_uid);
+	fprintf(f, "dropped %" PRIu64 ", refused %" PRIu64 ", Hello refused %" PRIu64 "\n", a->dropped,
+		a->refused, a->hello_refused);
+	fprintf(f, "%10s %7s %8s %8s %12s %12s %12s\n", "UID", "TRUSTED", "PENDING", "SESSIONS", "DROPPED",
+		"REFUSED", "HELLO-REFUSED");
+	for (size_t i = 0; i < a->n_uids; i++) {
+		const Sdds__Ctl__UidAdmission *u = a->uids[i];
+
+		fprintf(f, "%10u %7s %8u %8u %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", u->uid,
+			u->trusted ? "yes" : "no", u->pending, u->sessions, u->dropped, u->refused,
+			u->hello_refused);
+	}
+}
+
 static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 {
 	Sdds__Ctl__Counters tot;
@@ -760,6 +826,9 @@ static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 	case VIEW_NET:
 		text_net(f, st);
 		return;
+	case VIEW_ADMISSION:
+		text_admission(f, st);
+		return;
 	case VIEW_STATS:
 		break;
 	}
@@ -785,6 +854,8 @@ static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 	text_endpoints(f, st, VIEW_ENDPOINTS);
 	fputs("\nPOLICY\n", f);
 	text_denials(f, st);
+	fputs("\nADMISSION\n", f);
+	text_admission(f, st);
 	if (st->net != NULL) {
 		fputs("\nNETWORK\n", f);
 		text_net(f, st);
