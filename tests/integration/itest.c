@@ -12,12 +12,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -221,6 +223,12 @@ static bool itest_socket_answers(const char *path)
 
 int itest_daemon_start(struct itest_daemon *d, const char *config_text, const char *const *extra)
 {
+	return itest_daemon_start_nofile(d, config_text, extra, 0);
+}
+
+int itest_daemon_start_nofile(struct itest_daemon *d, const char *config_text, const char *const *extra,
+			      unsigned long nofile)
+{
 	const char *bin = getenv("SDDSD");
 	const char *tmp = getenv("TMPDIR");
 	const char *argv[32];
@@ -266,6 +274,12 @@ int itest_daemon_start(struct itest_daemon *d, const char *config_text, const ch
 		itest_child_prepare(parent);
 		if (null >= 0)
 			dup2(null, 0);
+		if (nofile > 0) {
+			struct rlimit rl = {nofile, nofile};
+
+			if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+				_exit(126);
+		}
 		execv(bin, (char *const *)argv);
 		_exit(127);
 	}
@@ -391,6 +405,11 @@ void itest_proc_init(struct itest_proc *p)
 
 int itest_proc_spawn(struct itest_proc *p, const char *const *argv)
 {
+	return itest_proc_spawn_as(p, argv, (uid_t)-1, 0);
+}
+
+int itest_proc_spawn_as(struct itest_proc *p, const char *const *argv, uid_t uid, unsigned long nofile)
+{
 	int in[2], out[2], rc;
 	pid_t parent = getpid(), pid;
 
@@ -411,6 +430,16 @@ int itest_proc_spawn(struct itest_proc *p, const char *const *argv)
 		itest_child_prepare(parent);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
+		if (nofile > 0) {
+			struct rlimit rl = {nofile, nofile};
+
+			if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+				_exit(126);
+		}
+		/* Groups first: after setuid the process may no longer change them. */
+		if (uid != (uid_t)-1 &&
+		    (setgroups(0, NULL) < 0 || setgid((gid_t)uid) < 0 || setuid(uid) < 0 || getuid() != uid))
+			_exit(126);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}

@@ -57,6 +57,9 @@ struct itest_daemon {
  * NULL. Returns 0 or -errno (-ECHILD: the daemon exited during start).
  */
 int itest_daemon_start(struct itest_daemon *d, const char *config_text, const char *const *extra);
+/* Likewise, the daemon started with RLIMIT_NOFILE soft = hard = nofile (0: ours). */
+int itest_daemon_start_nofile(struct itest_daemon *d, const char *config_text, const char *const *extra,
+			      unsigned long nofile);
 
 /*
  * Stop the daemon with `sig` (SIGTERM: clean shutdown), SIGKILL after
@@ -88,6 +91,11 @@ struct itest_proc {
  * inherited, so it lands in the test log). Returns 0 or -errno.
  */
 int itest_proc_spawn(struct itest_proc *p, const char *const *argv);
+/*
+ * Likewise, the child running as uid (groups dropped, gid = uid; -1: as we
+ * are, which must be root to change) with RLIMIT_NOFILE nofile (0: ours).
+ */
+int itest_proc_spawn_as(struct itest_proc *p, const char *const *argv, uid_t uid, unsigned long nofile);
 
 /*
  * Start $SDDS_ITEST_PEER role --socket sock args... (args NULL-terminated).
