@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "sysfile.h"
 
 #define CGROUP_RMDIR_TRIES 100 /* times 10 ms */
 
@@ -41,27 +42,12 @@ static int read_text(const char *path, char *buf, size_t cap)
 	return rc;
 }
 
-static int write_text(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	if (n != (ssize_t)strlen(text))
-		rc = n < 0 ? -errno : -EIO;
-	close(fd);
-	return rc;
-}
-
 static int write_at(const char *dir, const char *file, const char *text)
 {
 	char path[PATH_MAX + 64];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	return write_text(path, text);
+	return sysfile_write(path, text);
 }
 
 /* Whether word occurs in list, whose words are separated by any of seps. */

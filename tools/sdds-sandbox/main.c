@@ -75,6 +75,7 @@
 #include "cgroup.h"
 #include "elfdeps.h"
 #include "filter.h"
+#include "sysfile.h"
 #include "view.h"
 
 #define SANDBOX_EXIT_SETUP 125
@@ -743,21 +744,6 @@ static void init_main(const struct sandbox_opts *o, const struct elfdeps *files,
 
 /* ---------------- supervisor ---------------- */
 
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-	int rc = 0;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	if (n != (ssize_t)strlen(text))
-		rc = n < 0 ? -errno : -EIO;
-	close(fd);
-	return rc;
-}
-
 static int write_maps(pid_t pid, const struct sandbox_opts *o)
 {
 	/* Root maps the inner ids to nobody, never to itself: the program
@@ -769,18 +755,18 @@ static int write_maps(pid_t pid, const struct sandbox_opts *o)
 
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)o->uid, (unsigned)host_uid);
-	rc = write_file(path, map);
+	rc = sysfile_write(path, map);
 	if (rc < 0)
 		return rc;
 	if (geteuid() != 0) {
 		snprintf(path, sizeof(path), "/proc/%d/setgroups", (int)pid);
-		rc = write_file(path, "deny");
+		rc = sysfile_write(path, "deny");
 		if (rc < 0)
 			return rc;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
 	snprintf(map, sizeof(map), "%u %u 1\n", (unsigned)o->gid, (unsigned)host_gid);
-	return write_file(path, map);
+	return sysfile_write(path, map);
 }
 
 struct supervisor {
