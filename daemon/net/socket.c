@@ -10,7 +10,9 @@
  *     link's first link-local address), no SO_REUSEADDR, as real nodes;
  *   - multicast: bound to [::]:port+20 with SO_REUSEADDR and
  *     SO_BINDTODEVICE (only this link's traffic), IPV6_MULTICAST_IF the
- *     link, hop limit 1 (§1), loopback off (our own frames never come back).
+ *     link, hop limit 1 (§1), loopback off (our own frames never come back);
+ *     what it sends carries the unicast socket's address as its source
+ *     (IPV6_PKTINFO), so a node has one address on the wire.
  * Every socket is non-blocking and watched by a uv_poll_t; a readable
  * socket calls the network layer's callback, which drains the sockets
  * epoll reported (ready[]) with rx (recvmmsg per socket, MSG_TRUNC so the
@@ -423,6 +425,28 @@ static int sock_link_of(const struct net_backend *b, uint32_t ifindex)
 	return -1;
 }
 
+/*
+ * The multicast socket is bound to [::], so without this the kernel would
+ * pick the source of its datagrams among the link's addresses (on Linux the
+ * newest link-local, often the EUI-64 one, not the node config's ip): the
+ * node's frames must all come from the one address it is known by (§9.2),
+ * or a peer sees two nodes and sends unicast where nothing listens.
+ */
+static void sock_set_source(struct msghdr *h, char *buf, size_t cap, const struct net_link_info *l)
+{
+	struct in6_pktinfo pi = {.ipi6_addr = l->addr, .ipi6_ifindex = l->ifindex};
+	struct cmsghdr *c;
+
+	memset(buf, 0, cap);
+	h->msg_control = buf;
+	h->msg_controllen = CMSG_SPACE(sizeof(pi));
+	c = CMSG_FIRSTHDR(h);
+	c->cmsg_level = IPPROTO_IPV6;
+	c->cmsg_type = IPV6_PKTINFO;
+	c->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+}
+
 static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, int *ret_err)
 {
 	unsigned done = 0;
@@ -433,6 +457,10 @@ static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, i
 		struct mmsghdr mm[SOCK_BATCH];
 		struct iovec iov[SOCK_BATCH];
 		struct sockaddr_in6 to[SOCK_BATCH];
+		union {
+			char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+			struct cmsghdr align;
+		} ctl[SOCK_BATCH];
 		int link = sock_link_of(b, tx[done].dst.ifindex);
 		bool from_mcast = tx[done].from_mcast;
 		unsigned k = 0;
@@ -459,6 +487,9 @@ static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, i
 			mm[k].msg_hdr.msg_iovlen = 1;
 			mm[k].msg_hdr.msg_name = &to[k];
 			mm[k].msg_hdr.msg_namelen = sizeof(to[k]);
+			if (from_mcast)
+				sock_set_source(&mm[k].msg_hdr, ctl[k].buf, sizeof(ctl[k].buf),
+						&b->links[link].info);
 			k++;
 		}
 		r = sendmmsg(b->links[link].fd[from_mcast ? 1 : 0], mm, k, MSG_DONTWAIT);

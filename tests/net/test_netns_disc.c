@@ -6,6 +6,8 @@
  *   - clients in A and B exchange 1,000 samples each way, in order, once
  *     each daemon has learnt the other's subscription (its ff02::10 group
  *     destination shows in `sddsctl peers`);
+ *   - each knows the other by its node config ip alone (group frames leave
+ *     a socket bound to [::] with that source, not the link's EUI-64 one);
  *   - daemon B stopped: A expires it (B and the group leave A's peers, the
  *     expiry is counted in `sddsctl net`);
  *   - daemon B started again later (a late subscriber): it announces, A
@@ -118,12 +120,31 @@ static void exchange(int count)
 	assert_int_equal(netns_wait(ra), 0);
 }
 
+/*
+ * Side knows its peer by one address, the peer's node config ip, though the
+ * peer's link also has its EUI-64 link-local: group frames leave a socket
+ * bound to [::], and must still carry that address.
+ */
+static void assert_one_address(int side, const char *want)
+{
+	static char buf[65536];
+	unsigned n = 0;
+
+	assert_int_equal(netns_ctl_json(side, sddsctl_bin, "peers", buf, sizeof(buf)), 0);
+	for (const char *p = buf; (p = strstr(p, "\"address\": \"fe80::")) != NULL; p++)
+		n++;
+	if (n != 1 || !netns_json_has(buf, "address", want))
+		fail_msg("peers of side %d should hold %s alone:\n%s", side, want, buf);
+}
+
 /* No static subscriptions: the data flows once discovery ran, both ways. */
 static void test_discovery_exchange(void **state)
 {
 	(void)state;
 	wait_learnt();
 	exchange(1000);
+	assert_one_address(A, "fe80::b");
+	assert_one_address(B, "fe80::a");
 }
 
 /* B stops: A expires it. B comes back later: A learns it again and B gets data. */
