@@ -1016,10 +1016,14 @@ static void test_hostile_flood_overrun(void **state)
 	for (uint64_t i = 0; i < 2ull * rc->req_cap / 32; i++) {
 		hx_put_rec(rc, prod, 16, SDDS_REC_WRITE, 0, w, buf, 16);
 		prod += 32;
-		rc->prod = prod;
-		/* Publish without a kick: a sleeping daemon does not drain meanwhile. */
-		atomic_store_explicit(&rc->req->prod, prod, memory_order_release);
 	}
+	/*
+	 * Two laps published in one store: a daemon that is awake and
+	 * draining could keep pace with records published one by one, and
+	 * then no lap would ever be seen; this one is, whatever it was doing.
+	 */
+	rc->prod = prod;
+	atomic_store_explicit(&rc->req->prod, prod, memory_order_release);
 	rawcli_kick(rc);
 	hx_expect_disconnected(t, rc, "request ring overrun");
 	hx_finish(t);
