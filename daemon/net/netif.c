@@ -938,6 +938,14 @@ static struct netif_nack_rx *netif_nrx_get(struct netif *n, uint32_t ti, const s
 	return r;
 }
 
+/* Whether seq is behind g's next number (not ahead of it, held) by more than its span. */
+static bool netif_nrx_far_behind(const struct gaptrack *g, uint32_t seq)
+{
+	uint32_t behind = (g->expect - seq) & g->mask;
+
+	return behind != 0 && behind <= g->mask / 2 + 1 && behind > g->cap;
+}
+
 /*
  * A numbered sample of NACK topic ti from src: held in its stream's
  * reorder ring, delivered in order; new gaps NACKed at once.
@@ -975,10 +983,12 @@ static void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr
 		}
 		if (rc != -EEXIST)
 			break;
-		/* A duplicate or a late sample is dropped; a run of samples far behind restarts the stream.
+		/*
+		 * A duplicate (of a held sample ahead, or of one just behind)
+		 * is dropped; a run of samples behind by more than the span
+		 * restarts the stream.
 		 */
-		if (((r->g.expect - sq->value) & r->g.mask) <= r->g.cap ||
-		    ++r->far_behind < NETIF_NACK_RESTART) {
+		if (!netif_nrx_far_behind(&r->g, sq->value) || ++r->far_behind < NETIF_NACK_RESTART) {
 			n->c.seq_dropped++;
 			return;
 		}

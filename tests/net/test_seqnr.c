@@ -548,6 +548,39 @@ static void test_nack_far_jump(void **state)
 	fx_close(&f);
 }
 
+/*
+ * Duplicates of a sample held ahead of a gap are duplicates, not samples
+ * far behind: repeated resends of 5 while 1 is missing once restarted the
+ * stream at 5 after NETIF_NACK_RESTART of them, giving 1 up (the reader
+ * of netns-nack-mc saw a sample missing under 20% loss).
+ */
+static void test_nack_dups_ahead_kept(void **state)
+{
+	int16_t v[8];
+	struct fx f;
+
+	(void)state;
+	fx_open(&f);
+	huge_sample(0xd1, 0, 200);
+	for (uint32_t s = 2; s <= 5; s++)
+		huge_sample(0xd1, s, (int16_t)(200 + s));
+	for (int k = 0; k < 20; k++)
+		huge_sample(0xd1, 5, 205);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 3, v, 8), 1);
+	huge_sample(0xd1, 1, 201);
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_int_equal(take_all(&f, 3, v, 8), 5);
+	for (int k = 0; k < 5; k++)
+		assert_int_equal(v[k], 201 + k);
+	assert_int_equal(netif_counters(f.n)->seq_resync, 0);
+	assert_int_equal(netif_counters(f.n)->gaps_given_up, 0);
+	assert_int_equal(netif_counters(f.n)->seq_dropped, 20);
+	fx_close(&f);
+}
+
 /* A NACK topic configured with 4-bit numbers drops a sample numbered with 32 bits (§11.1). */
 static void test_nack_seq_size_dropped(void **state)
 {
@@ -694,6 +727,7 @@ int main(void)
 	    cmocka_unit_test(test_nack_real_publisher),
 	    cmocka_unit_test(test_nack_gap_after_wrap),
 	    cmocka_unit_test(test_nack_far_jump),
+	    cmocka_unit_test(test_nack_dups_ahead_kept),
 	    cmocka_unit_test(test_nack_seq_size_dropped),
 	    cmocka_unit_test(test_nack_starved_timer),
 	};
