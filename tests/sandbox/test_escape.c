@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -51,6 +52,7 @@ struct escape_case {
 	bool control_escapes;	 /* with --no-seccomp the attempt works: the probe is real */
 	const char *probe;	 /* the variable naming the probe program; NULL: SDDS_PROBE */
 	bool refused;		 /* the sandbox refuses to start it (125) in every mode */
+	int scripts;		 /* > 0: the program is that many "#!" scripts, the last run by probe */
 };
 
 /* The fields after layer_errno are left out where they are none. */
@@ -106,6 +108,11 @@ static const struct escape_case escape_cases[] = {
      * control runs the same program bare and finds its W+X memory. */
     {"wx_execstack", "wx-self", ARG_NONE, NULL, NULL, .probe = "SDDS_PROBE_EXECSTACK", .refused = true},
     {"wx_load_segment", "wx-self", ARG_NONE, NULL, NULL, .probe = "SDDS_PROBE_WXLOAD", .refused = true},
+    /* The same program as a script's interpreter, directly and through a second script. */
+    {"wx_script", "wx-self", ARG_NONE, NULL, NULL, .probe = "SDDS_PROBE_EXECSTACK", .refused = true,
+     .scripts = 1},
+    {"wx_script_nested", "wx-self", ARG_NONE, NULL, NULL, .probe = "SDDS_PROBE_EXECSTACK", .refused = true,
+     .scripts = 2},
     /* The supervisor used the connection's one Attest already. */
     {"attest_self", "attest", ARG_NONE, NULL, "EPERM"},
 };
@@ -113,6 +120,56 @@ static const struct escape_case escape_cases[] = {
 
 static const struct escape_case *the_case;
 static bool as_nobody;
+static char script_dir[64];
+static char script_path[160]; /* the program when the_case->scripts > 0 */
+
+/* The program the case runs: the probe, or the outermost of its scripts. */
+static char *case_program(void)
+{
+	return the_case->scripts > 0 ? script_path : getenv(the_case->probe ? the_case->probe : "SDDS_PROBE");
+}
+
+static void scripts_remove(void)
+{
+	char path[160];
+
+	for (int i = 0; i < the_case->scripts; i++) {
+		snprintf(path, sizeof(path), "%s/s%d", script_dir, i);
+		unlink(path);
+	}
+	rmdir(script_dir);
+}
+
+/*
+ * Script 0 runs the probe with the attempt ("#!PROBE wx-self": the kernel
+ * passes the probe "wx-self", then the script's path and its arguments);
+ * script i runs script i-1. Readable by everyone, for --nobody.
+ */
+static int scripts_make(void)
+{
+	char path[160], prev[160];
+	FILE *f;
+
+	snprintf(script_dir, sizeof(script_dir), "/tmp/sdds-wxscript.XXXXXX");
+	if (mkdtemp(script_dir) == NULL || chmod(script_dir, 0755) < 0)
+		return -1;
+	atexit(scripts_remove);
+	for (int i = 0; i < the_case->scripts; i++) {
+		snprintf(path, sizeof(path), "%s/s%d", script_dir, i);
+		f = fopen(path, "w");
+		if (f == NULL)
+			return -1;
+		if (i == 0)
+			fprintf(f, "#!%s %s\n", getenv(the_case->probe), the_case->attempt);
+		else
+			fprintf(f, "#! %s\n", prev);
+		if (fclose(f) != 0 || chmod(path, 0755) < 0)
+			return -1;
+		snprintf(prev, sizeof(prev), "%s", path);
+	}
+	snprintf(script_path, sizeof(script_path), "%s", prev);
+	return 0;
+}
 
 enum mode { MODE_KILL, MODE_EPERM, MODE_NO_SECCOMP, MODE_NO_ATTEST };
 
@@ -162,7 +219,7 @@ static void escape_run(const struct sbtest_daemon *d, enum mode mode, struct sbt
 	if (mode == MODE_NO_ATTEST)
 		argv[n++] = "--no-attest";
 	argv[n++] = "--";
-	argv[n++] = getenv(the_case->probe ? the_case->probe : "SDDS_PROBE");
+	argv[n++] = case_program();
 	argv[n++] = (char *)the_case->attempt;
 	if (arg[0])
 		argv[n++] = arg;
@@ -209,7 +266,7 @@ static void expect_report(const struct sbtest_out *o, const char *syscall)
 static void test_refused(const struct sbtest_daemon *d)
 {
 	static const enum mode modes[] = {MODE_KILL, MODE_NO_SECCOMP};
-	char *bare[] = {getenv(the_case->probe), (char *)the_case->attempt, NULL};
+	char *bare[] = {case_program(), (char *)the_case->attempt, NULL};
 	struct sbtest_out o;
 	size_t i;
 
@@ -319,6 +376,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	as_nobody = argc > 2 && strcmp(argv[2], "--nobody") == 0;
+	if (the_case->scripts > 0 && scripts_make() < 0) {
+		perror("test_escape: scripts");
+		return 1;
+	}
 	rc = sbtest_need_tools();
 	if (rc)
 		return rc;

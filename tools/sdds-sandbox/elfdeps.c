@@ -412,14 +412,67 @@ static int elf_wx_one(const char *path, char *interp, size_t cap)
 	return rc;
 }
 
+/*
+ * The interpreter of a "#!" script, as binfmt_script reads it (fs/binfmt_script.c):
+ * the first line within BINPRM_BUF_SIZE (256) bytes, blanks after "#!"
+ * skipped, the name up to the next blank or the line's end. 1 with the name
+ * in out (cap bytes), 0 when path is no script, -errno.
+ */
+static int script_interp(const char *path, char *out, size_t cap)
+{
+	char buf[256];
+	ssize_t n;
+	size_t i = 2, len;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if (n < 2 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[n] = '\0';
+	while (buf[i] == ' ' || buf[i] == '\t')
+		i++;
+	len = strcspn(buf + i, " \t\n");
+	if (len == 0 || len >= cap)
+		return -ENOEXEC;
+	memcpy(out, buf + i, len);
+	out[len] = '\0';
+	return 1;
+}
+
+/* Linux runs at most this many interpreters of interpreters (BINPRM_MAX_RECURSION). */
+#define ELFDEPS_MAX_SCRIPTS 4
+
 int elfdeps_check_wx(const char *exe)
 {
-	char interp[PATH_MAX], none[1];
-	int rc;
+	char path[PATH_MAX], interp[PATH_MAX], none[1];
+	int rc, level;
 
-	rc = elf_wx_one(exe, interp, sizeof(interp));
+	if (strlen(exe) >= sizeof(path))
+		return -ENAMETOOLONG;
+	strcpy(path, exe);
+	/* A script: the kernel maps its interpreter (maybe a script itself), not it. */
+	for (level = 0;; level++) {
+		rc = script_interp(path, interp, sizeof(interp));
+		if (rc <= 0)
+			break;
+		if (level == ELFDEPS_MAX_SCRIPTS)
+			return -ELOOP;
+		/* A relative name is the exec's cwd's, which we cannot know here. */
+		if (interp[0] != '/')
+			return -ENOEXEC;
+		strcpy(path, interp);
+	}
+	if (rc < 0)
+		return rc;
+	rc = elf_wx_one(path, interp, sizeof(interp));
 	if (rc == -ENOEXEC)
-		return 0; /* a script: the kernel maps its interpreter, not it */
+		return 0; /* neither ELF nor a script: the exec fails */
 	if (rc < 0 || interp[0] == '\0')
 		return rc;
 	rc = elf_wx_one(interp, none, sizeof(none));

@@ -712,6 +712,15 @@ static void init_main(const struct sandbox_opts *o, const struct elfdeps *files,
 	rc = view_build(&vo, &step);
 	if (rc < 0)
 		die_setup(step, -rc);
+	/*
+	 * W^X again on the files the view bound, which are what execve maps:
+	 * the check in main() read them by path, and a path can be made to
+	 * name another file between that check and the bind (ENOENT is left
+	 * to execve, which says it better).
+	 */
+	rc = elfdeps_check_wx(o->exe);
+	if (rc < 0 && rc != -ENOENT)
+		die_setup("W^X check of the program in its view (it changed since the first check)", -rc);
 
 	drop_caps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -1049,7 +1058,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sdds-sandbox: %s: %s\n", o.exe,
 			rc == -EPERM ? "asks for writable and executable memory (a writable and executable "
 				       "segment or an executable stack): refused, W^X"
-				     : strerror(-rc));
+			: rc == -ENOEXEC
+			    ? "a script whose #! line names no absolute interpreter path: refused"
+			: rc == -ELOOP ? "a script through more than 4 interpreters: refused"
+				       : strerror(-rc));
 		return SANDBOX_EXIT_SETUP;
 	}
 	if (!o.no_deps) {
