@@ -176,6 +176,7 @@ struct md_ctx {
 
 	struct md_lat n_blk, n_poll, n_mono_blk, n_mono_poll, n_raw, n_raw_busy, n_dds;
 	struct md_tput t_net, t_net_frames, t_net_raw, t_net_mono;
+	struct md_tput t_net_packed, t_net_packed_frames; /* the peer_pack run, beside the others */
 	/* net --poll --monolithic: isolated / monolithic per leg (A->B send side, B->A receive side). */
 	struct md_num {
 		bool ok;
@@ -859,6 +860,8 @@ static void md_net_fail(struct md_ctx *c, bool poll, bool dds, const char *why)
 		md_lat_fail(&c->n_dds, why);
 	md_tput_fail(&c->t_net, why);
 	md_tput_fail(&c->t_net_frames, why);
+	md_tput_fail(&c->t_net_packed, why);
+	md_tput_fail(&c->t_net_packed_frames, why);
 	md_tput_fail(&c->t_net_raw, why);
 	md_tput_fail(&c->t_net_mono, why);
 }
@@ -973,6 +976,8 @@ static void md_net_run(struct md_ctx *c, bool poll)
 		md_lat_raw(&c->n_raw, path);
 		md_tput_json(&c->t_net, j, "throughput.sddsd", "rate", "why");
 		md_tput_json(&c->t_net_raw, j, "throughput.raw_udp6_sendmmsg", "rate", "why");
+		md_tput_json(&c->t_net_packed, j, "throughput.sddsd_packed", "rate", "why");
+		md_tput_json(&c->t_net_packed_frames, j, "throughput.sddsd_packed_frames", "rate", "why");
 		if (with_dds) {
 			bool ok = false;
 			const char *sum = mdrun_jstr(j, "ddsperf.summary");
@@ -1562,6 +1567,10 @@ static void md_ratios(struct md_ctx *c)
 	r = md_ratio_new(c, "net throughput, sddsd samples / raw UDPv6 datagrams", "x", 0, 0, "");
 	md_ratio_div(r, md_fig_rate("net sddsd throughput", &c->t_net),
 		     md_fig_rate("raw UDPv6 throughput", &c->t_net_raw), 1, 0);
+	r = md_ratio_new(c, "net throughput, packed sddsd samples (peer_pack) / raw UDPv6 datagrams", "x", 0,
+			 0, "");
+	md_ratio_div(r, md_fig_rate("packed sddsd throughput", &c->t_net_packed),
+		     md_fig_rate("raw UDPv6 throughput", &c->t_net_raw), 1, 0);
 	md_trace_totals(c, "receive", &iso, &mono);
 	r = md_ratio_new(c, "isolation cost, receive path (traced total, avg)", "%", 0, 44,
 			 "paper (STM32F4): +44%");
@@ -1873,6 +1882,8 @@ static int md_write_md(const struct md_ctx *c, const char *path)
 	md_tput_row(f, &c->t_dds);
 	md_tput_row(f, &c->t_net);
 	md_tput_row(f, &c->t_net_frames);
+	md_tput_row(f, &c->t_net_packed);
+	md_tput_row(f, &c->t_net_packed_frames);
 	md_tput_row(f, &c->t_net_mono);
 	md_tput_row(f, &c->t_net_raw);
 
@@ -1995,9 +2006,10 @@ static void md_write_json(const struct md_ctx *c, FILE *f)
 				      &c->l_ice_poll, &c->l_ice_wait, &c->l_dds,   &c->l_dds_wait};
 	const struct md_lat *net[] = {&c->n_blk, &c->n_poll,	 &c->n_mono_blk, &c->n_mono_poll,
 				      &c->n_raw, &c->n_raw_busy, &c->n_dds};
-	const struct md_tput *tp[] = {&c->t_poll,	&c->t_block,	&c->t_mono_spin,
-				      &c->t_mono_sleep, &c->t_dds,	&c->t_net,
-				      &c->t_net_frames, &c->t_net_mono, &c->t_net_raw};
+	const struct md_tput *tp[] = {
+	    &c->t_poll,	   &c->t_block,	     &c->t_mono_spin,	     &c->t_mono_sleep,
+	    &c->t_dds,	   &c->t_net,	     &c->t_net_frames,	     &c->t_net_mono,
+	    &c->t_net_raw, &c->t_net_packed, &c->t_net_packed_frames};
 	struct json j;
 
 	json_init(&j, f);
@@ -2300,7 +2312,9 @@ int mdreport_main(int argc, char **argv)
 	md_tput_init(&c.t_mono_spin, "local, monolithic (polling spin budget)");
 	md_tput_init(&c.t_mono_sleep, "local, monolithic (spin budget 0)");
 	md_tput_init(&c.t_dds, "local, Cyclone DDS ddsperf pub/sub (loopback)");
-	md_tput_init(&c.t_net, "net, sddsd (blocking daemons)");
+	md_tput_init(&c.t_net, "net, sddsd (blocking daemons, one sample per frame)");
+	md_tput_init(&c.t_net_packed, "net, sddsd packed (peer_pack both ways; samples)");
+	md_tput_init(&c.t_net_packed_frames, "net, sddsd packed frames/s (daemon B's counters)");
 	md_tput_init(&c.t_net_mono, "net, monolithic");
 	md_tput_init(&c.t_net_frames, "net, sddsd frames/s (daemon B's counters; not samples)");
 	md_tput_init(&c.t_net_raw, "net, raw UDPv6 sendmmsg (baseline)");

@@ -174,6 +174,15 @@ def mode_quick(bench, out):
         sys.exit(77)
     check(js["parts"]["net"]["ok"], "the net part did not run: " + js["parts"]["net"]["why"])
     check(plot_ok(js, "latency-net.png"), "no network latency profile")
+    # One sample per frame (what real nodes get) and the packed run, side by side.
+    tp = {x["path"]: x for x in js["throughput"]}
+    for label in ("net, sddsd frames/s (daemon B's counters; not samples)",
+                  "net, sddsd packed (peer_pack both ways; samples)",
+                  "net, sddsd packed frames/s (daemon B's counters)"):
+        check(label in tp and tp[label]["ok"], "no throughput figure '%s'" % label)
+        check(("| " + label + " |") in md, "report.md has no row '%s'" % label)
+    fr = [r for r in js["ratios"] if r["name"].startswith("net throughput, sddsd frames / raw")]
+    check(len(fr) == 1 and fr[0]["value"] is not None, "no single-sample frames / raw ratio")
     if js["parts"]["trace"]["ok"]:
         check(plot_ok(js, "phases.png"), "sdds-trace ran but there is no per-phase chart")
         check("| phase | iso MIN |" in md, "sdds-trace ran but there is no per-phase table")
