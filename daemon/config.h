@@ -92,6 +92,7 @@ struct sddsd_config {
 	uint32_t discovery_publication_ms; /* DCPSPublication period (same) */
 	uint32_t discovery_expire_ms;	   /* silent peers and their subscriptions go (0: never) */
 	bool discovery_unicast;		   /* advertise `08 10`: data comes unicast, not via ff02::10 */
+	bool announce_pack;		   /* STATUS "takes packed frames" after our Participant samples */
 	uint32_t discovery_max_subscriptions;
 	uint64_t given; /* a bit per key a file line or config_set set (config_given) */
 };

@@ -104,9 +104,14 @@ static struct disc_locator disc_group(uint32_t link, uint8_t group, uint16_t por
 	return l;
 }
 
-/* One builtin sample in one frame: [DOMAIN 1] TOPIC [ADDRESS] DATA, the §7 recipe. */
+/*
+ * One builtin sample in one frame: [DOMAIN 1] TOPIC [ADDRESS] DATA, the §7
+ * recipe, then STATUS status when not 0 (last, so that a real receiver,
+ * which skips it, or reads it as the SEQNR of a DATA that never follows,
+ * does with the frame what it does without it).
+ */
 static int disc_build(struct disc *d, uint16_t topic, const struct snps_addr *addr, const uint8_t *sample,
-		      uint32_t len, uint32_t *ret_len)
+		      uint32_t len, uint8_t status, uint32_t *ret_len)
 {
 	struct snps_frame_options fo;
 	struct snps_frame f;
@@ -119,6 +124,8 @@ static int disc_build(struct disc *d, uint16_t topic, const struct snps_addr *ad
 	rc = snps_frame_init(&f, d->buf, sizeof(d->buf), &fo);
 	if (rc == 0)
 		rc = snps_frame_add_sample(&f, &m, sample, len);
+	if (rc == 0 && status != 0)
+		rc = snps_frame_put_skippable(&f, (uint8_t)(status << 4 | SNPS_BT_STATUS), NULL, 0);
 	if (rc == 0)
 		rc = snps_frame_finish(&f, &flen);
 	if (rc < 0)
@@ -162,7 +169,8 @@ static void disc_send_participant(struct disc *d)
 	else
 		snps_addr_link_group(SNPS_GROUP_ENDPOINT, &a);
 	snps_participant_encode(&v, s, sizeof(s));
-	if (disc_build(d, SNPS_BUILTIN_PARTICIPANT, &a, s, sizeof(s), &len) < 0)
+	if (disc_build(d, SNPS_BUILTIN_PARTICIPANT, &a, s, sizeof(s), d->o.packs ? SNPS_STATUS_PACKS : 0,
+		       &len) < 0)
 		return;
 	for (uint32_t l = 0; l < d->o.n_links; l++) {
 		struct disc_locator g = disc_group(l, SNPS_GROUP_PARTICIPANT, d->o.port);
@@ -181,7 +189,7 @@ static void disc_send_publications(struct disc *d)
 		uint32_t len;
 
 		snps_endpoint_encode(&v, s, sizeof(s));
-		if (disc_build(d, SNPS_BUILTIN_PUBLICATION, NULL, s, sizeof(s), &len) == 0)
+		if (disc_build(d, SNPS_BUILTIN_PUBLICATION, NULL, s, sizeof(s), 0, &len) == 0)
 			disc_emit_endpoint(d, len);
 	}
 }
@@ -199,7 +207,7 @@ static void disc_send_subscription(struct disc *d, uint32_t reader)
 	else
 		snps_addr_link_group(SNPS_GROUP_DATA, &a);
 	snps_endpoint_encode(&v, s, sizeof(s));
-	if (disc_build(d, SNPS_BUILTIN_SUBSCRIPTION, &a, s, sizeof(s), &len) == 0)
+	if (disc_build(d, SNPS_BUILTIN_SUBSCRIPTION, &a, s, sizeof(s), 0, &len) == 0)
 		disc_emit_endpoint(d, len);
 }
 

@@ -95,6 +95,7 @@ struct disc_options {
 	uint32_t publication_ms; /* 0: same */
 	uint32_t expire_ms;	 /* 0: never (like real nodes) */
 	bool unicast;		 /* advertise `08 10` instead of ff02::30 / ff02::10 */
+	bool packs;		 /* end each Participant frame with STATUS SNPS_STATUS_PACKS */
 	uint32_t max_participants;
 	uint32_t max_subs;
 	uint32_t max_frame;

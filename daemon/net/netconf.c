@@ -82,6 +82,7 @@ int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why,
 		o->disc.expire_ms = o->disc.participant_ms * 5;
 	o->disc.unicast = cfg->discovery_unicast;
 	o->disc.max_subs = cfg->discovery_max_subscriptions;
+	o->disc.announce_pack = cfg->announce_pack;
 	ret->node = nc;
 	return 0;
 }

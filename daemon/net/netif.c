@@ -264,6 +264,7 @@ void netif_options_init(struct netif_options *o)
 	o->disc.publication_ms = 5000;
 	o->disc.expire_ms = 5000;
 	o->disc.max_subs = 64;
+	o->disc.announce_pack = true;
 }
 
 /* ---------------- tx ------------------------------------------------------ */
@@ -366,7 +367,7 @@ static int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topi
 				p->c.samples_out++;
 				n->c.samples_out++;
 				/* Closed at once for a receiver that takes one sample per frame. */
-				if (!p->pack || p->group) {
+				if (!(p->pack || p->pack_heard) || p->group) {
 					n->tx_peer[p->tx_slot] = -1;
 					p->tx_slot = -1;
 				}
@@ -1115,6 +1116,8 @@ struct netif_rx_ctx {
 	struct net_peer *p;
 	bool swapped;
 	uint32_t samples;
+	bool participant;  /* the frame held a DCPSParticipant sample */
+	bool status_packs; /* and a STATUS with SNPS_STATUS_PACKS */
 };
 
 /*
@@ -1185,6 +1188,12 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		netif_nack_answer(n, t, rx->src, rx->mcast, ev->seqnr.value);
 		return 0;
 	}
+	/* An sddsd says it takes several samples per frame (after its Participant sample). */
+	if (ev->kind == SNPS_EV_SKIPPED && snps_submsg_type(ev->hdr) == SNPS_BT_STATUS &&
+	    (ev->nibble & SNPS_STATUS_PACKS)) {
+		rx->status_packs = true;
+		return 0;
+	}
 	if (ev->kind != SNPS_EV_DATA)
 		return 0; /* context, SEQNR alone */
 	if (netif_topic_index(n, ev->topic) < 0) {
@@ -1203,6 +1212,8 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 			}
 			bd = n->builtin_buf;
 		}
+		if (ev->topic == SNPS_BUILTIN_PARTICIPANT)
+			rx->participant = true;
 		disc_receive(n->disc, n->ops->clock_ns(n->be), ev->topic, bd, ev->len,
 			     ev->has_addr ? &ev->addr : NULL, &rx->src->ip, rx->src->port, rx->link);
 		return 0;
@@ -1356,6 +1367,13 @@ static void netif_handle(struct netif *n, const struct net_dgram *d)
 	}
 	n->c.frames_in++;
 	n->c.samples_in += rx.samples;
+	/*
+	 * Each Participant frame says again whether its sender packs: a node
+	 * that took over the address of an sddsd gets one sample per frame
+	 * from its first announcement on.
+	 */
+	if (p != NULL && rx.participant)
+		p->pack_heard = rx.status_packs;
 	if (p != NULL) {
 		p->c.frames_in++;
 		p->c.samples_in += rx.samples;
@@ -1788,6 +1806,7 @@ static int netif_disc_init(struct netif *n, char *why, size_t why_len)
 	o.publication_ms = n->opt.disc.publication_ms;
 	o.expire_ms = n->opt.disc.expire_ms;
 	o.unicast = n->opt.disc.unicast;
+	o.packs = n->opt.disc.announce_pack;
 	o.max_subs = n->opt.disc.max_subs;
 	o.max_participants = n->opt.max_peers;
 	o.max_frame = n->opt.max_frame;

@@ -149,11 +149,16 @@ struct netif_options {
 		uint32_t expire_ms; /* 0: peers and subscriptions never expire */
 		bool unicast;	    /* advertise `08 10` (data unicast to us) instead of ff02::10 */
 		uint32_t max_subs;  /* learnt (participant, topic) subscriptions */
+		/*
+		 * End our Participant frames with STATUS SNPS_STATUS_PACKS, so that
+		 * another sddsd packs samples to us (real nodes skip it).
+		 */
+		bool announce_pack;
 	} disc;
 };
 
 /* Defaults: max_frame 128, 64 peers, backlog 4096, depth 4096, budget 256, rcvbuf 4 MiB, sndbuf 1 MiB;
- * discovery off, periods 1000 / 5000 ms, expiry 5000 ms, 64 subscriptions. */
+ * discovery off, periods 1000 / 5000 ms, expiry 5000 ms, 64 subscriptions, announce_pack on. */
 void netif_options_init(struct netif_options *o);
 
 struct netif;

@@ -183,6 +183,7 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 		pi->frames_out = p->c.frames_out;
 		pi->samples_out = p->c.samples_out;
 		pi->malformed = p->c.malformed;
+		pi->pack = (char *)(p->pack ? "config" : p->pack_heard ? "announced" : "");
 		peer_ptrs[i] = pi;
 	}
 	st->n_peers = pt->n;

@@ -38,6 +38,7 @@ struct net_peer {
 	bool tx_mcast;	      /* data to it leaves from port + 20 (discovered destinations, §9.2) */
 	bool swapped;	      /* §2 peer: integers little-endian on the wire */
 	bool pack;	      /* takes several samples per frame (peer_pack); else one per frame */
+	bool pack_heard;      /* announced that it does (SNPS_STATUS_PACKS: an sddsd) */
 	int64_t last_seen_ns; /* 0: never heard from */
 	uint16_t last_port;   /* source port of its last datagram */
 	uint16_t topics_in;   /* bit per topic id it sent us */

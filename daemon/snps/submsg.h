@@ -31,6 +31,14 @@ enum snps_basic_type {
 	SNPS_BT_EXT = 0xF,
 };
 
+/*
+ * STATUS (x7) values sddsd sends: real receivers only skip a STATUS
+ * (snps-wire.md §4.2; a reliability build reads it as a SEQNR for the
+ * next DATA, so it only ever ends a frame). Bit 0: the sender is an sddsd
+ * that takes several samples per frame.
+ */
+#define SNPS_STATUS_PACKS 0x1u
+
 /* Extended types (high nibble of a 0x?F header byte). */
 enum snps_ext_type {
 	SNPS_XT_ACK = 0x0,

@@ -406,6 +406,28 @@ uint64_t netns_json_peer_u64(const char *json, const char *address, const char *
 	return n;
 }
 
+bool netns_json_peer_is(const char *json, const char *address, const char *key, const char *value)
+{
+	struct json_object *doc = json_tokener_parse(json), *peers, *v;
+	bool is = false;
+
+	if (doc != NULL && json_object_object_get_ex(doc, "peers", &peers) &&
+	    json_object_is_type(peers, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(peers); i++) {
+			struct json_object *p = json_object_array_get_idx(peers, i), *a;
+
+			if (json_object_object_get_ex(p, "address", &a) &&
+			    strcmp(json_object_get_string(a), address) == 0) {
+				is = json_object_object_get_ex(p, key, &v) &&
+				     strcmp(json_object_get_string(v), value) == 0;
+				break;
+			}
+		}
+	}
+	json_object_put(doc);
+	return is;
+}
+
 uint64_t netns_net_counter(int side, const char *sddsctl, const char *key)
 {
 	/* Static: a reading is 10s of KiB and the tests are one thread. */

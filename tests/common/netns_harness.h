@@ -124,6 +124,8 @@ uint64_t netns_json_u64(const char *json, const char *key);
 bool netns_json_has(const char *json, const char *key, const char *value);
 /* The number key of the peer with address in `sddsctl peers` output, or 0 as netns_json_u64. */
 uint64_t netns_json_peer_u64(const char *json, const char *address, const char *key);
+/* Whether the peer with address has member key printing as value (false when no such peer or key). */
+bool netns_json_peer_is(const char *json, const char *address, const char *key, const char *value);
 
 /*
  * The counter key of `sddsctl net` in side's namespace (0 when absent);

@@ -455,8 +455,9 @@ static void peer_line(const char *text, const char *addr, char *line, size_t cap
 /*
  * `sddsctl peers` as text: PORT is the port the peer was last heard from
  * (a real node's ephemeral or multicast source port, not the 23234 it is
- * answered at), DEST where its data goes; a group destination is "group",
- * not a peer "never" seen.
+ * answered at), DEST where its data goes, PACK whether several samples
+ * share a frame to it (cfg, ann, -); a group destination is "group", not a
+ * peer "never" seen.
  */
 static void test_peers_text(void **state)
 {
@@ -477,6 +478,7 @@ static void test_peers_text(void **state)
 	heard.last_seen_ms = 1500;
 	heard.last_port = 37327;
 	heard.is_static = false;
+	heard.pack = "announced";
 	group = x.peer;
 	group.address = "ff02::10";
 	group.iface = "veth0";
@@ -491,27 +493,30 @@ static void test_peers_text(void **state)
 	run_sddsctl_text(&f, false, "peers", &x.st, text, sizeof(text));
 	fake_close(&f);
 
-	/* ADDRESS IFACE PORT DEST KIND LAST-SEEN ... */
+	/* ADDRESS IFACE PORT DEST KIND PACK LAST-SEEN ... */
 	peer_line(text, "fe80::c0ef:62ff:fed4:d26a", line, sizeof(line));
-	assert_int_equal(sscanf(line, "%63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5]),
-			 6);
+	assert_int_equal(
+	    sscanf(line, "%63s %63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5], w[6]), 7);
 	assert_string_equal(w[2], "37327");
 	assert_string_equal(w[3], "23234");
 	assert_string_equal(w[4], "heard");
-	assert_string_equal(w[5], "1.5s");
+	assert_string_equal(w[5], "ann");
+	assert_string_equal(w[6], "1.5s");
 	peer_line(text, "ff02::10", line, sizeof(line));
-	assert_int_equal(sscanf(line, "%63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5]),
-			 6);
+	assert_int_equal(
+	    sscanf(line, "%63s %63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5], w[6]), 7);
 	assert_string_equal(w[2], "-");
 	assert_string_equal(w[3], "23254");
 	assert_string_equal(w[4], "group");
 	assert_string_equal(w[5], "-");
+	assert_string_equal(w[6], "-");
 	peer_line(text, "fe80::1", line, sizeof(line));
-	assert_int_equal(sscanf(line, "%63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5]),
-			 6);
+	assert_int_equal(
+	    sscanf(line, "%63s %63s %63s %63s %63s %63s %63s", w[0], w[1], w[2], w[3], w[4], w[5], w[6]), 7);
 	assert_string_equal(w[2], "-");
 	assert_string_equal(w[4], "static");
-	assert_string_equal(w[5], "never");
+	assert_string_equal(w[5], "-");
+	assert_string_equal(w[6], "never");
 }
 
 int main(int argc, char **argv)

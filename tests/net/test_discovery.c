@@ -75,6 +75,9 @@ struct fx {
 	struct broker_reader *r;
 };
 
+/* announce_pack for the next fixture (netif_options.disc). */
+static bool fx_announce_pack;
+
 static void fx_open_opts(struct fx *f, const char *role, uint16_t node_id, uint32_t max_subs, bool unicast)
 {
 	struct broker_qos wq = {.reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 100};
@@ -106,6 +109,8 @@ static void fx_open_opts(struct fx *f, const char *role, uint16_t node_id, uint3
 	o.disc.expire_ms = 3000;
 	o.disc.max_subs = max_subs;
 	o.disc.unicast = unicast;
+	/* The captures are of real nodes, which do not announce it: off but where a case turns it on. */
+	o.disc.announce_pack = fx_announce_pack;
 	rc = netif_new(&f->loop, f->b, &o, NULL, &f->n, why, sizeof(why));
 	if (rc < 0)
 		fail_msg("netif_new: %s", why);
@@ -185,6 +190,76 @@ static void test_pub_startup_bytes(void **state)
 	/* No subscriber learnt yet: a local sample goes nowhere. */
 	local_write(&f, 0xd26a, 21);
 	assert_int_equal(fake_sent(), 2);
+	fx_close(&f);
+}
+
+/* The peer entry at ip, or fail. */
+static const struct net_peer *fx_peer(const struct fx *f, const char *ip)
+{
+	const struct peer_table *pt = netif_peers(f->n);
+	struct in6_addr a;
+
+	assert_int_equal(inet_pton(AF_INET6, ip, &a), 1);
+	for (uint32_t i = 0; i < pt->n; i++) {
+		if (memcmp(&pt->v[i].addr.ip, &a, sizeof(a)) == 0)
+			return &pt->v[i];
+	}
+	fail_msg("no peer %s", ip);
+	return NULL;
+}
+
+static int builtin_lookup(void *ctx, uint8_t domain, uint16_t topic, uint32_t *ret_size)
+{
+	(void)ctx;
+	(void)domain;
+	return snps_builtin_size(topic, ret_size);
+}
+
+/*
+ * announce_pack: our Participant frame is the capture's with STATUS 1
+ * (`17`) after the sample and the count one higher; a real node's
+ * Participant (the capture's) marks nobody, one ending so marks its
+ * sender as taking several samples per frame, until a Participant frame
+ * of it without the STATUS.
+ */
+static void test_announce_pack(void **state)
+{
+	uint8_t want[sizeof(cap_pub_participant) + 1], heard[sizeof(cap_sub_participant) + 1];
+	struct snps_decoder_options o;
+	struct fx f;
+
+	(void)state;
+	memcpy(want, cap_pub_participant, sizeof(cap_pub_participant));
+	want[1]++;
+	want[sizeof(cap_pub_participant)] = 0x17;
+	memcpy(heard, cap_sub_participant, sizeof(cap_sub_participant));
+	heard[1]++;
+	heard[sizeof(cap_sub_participant)] = 0x17;
+	fx_announce_pack = true;
+	fx_open(&f, "publisher", 0xd26a);
+	fx_announce_pack = false;
+	netif_flush(f.n);
+	assert_sent(0, want, sizeof(want), "ff02::20", 23254);
+	/* Our own decoder takes the frame, STATUS included. */
+	snps_decoder_options_init(&o);
+	o.lookup = builtin_lookup;
+	assert_int_equal(snps_decode(want, sizeof(want), &o, NULL, NULL, NULL), 0);
+	inject(SUB_IP, 23254, cap_sub_participant, sizeof(cap_sub_participant));
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_false(fx_peer(&f, SUB_IP)->pack_heard);
+	inject(SUB_IP, 23254, heard, sizeof(heard));
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_true(fx_peer(&f, SUB_IP)->pack_heard);
+	assert_false(fx_peer(&f, SUB_IP)->pack);
+	/* Each Participant frame says it again: one without STATUS (a real node now) clears it. */
+	inject(SUB_IP, 23254, cap_sub_participant, sizeof(cap_sub_participant));
+	netif_receive(f.n);
+	netif_flush(f.n);
+	assert_false(fx_peer(&f, SUB_IP)->pack_heard);
+	/* It is still a participant like any other. */
+	assert_int_equal(disc_counters(netif_discovery(f.n))->participants_new, 1);
 	fx_close(&f);
 }
 
@@ -474,6 +549,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pub_startup_bytes),
+	    cmocka_unit_test(test_announce_pack),
 	    cmocka_unit_test(test_pub_learns_subscriber),
 	    cmocka_unit_test(test_sub_answers_publication),
 	    cmocka_unit_test(test_periodic),

@@ -80,11 +80,12 @@ static void test_discovery_keys(void **state)
 				   "discovery_publication_ms = 0\n"
 				   "discovery_expire_ms = 1500\n"
 				   "discovery_unicast = yes\n"
-				   "discovery_max_subscriptions = 8\n";
+				   "discovery_max_subscriptions = 8\n"
+				   "announce_pack = off\n";
 	static const char *const bad[] = {
 	    "node_id = 65536\n",	  "node_id = 0xd26a\n", /* decimal, as every number key */
 	    "discovery = maybe\n",	  "discovery_max_subscriptions = 0\n",
-	    "discovery_expire_ms = -1\n",
+	    "discovery_expire_ms = -1\n", "announce_pack = sometimes\n",
 	};
 	struct sddsd_config c;
 	struct config_error err;
@@ -97,6 +98,7 @@ static void test_discovery_keys(void **state)
 	assert_int_equal(c.discovery_publication_ms, 5000);
 	assert_int_equal(c.discovery_expire_ms, 5000);
 	assert_int_equal(c.discovery_max_subscriptions, 64);
+	assert_true(c.announce_pack);
 	if (parse(&c, text, &err) < 0)
 		fail_msg("%s", err.msg);
 	assert_int_equal(c.node_id, 0xd26a);
@@ -106,6 +108,7 @@ static void test_discovery_keys(void **state)
 	assert_int_equal(c.discovery_expire_ms, 1500);
 	assert_true(c.discovery_unicast);
 	assert_int_equal(c.discovery_max_subscriptions, 8);
+	assert_false(c.announce_pack);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		config_init(&c);
 		if (parse(&c, bad[i], &err) == 0)

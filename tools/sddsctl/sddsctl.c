@@ -372,6 +372,7 @@ static void json_peers(struct json *j, const Sdds__Ctl__Stats *st)
 		json_bool(j, "seen", p->seen);
 		json_uint(j, "last_seen_ms", p->last_seen_ms);
 		json_uint(j, "last_port", p->last_port);
+		json_text(j, "pack", p->pack);
 		json_topic_ids(j, "topics_in", p->topics_in, p->n_topics_in);
 		json_topic_ids(j, "topics_out", p->topics_out, p->n_topics_out);
 		json_uint(j, "frames_in", p->frames_in);
@@ -687,11 +688,13 @@ static void text_peers(FILE *f, const Sdds__Ctl__Stats *st)
 	}
 	/*
 	 * PORT is where the peer was last heard from (a real node sends from
-	 * an ephemeral or multicast port), DEST where its data goes. A group
+	 * an ephemeral or multicast port), DEST where its data goes, PACK
+	 * whether several samples share a frame to it (cfg: peer_pack; ann: an
+	 * sddsd that announced it; -: one sample per frame). A group
 	 * destination is never heard from: it shows as "group", seen "-".
 	 */
-	fprintf(f, "%-28s %-10s %5s %5s %-6s %10s %8s %8s %8s %8s %8s  %s\n", "ADDRESS", "IFACE", "PORT",
-		"DEST", "KIND", "LAST SEEN", "FR IN", "SMP IN", "FR OUT", "SMP OUT", "MALFORM",
+	fprintf(f, "%-28s %-10s %5s %5s %-6s %-4s %10s %8s %8s %8s %8s %8s  %s\n", "ADDRESS", "IFACE", "PORT",
+		"DEST", "KIND", "PACK", "LAST SEEN", "FR IN", "SMP IN", "FR OUT", "SMP OUT", "MALFORM",
 		"TOPICS in/out");
 	for (size_t i = 0; i < n->n_peers; i++) {
 		const Sdds__Ctl__PeerInfo *p = n->peers[i];
@@ -709,13 +712,16 @@ static void text_peers(FILE *f, const Sdds__Ctl__Stats *st)
 			snprintf(port, sizeof(port), "-");
 		}
 		fprintf(f,
-			"%-28s %-10s %5s %5u %-6s %10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
+			"%-28s %-10s %5s %5u %-6s %-4s %10s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 " %8" PRIu64
 			" %8" PRIu64 "  ",
 			printable(p->address, a, sizeof(a)), printable(p->iface, nm, sizeof(nm)), port,
 			p->port,
 			group	       ? "group"
 			: p->is_static ? (p->swapped ? "st/sw" : "static")
 				       : (p->swapped ? "dyn/sw" : "heard"),
+			p->pack == NULL || p->pack[0] == '\0' ? "-"
+			: strcmp(p->pack, "config") == 0      ? "cfg"
+							      : "ann",
 			seen, p->frames_in, p->samples_in, p->frames_out, p->samples_out, p->malformed);
 		text_topic_ids(f, p->topics_in, p->n_topics_in);
 		fputc('/', f);
