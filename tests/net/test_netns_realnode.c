@@ -8,6 +8,12 @@
  *   - an application writes two instances back to back (device 1 and 2)
  *     every 20 ms: the node takes all 20 samples of 10 pairs;
  *   - a burst of 200 samples of one instance: the node takes all 200;
+ *   - in discovery mode (no static subscription; the model announces
+ *     itself and answers A's Publications as the examples' subscriber
+ *     does, so A sends to ff02::10): the same 20 of 20, one sample per
+ *     frame, while the model also gets A's Participant frames, which end
+ *     with the STATUS that tells another sddsd to pack (the model skips it,
+ *     as real nodes do);
  *   - with B marked peer_pack (as another sddsd would be), the same pairs
  *     are packed two to a frame and the model loses samples: the check
  *     that the model sees what a real node would (it fails on a daemon
@@ -28,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "netns_harness.h"
 
@@ -57,6 +64,21 @@ static int group_setup(void **state)
 	if (netns_write_topics(NULL, NULL) < 0 || write_a(false) < 0)
 		return -1;
 	return netns_daemon_start(A, sddsd_bin, NULL);
+}
+
+/* A in discovery mode, publishing temperature, no static subscription. */
+static int write_a_discovery(void)
+{
+	static const char node[] =
+	    "<project name=\"a\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::a\" "
+	    "iface=\"vna\" port=\"23234\">\n"
+	    "  <include filename=\"topics.xml\"/>\n"
+	    "  <role topic=\"temperature\" type=\"publisher\"/>\n"
+	    "</project>\n";
+
+	return netns_write_configs(A, node,
+				   "discovery = on\ndiscovery_participant_ms = 200\n"
+				   "discovery_publication_ms = 200\ndiscovery_expire_ms = 5000\n");
 }
 
 /* frames_out and samples_out of A toward fe80::b. */
@@ -112,6 +134,38 @@ static void test_burst_all_taken(void **state)
 	assert_int_equal(f1 - f0, 200);
 }
 
+static void test_discovery_pairs_all_taken(void **state)
+{
+	static char buf[65536];
+	int64_t end = netns_now_ms() + 5000;
+	char sa[128];
+	pid_t rn, w;
+
+	(void)state;
+	netns_daemon_stop(A);
+	assert_int_equal(write_a_discovery(), 0);
+	assert_int_equal(netns_daemon_start(A, sddsd_bin, NULL), 0);
+	/* DEPTH 20, discovery on vnb, at least one frame with a STATUS. */
+	rn = netns_helper(B, true, realnode_bin, "23234", "20", "8000", "20", "vnb", "1", NULL);
+	assert_true(rn > 0);
+	while (netns_ctl_json(A, sddsctl_bin, "peers", buf, sizeof(buf)) != 0 ||
+	       !netns_json_has(buf, "address", "ff02::10")) {
+		if (netns_now_ms() > end)
+			fail_msg("A did not learn the model's subscription:\n%s", buf);
+		usleep(50000);
+	}
+	netns_path("a.sock", sa, sizeof(sa));
+	w = netns_helper(A, false, helper_bin, "pairs", sa, "10", "20", NULL);
+	assert_int_equal(netns_wait(w), 0);
+	assert_int_equal(netns_wait(rn), 0);
+	assert_int_equal(netns_ctl_json(A, sddsctl_bin, "peers", buf, sizeof(buf)), 0);
+	assert_int_equal(netns_json_peer_u64(buf, "ff02::10", "samples_out"), 20);
+	assert_int_equal(netns_json_peer_u64(buf, "ff02::10", "frames_out"), 20);
+	netns_daemon_stop(A);
+	assert_int_equal(write_a(false), 0);
+	assert_int_equal(netns_daemon_start(A, sddsd_bin, NULL), 0);
+}
+
 /* Packing toward the model (as toward another sddsd) loses samples there. */
 static void test_packed_pairs_lost(void **state)
 {
@@ -139,6 +193,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pairs_all_taken),
 	    cmocka_unit_test(test_burst_all_taken),
+	    cmocka_unit_test(test_discovery_pairs_all_taken),
 	    cmocka_unit_test(test_packed_pairs_lost),
 	};
 	int rc;
