@@ -19,6 +19,7 @@
 #include "ctl.h"
 #include "log.h"
 #include "manager.h"
+#include "netconf.h"
 #include "nodecfg.h"
 #include "policy.h"
 
@@ -151,6 +152,11 @@ int main(int argc, char **argv)
 				fprintf(stderr, "sddsd: %s\n", nerr.msg);
 				return EXIT_CONFIG;
 			}
+			/* The discovery keys as they take effect: the node config's <define>s where not
+			 * given. */
+			netconf_discovery(&shown, nc);
+			printf("# discovery* as in effect: the keys given here, else %s's <define>s\n",
+			       shown.node_config);
 			free(nc);
 		}
 		config_print(&shown, stdout);

@@ -14,6 +14,24 @@ bool netconf_wanted(const struct sddsd_config *cfg)
 	return cfg->net != 0 && cfg->node_config[0] != '\0';
 }
 
+void netconf_discovery(struct sddsd_config *cfg, const struct nodecfg *nc)
+{
+	/*
+	 * As the node config's <define>s say, as on a real node; a key of the
+	 * daemon config wins (docs/DESIGN.md "Discovery from the node config").
+	 */
+	if (!config_given(cfg, "discovery"))
+		cfg->discovery = nc->discovery;
+	if (!config_given(cfg, "discovery_participant_ms") && nc->participant_ms >= 0)
+		cfg->discovery_participant_ms = (uint32_t)nc->participant_ms;
+	if (!config_given(cfg, "discovery_publication_ms") && nc->publication_ms >= 0)
+		cfg->discovery_publication_ms = (uint32_t)nc->publication_ms;
+	/* A peer announces itself every participant period: give it five before it expires. */
+	if (!config_given(cfg, "discovery_expire_ms") && cfg->discovery_expire_ms != 0 &&
+	    cfg->discovery_participant_ms > cfg->discovery_expire_ms / 5)
+		cfg->discovery_expire_ms = cfg->discovery_participant_ms * 5;
+}
+
 int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why, size_t why_len)
 {
 	struct nodecfg_error nerr;
@@ -63,23 +81,13 @@ int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why,
 		memcpy(&ret->pack[i], cfg->peer_pack.addr[i], 16);
 	o->pack_peers = ret->pack;
 	o->n_pack_peers = cfg->peer_pack.n;
-	/*
-	 * Discovery as the node config's <define>s say, as on a real node; a
-	 * key of the daemon config wins (docs/DESIGN.md "Node config").
-	 */
-	o->disc.on = config_given(cfg, "discovery") ? cfg->discovery : nc->discovery;
+	ret->disc = *cfg;
+	netconf_discovery(&ret->disc, nc);
+	o->disc.on = ret->disc.discovery;
 	o->disc.node_id = (uint16_t)cfg->node_id;
-	o->disc.participant_ms = config_given(cfg, "discovery_participant_ms") || nc->participant_ms < 0
-				     ? cfg->discovery_participant_ms
-				     : (uint32_t)nc->participant_ms;
-	o->disc.publication_ms = config_given(cfg, "discovery_publication_ms") || nc->publication_ms < 0
-				     ? cfg->discovery_publication_ms
-				     : (uint32_t)nc->publication_ms;
-	/* A peer announces itself every participant period: give it five before it expires. */
-	o->disc.expire_ms = cfg->discovery_expire_ms;
-	if (!config_given(cfg, "discovery_expire_ms") && o->disc.expire_ms != 0 &&
-	    o->disc.participant_ms > o->disc.expire_ms / 5)
-		o->disc.expire_ms = o->disc.participant_ms * 5;
+	o->disc.participant_ms = ret->disc.discovery_participant_ms;
+	o->disc.publication_ms = ret->disc.discovery_publication_ms;
+	o->disc.expire_ms = ret->disc.discovery_expire_ms;
 	o->disc.unicast = cfg->discovery_unicast;
 	o->disc.max_subs = cfg->discovery_max_subscriptions;
 	o->disc.announce_pack = cfg->announce_pack;

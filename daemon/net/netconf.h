@@ -24,6 +24,7 @@ struct netconf {
 	struct nodecfg *node;	/* owned: netconf_fini frees it */
 	struct in6_addr swap[CONFIG_NET_SWAP_MAX];
 	struct in6_addr pack[CONFIG_NET_SWAP_MAX];
+	struct sddsd_config disc; /* the config with netconf_discovery applied */
 };
 
 /* The config asks for a network side: net not off and a node_config set. */
@@ -35,6 +36,14 @@ bool netconf_wanted(const struct sddsd_config *cfg);
  * "FILE:LINE: ..." where a file is at fault) and nothing held.
  */
 int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why, size_t why_len);
+
+/*
+ * The discovery keys of cfg (discovery, discovery_participant_ms,
+ * discovery_publication_ms, discovery_expire_ms) as they take effect with
+ * node config nc: each not given in cfg takes the node config's <define>
+ * where it has one, and the expiry at least five participant periods.
+ */
+void netconf_discovery(struct sddsd_config *cfg, const struct nodecfg *nc);
 
 /* Free the node config; accepts a zeroed or finished struct. */
 void netconf_fini(struct netconf *nc);

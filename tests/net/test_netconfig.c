@@ -276,6 +276,39 @@ static int run_sddsd(const char *args, char *out, size_t cap)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* --check-config prints the discovery keys as they take effect, the node config's <define>s included. */
+static void test_check_config_discovery(void **state)
+{
+	static const char xml[] =
+	    "<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" "
+	    "iface=\"x\">\n"
+	    "<topic name=\"a\" domain=\"1\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
+	    "<role topic=\"a\" type=\"publisher\"/>\n"
+	    "<define name=\"FEATURE_SDDS_BUILTIN_TOPICS_ENABLED\"/>\n"
+	    "<define name=\"FEATURE_SDDS_DISCOVERY_ENABLED\"/>\n"
+	    "<define name=\"SDDS_BUILTIN_TOPIC_PARTICIPANT_TIMER\" value=\"2\"/>\n"
+	    "<define name=\"SDDS_BUILTIN_TOPIC_PUBLICATION_TIMER\" value=\"7\"/>\n"
+	    "</project>\n";
+	char dir[] = "/tmp/sddschkdisc.XXXXXX", path[256], args[512], out[16384];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/n.xml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(xml, f);
+	fclose(f);
+	snprintf(args, sizeof(args), "--check-config --node-config %s", path);
+	assert_int_equal(run_sddsd(args, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "\ndiscovery = true\n"));
+	assert_non_null(strstr(out, "\ndiscovery_participant_ms = 2000\n"));
+	assert_non_null(strstr(out, "\ndiscovery_publication_ms = 7000\n"));
+	assert_non_null(strstr(out, "\ndiscovery_expire_ms = 10000\n"));
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_daemon_start_errors(void **state)
 {
 	static const char bad_xml[] =
@@ -329,6 +362,7 @@ static void test_daemon_start_errors(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_check_config_discovery),
 	    cmocka_unit_test(test_daemon_start_errors),
 	    cmocka_unit_test(test_values),
 	    cmocka_unit_test(test_refusals),
