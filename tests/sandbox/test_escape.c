@@ -113,6 +113,9 @@ static const struct escape_case escape_cases[] = {
      .scripts = 1},
     {"wx_script_nested", "wx-self", ARG_NONE, NULL, NULL, .probe = "SDDS_PROBE_EXECSTACK", .refused = true,
      .scripts = 2},
+    /* Five scripts deep, as far as Linux follows them: still the interpreter is checked. */
+    {"wx_script_deep", "wx-self", ARG_NONE, NULL, NULL, .probe = "SDDS_PROBE_EXECSTACK", .refused = true,
+     .scripts = 5},
     /* The supervisor used the connection's one Attest already. */
     {"attest_self", "attest", ARG_NONE, NULL, "EPERM"},
 };

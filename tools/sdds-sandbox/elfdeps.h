@@ -38,10 +38,11 @@ int elfdeps_collect(struct elfdeps *deps, const char *exe, const char **ret_miss
  * W^X for what the kernel maps at execve, before any filter applies: exe
  * and its interpreter must have no PT_LOAD both writable and executable
  * and no executable stack (PT_GNU_STACK with PF_X). For a "#!" script the
- * program checked is its interpreter (through up to 4 scripts, as Linux);
- * an interpreter named by a relative path gives -ENOEXEC, more than 4
+ * program checked is its interpreter (through up to 5 scripts, as Linux);
+ * an interpreter named by a relative path gives -ENOEXEC, more than 5
  * levels -ELOOP. Returns 0 (also for a file that is neither ELF nor a
- * script: its exec fails), -EPERM when one of them asks for W+X memory, or
+ * script: its exec fails, unless a binfmt_misc handler runs it, whose
+ * interpreter is not checked), -EPERM when one of them asks for W+X memory, or
  * -errno when a file cannot be read.
  */
 int elfdeps_check_wx(const char *exe);

@@ -715,12 +715,14 @@ static void init_main(const struct sandbox_opts *o, const struct elfdeps *files,
 	/*
 	 * W^X again on the files the view bound, which are what execve maps:
 	 * the check in main() read them by path, and a path can be made to
-	 * name another file between that check and the bind (ENOENT is left
-	 * to execve, which says it better).
+	 * name another file between that check and the bind. ENOENT is left
+	 * to execve, which says it better, and so is EACCES: the inner uid may
+	 * be unable to read a program it may run (mode 0711, its owner not
+	 * mapped here), which then goes unchecked a second time.
 	 */
 	rc = elfdeps_check_wx(o->exe);
-	if (rc < 0 && rc != -ENOENT)
-		die_setup("W^X check of the program in its view (it changed since the first check)", -rc);
+	if (rc < 0 && rc != -ENOENT && rc != -EACCES)
+		die_setup("W^X check of the program as bound in its view", -rc);
 
 	drop_caps();
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -1060,7 +1062,7 @@ int main(int argc, char **argv)
 				       "segment or an executable stack): refused, W^X"
 			: rc == -ENOEXEC
 			    ? "a script whose #! line names no absolute interpreter path: refused"
-			: rc == -ELOOP ? "a script through more than 4 interpreters: refused"
+			: rc == -ELOOP ? "a script through more than 5 scripts: refused"
 				       : strerror(-rc));
 		return SANDBOX_EXIT_SETUP;
 	}
