@@ -989,7 +989,12 @@ static void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr
 		 * is dropped; a run of samples behind by more than the span
 		 * restarts the stream.
 		 */
-		if (!netif_nrx_far_behind(&r->g, sq->value) || ++r->far_behind < NETIF_NACK_RESTART) {
+		if (!netif_nrx_far_behind(&r->g, sq->value)) {
+			r->far_behind = 0; /* the run is broken */
+			n->c.seq_dropped++;
+			return;
+		}
+		if (++r->far_behind < NETIF_NACK_RESTART) {
 			n->c.seq_dropped++;
 			return;
 		}
@@ -1188,7 +1193,7 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		netif_nack_answer(n, t, rx->src, rx->mcast, ev->seqnr.value);
 		return 0;
 	}
-	/* An sddsd says it takes several samples per frame (after its Participant sample). */
+	/* An sddsd says it takes several samples per frame (anywhere in a Participant frame). */
 	if (ev->kind == SNPS_EV_SKIPPED && snps_submsg_type(ev->hdr) == SNPS_BT_STATUS &&
 	    (ev->nibble & SNPS_STATUS_PACKS)) {
 		rx->status_packs = true;
