@@ -161,6 +161,9 @@ static void test_discovery_pairs_all_taken(void **state)
 	assert_int_equal(netns_ctl_json(A, sddsctl_bin, "peers", buf, sizeof(buf)), 0);
 	assert_int_equal(netns_json_peer_u64(buf, "ff02::10", "samples_out"), 20);
 	assert_int_equal(netns_json_peer_u64(buf, "ff02::10", "frames_out"), 20);
+	/* The model announced nothing of the kind: no peer of A is taken for an sddsd. */
+	if (netns_json_has(buf, "pack", "announced"))
+		fail_msg("A took the model for a peer that packs:\n%s", buf);
 	netns_daemon_stop(A);
 	assert_int_equal(write_a(false), 0);
 	assert_int_equal(netns_daemon_start(A, sddsd_bin, NULL), 0);
