@@ -152,11 +152,13 @@ int main(int argc, char **argv)
 				fprintf(stderr, "sddsd: %s\n", nerr.msg);
 				return EXIT_CONFIG;
 			}
-			/* The discovery keys as they take effect: the node config's <define>s where not
-			 * given. */
-			netconf_discovery(&shown, nc);
-			printf("# discovery* as in effect: the keys given here, else %s's <define>s\n",
-			       shown.node_config);
+			/* Discovery as in effect: the node config's <define>s where not given. */
+			if (netconf_wanted(&shown)) {
+				netconf_discovery(&shown, nc);
+				printf(
+				    "# discovery* as in effect: the keys given here, else %s's <define>s\n",
+				    shown.node_config);
+			}
 			free(nc);
 		}
 		config_print(&shown, stdout);
