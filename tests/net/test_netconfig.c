@@ -189,11 +189,8 @@ static void test_print_round_trip(void **state)
 	free(buf);
 }
 
-/*
- * The node config's discovery defines configure the network as on a real
- * node; a daemon config key, when given, wins (docs/DESIGN.md).
- */
-static void test_node_config_discovery(void **state)
+/* A node config with discovery on and timers of 2 s and 7 s, as DIR/n.xml (dir is mkdtemp's template). */
+static void write_disc_node(char *dir, char *path, size_t cap)
 {
 	static const char xml[] =
 	    "<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" "
@@ -205,20 +202,30 @@ static void test_node_config_discovery(void **state)
 	    "<define name=\"SDDS_BUILTIN_TOPIC_PARTICIPANT_TIMER\" value=\"2\"/>\n"
 	    "<define name=\"SDDS_BUILTIN_TOPIC_PUBLICATION_TIMER\" value=\"7\"/>\n"
 	    "</project>\n";
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, cap, "%s/n.xml", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(xml, f);
+	fclose(f);
+}
+
+/*
+ * The node config's discovery defines configure the network as on a real
+ * node; a daemon config key, when given, wins (docs/DESIGN.md).
+ */
+static void test_node_config_discovery(void **state)
+{
 	char dir[] = "/tmp/sddsnetdisc.XXXXXX", path[256], text[512];
 	struct sddsd_config c;
 	struct config_error err;
 	struct netconf nc;
 	char why[512];
-	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/n.xml", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(xml, f);
-	fclose(f);
+	write_disc_node(dir, path, sizeof(path));
 	/* Nothing in the daemon config: the node's defines. */
 	config_init(&c);
 	snprintf(text, sizeof(text), "node_config = %s\n", path);
@@ -279,26 +286,10 @@ static int run_sddsd(const char *args, char *out, size_t cap)
 /* --check-config prints the discovery keys as they take effect, the node config's <define>s included. */
 static void test_check_config_discovery(void **state)
 {
-	static const char xml[] =
-	    "<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::1\" "
-	    "iface=\"x\">\n"
-	    "<topic name=\"a\" domain=\"1\" id=\"A\"><attribute name=\"v\" type=\"DDS_short\"/></topic>\n"
-	    "<role topic=\"a\" type=\"publisher\"/>\n"
-	    "<define name=\"FEATURE_SDDS_BUILTIN_TOPICS_ENABLED\"/>\n"
-	    "<define name=\"FEATURE_SDDS_DISCOVERY_ENABLED\"/>\n"
-	    "<define name=\"SDDS_BUILTIN_TOPIC_PARTICIPANT_TIMER\" value=\"2\"/>\n"
-	    "<define name=\"SDDS_BUILTIN_TOPIC_PUBLICATION_TIMER\" value=\"7\"/>\n"
-	    "</project>\n";
 	char dir[] = "/tmp/sddschkdisc.XXXXXX", path[256], args[512], out[16384];
-	FILE *f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/n.xml", dir);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(xml, f);
-	fclose(f);
+	write_disc_node(dir, path, sizeof(path));
 	snprintf(args, sizeof(args), "--check-config --node-config %s", path);
 	assert_int_equal(run_sddsd(args, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "\ndiscovery = true\n"));
