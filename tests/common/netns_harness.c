@@ -384,46 +384,41 @@ bool netns_json_has(const char *json, const char *key, const char *value)
 	return found;
 }
 
+/* Member key of the peer with address in a parsed `sddsctl peers` document, or NULL. */
+static struct json_object *netns_json_peer_member(struct json_object *doc, const char *address,
+						  const char *key)
+{
+	struct json_object *peers, *v;
+
+	if (doc == NULL || !json_object_object_get_ex(doc, "peers", &peers) ||
+	    !json_object_is_type(peers, json_type_array))
+		return NULL;
+	for (size_t i = 0; i < json_object_array_length(peers); i++) {
+		struct json_object *p = json_object_array_get_idx(peers, i), *a;
+
+		if (json_object_object_get_ex(p, "address", &a) &&
+		    strcmp(json_object_get_string(a), address) == 0)
+			return json_object_object_get_ex(p, key, &v) ? v : NULL;
+	}
+	return NULL;
+}
+
 uint64_t netns_json_peer_u64(const char *json, const char *address, const char *key)
 {
-	struct json_object *doc = json_tokener_parse(json), *peers, *v;
-	uint64_t n = 0;
+	struct json_object *doc = json_tokener_parse(json);
+	struct json_object *v = netns_json_peer_member(doc, address, key);
+	uint64_t n = v != NULL && json_object_is_type(v, json_type_int) ? json_object_get_uint64(v) : 0;
 
-	if (doc != NULL && json_object_object_get_ex(doc, "peers", &peers) &&
-	    json_object_is_type(peers, json_type_array)) {
-		for (size_t i = 0; i < json_object_array_length(peers); i++) {
-			struct json_object *p = json_object_array_get_idx(peers, i), *a;
-
-			if (json_object_object_get_ex(p, "address", &a) &&
-			    strcmp(json_object_get_string(a), address) == 0 &&
-			    json_object_object_get_ex(p, key, &v) && json_object_is_type(v, json_type_int)) {
-				n = json_object_get_uint64(v);
-				break;
-			}
-		}
-	}
 	json_object_put(doc);
 	return n;
 }
 
 bool netns_json_peer_is(const char *json, const char *address, const char *key, const char *value)
 {
-	struct json_object *doc = json_tokener_parse(json), *peers, *v;
-	bool is = false;
+	struct json_object *doc = json_tokener_parse(json);
+	struct json_object *v = netns_json_peer_member(doc, address, key);
+	bool is = v != NULL && strcmp(json_object_get_string(v), value) == 0;
 
-	if (doc != NULL && json_object_object_get_ex(doc, "peers", &peers) &&
-	    json_object_is_type(peers, json_type_array)) {
-		for (size_t i = 0; i < json_object_array_length(peers); i++) {
-			struct json_object *p = json_object_array_get_idx(peers, i), *a;
-
-			if (json_object_object_get_ex(p, "address", &a) &&
-			    strcmp(json_object_get_string(a), address) == 0) {
-				is = json_object_object_get_ex(p, key, &v) &&
-				     strcmp(json_object_get_string(v), value) == 0;
-				break;
-			}
-		}
-	}
 	json_object_put(doc);
 	return is;
 }
