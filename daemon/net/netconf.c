@@ -34,6 +34,7 @@ void netconf_discovery(struct sddsd_config *cfg, const struct nodecfg *nc)
 
 int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why, size_t why_len)
 {
+	struct sddsd_config eff; /* cfg with the node config's discovery defines applied */
 	struct nodecfg_error nerr;
 	struct netif_options *o;
 	struct nodecfg *nc = NULL;
@@ -81,13 +82,13 @@ int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why,
 		memcpy(&ret->pack[i], cfg->peer_pack.addr[i], 16);
 	o->pack_peers = ret->pack;
 	o->n_pack_peers = cfg->peer_pack.n;
-	ret->disc = *cfg;
-	netconf_discovery(&ret->disc, nc);
-	o->disc.on = ret->disc.discovery;
+	eff = *cfg;
+	netconf_discovery(&eff, nc);
+	o->disc.on = eff.discovery;
 	o->disc.node_id = (uint16_t)cfg->node_id;
-	o->disc.participant_ms = ret->disc.discovery_participant_ms;
-	o->disc.publication_ms = ret->disc.discovery_publication_ms;
-	o->disc.expire_ms = ret->disc.discovery_expire_ms;
+	o->disc.participant_ms = eff.discovery_participant_ms;
+	o->disc.publication_ms = eff.discovery_publication_ms;
+	o->disc.expire_ms = eff.discovery_expire_ms;
 	o->disc.unicast = cfg->discovery_unicast;
 	o->disc.max_subs = cfg->discovery_max_subscriptions;
 	o->disc.announce_pack = cfg->announce_pack;

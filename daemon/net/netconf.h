@@ -24,7 +24,6 @@ struct netconf {
 	struct nodecfg *node;	/* owned: netconf_fini frees it */
 	struct in6_addr swap[CONFIG_NET_SWAP_MAX];
 	struct in6_addr pack[CONFIG_NET_SWAP_MAX];
-	struct sddsd_config disc; /* the config with netconf_discovery applied */
 };
 
 /* The config asks for a network side: net not off and a node_config set. */
