@@ -139,7 +139,9 @@ int64_t netns_now_ms(void);
 /*
  * Drops percent % (100: all) of the UDP datagrams to port dport on input in
  * side's namespace, at random (nftables numgen), counting them in the
- * table inet t<dport>. false when nft does not work.
+ * table inet t<dport>; the other side's link then segments GSO messages
+ * before the veth, so the rule sees datagrams as a wire carries them.
+ * false when nft does not work.
  */
 bool netns_drop(int side, unsigned dport, unsigned percent);
 
