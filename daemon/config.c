@@ -101,6 +101,7 @@ static const struct config_key config_keys[] = {
     KEY(discovery_unicast, CT_BOOL, 0, 1, 0),
     KEY(discovery_max_subscriptions, CT_U32, 1, 4096, 0),
     KEY(announce_pack, CT_BOOL, 0, 1, 0),
+    KEY(gso, CT_BOOL, 0, 1, 0),
 };
 #define CONFIG_N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 _Static_assert(CONFIG_N_KEYS <= 64, "sddsd_config.given has a bit per key");
@@ -135,6 +136,7 @@ void config_init(struct sddsd_config *cfg)
 	cfg->discovery_expire_ms = 5000;
 	cfg->discovery_max_subscriptions = 64;
 	cfg->announce_pack = true;
+	cfg->gso = true;
 }
 
 void config_admission_limits(const struct sddsd_config *cfg, struct admission_limits *ret)

@@ -94,6 +94,7 @@ struct sddsd_config {
 	bool discovery_unicast;		   /* advertise `08 10`: data comes unicast, not via ff02::10 */
 	bool announce_pack;		   /* STATUS "takes packed frames" after our Participant samples */
 	uint32_t discovery_max_subscriptions;
+	bool gso;	/* runs of equal frames to one peer leave as one UDP GSO message (socket backend) */
 	uint64_t given; /* a bit per key a file line or config_set set (config_given) */
 };
 

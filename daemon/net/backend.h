@@ -75,6 +75,8 @@ struct net_link_info {
 	struct in6_addr addr; /* the link-local address unicast is bound to */
 	uint64_t rx_overflow; /* datagrams dropped on a full receive queue; the socket backend
 			       * learns of them with the next datagram it reads (SO_RXQ_OVFL) */
+	uint64_t tx_gso;      /* datagrams sent in segmentation-offload messages */
+	bool gso_refused;     /* the kernel would not segment on this link: plain datagrams */
 };
 
 struct net_backend_config {
@@ -88,6 +90,12 @@ struct net_backend_config {
 	uint32_t max_dgram; /* receive buffer size the layer lends (for sizing) */
 	uint32_t rcvbuf;    /* receive queue bytes wished per socket, 0: kernel default */
 	uint32_t sndbuf;    /* send queue bytes wished per socket, 0: kernel default */
+	/*
+	 * May send a run of datagrams of one size to one destination as one
+	 * segmentation-offload message (the socket backend: UDP_SEGMENT); the
+	 * wire carries the same datagrams either way.
+	 */
+	bool gso;
 };
 
 struct net_backend;

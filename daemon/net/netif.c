@@ -260,6 +260,7 @@ void netif_options_init(struct netif_options *o)
 	/* A burst of garbage must not push real frames out of the queue while we sleep. */
 	o->rcvbuf = 4u << 20;
 	o->sndbuf = 1u << 20;
+	o->gso = true;
 	o->disc.participant_ms = 1000;
 	o->disc.publication_ms = 5000;
 	o->disc.expire_ms = 5000;
@@ -1956,6 +1957,7 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	bc.max_dgram = o->max_frame;
 	bc.rcvbuf = o->rcvbuf;
 	bc.sndbuf = o->sndbuf;
+	bc.gso = o->gso;
 	rc = n->ops->open(loop, &bc, netif_on_readable, n, &n->be);
 	if (rc < 0) {
 		snprintf(why, why_len, "cannot open the %s backend on %s%s (port %u): %s", n->ops->name,

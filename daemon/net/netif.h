@@ -132,6 +132,7 @@ struct netif_options {
 	uint32_t reader_depth;	 /* slots of each local -> network ring (power of two) */
 	uint32_t rx_budget;	 /* datagrams per readable callback */
 	uint32_t rcvbuf, sndbuf; /* socket queue bytes (backend.h) */
+	bool gso;		 /* let the backend segment runs of frames (backend.h) */
 	/*
 	 * The broker is shared with other threads (monolithic mode), every call
 	 * into it under one lock that the hooks' enter/after take around the
@@ -157,8 +158,8 @@ struct netif_options {
 	} disc;
 };
 
-/* Defaults: max_frame 128, 64 peers, backlog 4096, depth 4096, budget 256, rcvbuf 4 MiB, sndbuf 1 MiB;
- * discovery off, periods 1000 / 5000 ms, expiry 5000 ms, 64 subscriptions, announce_pack on. */
+/* Defaults: max_frame 128, 64 peers, backlog 4096, depth 4096, budget 256, rcvbuf 4 MiB, sndbuf 1 MiB, gso
+ * on; discovery off, periods 1000 / 5000 ms, expiry 5000 ms, 64 subscriptions, announce_pack on. */
 void netif_options_init(struct netif_options *o);
 
 struct netif;

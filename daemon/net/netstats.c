@@ -151,6 +151,8 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 				 ops->link(netif_backend(n), i)->name);
 			link_names[i] = ln + i * IF_NAMESIZE;
 			st->rx_overflow += ops->link(netif_backend(n), i)->rx_overflow;
+			st->tx_gso += ops->link(netif_backend(n), i)->tx_gso;
+			st->gso_refused += ops->link(netif_backend(n), i)->gso_refused ? 1 : 0;
 		}
 	}
 	st->n_interfaces = n_links;

@@ -28,6 +28,7 @@
 #include <ifaddrs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,12 +37,19 @@
 #include "socket.h"
 
 #define SOCK_BATCH 32u
+/* Datagrams one GSO message carries at most: the kernel's UDP_MAX_SEGMENTS (64 before 6.9). */
+#define SOCK_GSO_SEGS 64u
+/* Bytes of one GSO message at most: a UDP length field, less the headers. */
+#define SOCK_GSO_BYTES (65535u - 8u - 40u)
+/* Datagrams one sendmmsg carries at most (its iovecs). */
+#define SOCK_TX_DGRAMS 128u
 
 struct sock_link {
 	struct net_link_info info;
 	uint32_t ovfl[2]; /* SO_RXQ_OVFL: the kernel's cumulative drop count per socket */
 	int fd[2];	  /* [0] unicast, [1] multicast */
 	bool ready[2];	  /* epoll said readable and a read has not come back short since */
+	bool gso_off[2];  /* no UDP_SEGMENT for this socket: configured off, or the kernel refused */
 	uv_poll_t poll[2];
 	bool poll_open[2];
 };
@@ -247,6 +255,7 @@ static int sock_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_
 		struct sock_link *l = &b->links[i];
 
 		l->fd[0] = l->fd[1] = -1;
+		l->gso_off[0] = l->gso_off[1] = !cfg->gso;
 		if (strlen(cfg->links[i]) >= IF_NAMESIZE) {
 			rc = -ENODEV;
 			goto fail_close;
@@ -432,19 +441,80 @@ static int sock_link_of(const struct net_backend *b, uint32_t ifindex)
  * node's frames must all come from the one address it is known by (§9.2),
  * or a peer sees two nodes and sends unicast where nothing listens.
  */
-static void sock_set_source(struct msghdr *h, char *buf, size_t cap, const struct net_link_info *l)
+static void sock_set_source(struct cmsghdr *c, const struct net_link_info *l)
 {
 	struct in6_pktinfo pi = {.ipi6_addr = l->addr, .ipi6_ifindex = l->ifindex};
-	struct cmsghdr *c;
 
-	memset(buf, 0, cap);
-	h->msg_control = buf;
-	h->msg_controllen = CMSG_SPACE(sizeof(pi));
-	c = CMSG_FIRSTHDR(h);
 	c->cmsg_level = IPPROTO_IPV6;
 	c->cmsg_type = IPV6_PKTINFO;
 	c->cmsg_len = CMSG_LEN(sizeof(pi));
 	memcpy(CMSG_DATA(c), &pi, sizeof(pi));
+}
+
+/* Same socket and destination: one GSO message may carry both. */
+static bool sock_same_dst(const struct net_tx *a, const struct net_tx *c)
+{
+	return a->from_mcast == c->from_mcast && a->dst.ifindex == c->dst.ifindex &&
+	       a->dst.port == c->dst.port && memcmp(&a->dst.ip, &c->dst.ip, sizeof(a->dst.ip)) == 0;
+}
+
+/*
+ * Datagrams tx[0..n) that one message can carry: a run to the same
+ * destination, all of the first one's size but the last, which may be
+ * shorter (the kernel cuts a GSO message into gso_size pieces). One
+ * sample per frame makes such runs: a batch of frames of one topic to
+ * one peer has frames of one size.
+ */
+static unsigned sock_gso_run(const struct net_tx *tx, unsigned n)
+{
+	unsigned k = 1;
+	uint32_t total = tx[0].len;
+
+	if (tx[0].len == 0)
+		return 1;
+	while (k < n && k < SOCK_GSO_SEGS && sock_same_dst(&tx[0], &tx[k]) && tx[k].len <= tx[0].len &&
+	       tx[k].len > 0 && total + tx[k].len <= SOCK_GSO_BYTES) {
+		total += tx[k].len;
+		k++;
+		if (tx[k - 1].len < tx[0].len)
+			break;
+	}
+	return k;
+}
+
+/* The control messages of one message: its source (multicast socket) and its GSO size. */
+static void sock_tx_cmsgs(struct msghdr *h, char *buf, size_t cap, const struct net_link_info *l,
+			  bool from_mcast, uint16_t gso)
+{
+	struct cmsghdr *c;
+
+	if (!from_mcast && gso == 0)
+		return;
+	memset(buf, 0, cap);
+	h->msg_control = buf;
+	h->msg_controllen = (from_mcast ? CMSG_SPACE(sizeof(struct in6_pktinfo)) : 0) +
+			    (gso != 0 ? CMSG_SPACE(sizeof(uint16_t)) : 0);
+	c = CMSG_FIRSTHDR(h);
+	if (from_mcast) {
+		sock_set_source(c, l);
+		c = CMSG_NXTHDR(h, c);
+	}
+	if (gso != 0) {
+		c->cmsg_level = SOL_UDP;
+		c->cmsg_type = UDP_SEGMENT;
+		c->cmsg_len = CMSG_LEN(sizeof(gso));
+		memcpy(CMSG_DATA(c), &gso, sizeof(gso));
+	}
+}
+
+/*
+ * Errors that say the kernel cannot segment on this link, not that the
+ * datagrams cannot go: no checksum offload on the device (EIO), or a
+ * kernel or path that refuses UDP_SEGMENT (EINVAL, EOPNOTSUPP, ENOPROTOOPT).
+ */
+static bool sock_gso_refused(int err)
+{
+	return err == EIO || err == EINVAL || err == EOPNOTSUPP || err == ENOPROTOOPT;
 }
 
 static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, int *ret_err)
@@ -455,54 +525,73 @@ static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, i
 		return -ESHUTDOWN;
 	while (done < n) {
 		struct mmsghdr mm[SOCK_BATCH];
-		struct iovec iov[SOCK_BATCH];
+		struct iovec iov[SOCK_TX_DGRAMS];
 		struct sockaddr_in6 to[SOCK_BATCH];
+		unsigned segs[SOCK_BATCH];
 		union {
-			char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+			char buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t))];
 			struct cmsghdr align;
 		} ctl[SOCK_BATCH];
 		int link = sock_link_of(b, tx[done].dst.ifindex);
-		bool from_mcast = tx[done].from_mcast;
-		unsigned k = 0;
+		bool from_mcast = tx[done].from_mcast, gso;
+		unsigned k = 0, used = 0;
 		int r;
 
 		if (link < 0) {
 			*ret_err = -ENXIO;
 			return (int)done;
 		}
-		/* One sendmmsg per run of datagrams leaving the same socket. */
-		while (done + k < n && k < SOCK_BATCH && tx[done + k].from_mcast == from_mcast &&
-		       tx[done + k].dst.ifindex == tx[done].dst.ifindex) {
-			const struct net_tx *t = &tx[done + k];
+		gso = !b->links[link].gso_off[from_mcast ? 1 : 0];
+		/* One sendmmsg per run of datagrams leaving the same socket; in it, one
+		 * message per run to one destination when the kernel segments for us. */
+		while (done + used < n && k < SOCK_BATCH && used < SOCK_TX_DGRAMS &&
+		       tx[done + used].from_mcast == from_mcast &&
+		       tx[done + used].dst.ifindex == tx[done].dst.ifindex) {
+			const struct net_tx *t = &tx[done + used];
+			unsigned run = 1;
 
+			if (gso) {
+				run = n - done - used;
+				run = sock_gso_run(t,
+						   run < SOCK_TX_DGRAMS - used ? run : SOCK_TX_DGRAMS - used);
+			}
 			memset(&mm[k], 0, sizeof(mm[k]));
 			memset(&to[k], 0, sizeof(to[k]));
 			to[k].sin6_family = AF_INET6;
 			to[k].sin6_addr = t->dst.ip;
 			to[k].sin6_port = htons(t->dst.port);
 			to[k].sin6_scope_id = t->dst.ifindex;
-			iov[k].iov_base = (void *)t->buf;
-			iov[k].iov_len = t->len;
-			mm[k].msg_hdr.msg_iov = &iov[k];
-			mm[k].msg_hdr.msg_iovlen = 1;
+			for (unsigned j = 0; j < run; j++) {
+				iov[used + j].iov_base = (void *)t[j].buf;
+				iov[used + j].iov_len = t[j].len;
+			}
+			mm[k].msg_hdr.msg_iov = &iov[used];
+			mm[k].msg_hdr.msg_iovlen = run;
 			mm[k].msg_hdr.msg_name = &to[k];
 			mm[k].msg_hdr.msg_namelen = sizeof(to[k]);
-			if (from_mcast)
-				sock_set_source(&mm[k].msg_hdr, ctl[k].buf, sizeof(ctl[k].buf),
-						&b->links[link].info);
-			k++;
+			sock_tx_cmsgs(&mm[k].msg_hdr, ctl[k].buf, sizeof(ctl[k].buf), &b->links[link].info,
+				      from_mcast, run > 1 ? (uint16_t)t->len : 0);
+			segs[k++] = run;
+			used += run;
 		}
 		r = sendmmsg(b->links[link].fd[from_mcast ? 1 : 0], mm, k, MSG_DONTWAIT);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
+			if (segs[0] > 1 && sock_gso_refused(errno)) {
+				/* Not on this link: plain datagrams from now on. */
+				b->links[link].gso_off[from_mcast ? 1 : 0] = true;
+				b->links[link].info.gso_refused = true;
+				continue;
+			}
 			*ret_err = -errno;
 			return (int)done;
 		}
-		done += (unsigned)r;
-		if ((unsigned)r < k) {
-			*ret_err = -EAGAIN;
-			return (int)done;
+		/* A short count: the next call says why the next message did not go. */
+		for (int i = 0; i < r; i++) {
+			done += segs[i];
+			if (segs[i] > 1)
+				b->links[link].info.tx_gso += segs[i];
 		}
 	}
 	return (int)done;

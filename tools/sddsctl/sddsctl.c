@@ -432,6 +432,8 @@ static void json_net(struct json *j, const Sdds__Ctl__Stats *st)
 	json_uint(j, "peer_table_full", n->peer_table_full);
 	json_uint(j, "local_overwritten", n->local_overwritten);
 	json_uint(j, "rx_overflow", n->rx_overflow);
+	json_uint(j, "tx_gso", n->tx_gso);
+	json_uint(j, "gso_refused", n->gso_refused);
 	json_obj_begin(j, "drops");
 	for (size_t i = 0; i < n->n_drops; i++)
 		json_uint(j, n->drops[i]->reason != NULL ? n->drops[i]->reason : "", n->drops[i]->count);
@@ -750,6 +752,8 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 	fprintf(f, "samples in / out          %" PRIu64 " / %" PRIu64 "\n", n->samples_in, n->samples_out);
 	fprintf(f, "bytes in / out            %" PRIu64 " / %" PRIu64 "\n", n->bytes_in, n->bytes_out);
 	fprintf(f, "send errors               %" PRIu64 "\n", n->tx_errors);
+	fprintf(f, "frames out in GSO         %" PRIu64 "%s\n", n->tx_gso,
+		n->gso_refused > 0 ? " (refused on some links: plain datagrams there)" : "");
 	fprintf(f, "receive queue overflows   %" PRIu64 "\n", n->rx_overflow);
 	fprintf(f, "malformed datagrams       %" PRIu64 "\n", n->malformed);
 	for (size_t i = 0; i < n->n_drops; i++)
