@@ -175,7 +175,7 @@ struct md_ctx {
 	bool local_poll_yield; /* the polling clients yield (poll_yield_ns >= 0) */
 
 	struct md_lat n_blk, n_poll, n_mono_blk, n_mono_poll, n_raw, n_raw_busy, n_dds;
-	struct md_tput t_net, t_net_frames, t_net_raw, t_net_mono;
+	struct md_tput t_net, t_net_frames, t_net_raw, t_net_raw_gso, t_net_mono;
 	struct md_tput t_net_packed, t_net_packed_frames; /* the peer_pack run, beside the others */
 	/* net --poll --monolithic: isolated / monolithic per leg (A->B send side, B->A receive side). */
 	struct md_num {
@@ -863,6 +863,7 @@ static void md_net_fail(struct md_ctx *c, bool poll, bool dds, const char *why)
 	md_tput_fail(&c->t_net_packed, why);
 	md_tput_fail(&c->t_net_packed_frames, why);
 	md_tput_fail(&c->t_net_raw, why);
+	md_tput_fail(&c->t_net_raw_gso, why);
 	md_tput_fail(&c->t_net_mono, why);
 }
 
@@ -976,6 +977,7 @@ static void md_net_run(struct md_ctx *c, bool poll)
 		md_lat_raw(&c->n_raw, path);
 		md_tput_json(&c->t_net, j, "throughput.sddsd", "rate", "why");
 		md_tput_json(&c->t_net_raw, j, "throughput.raw_udp6_sendmmsg", "rate", "why");
+		md_tput_json(&c->t_net_raw_gso, j, "throughput.raw_udp6_gso", "rate", "why");
 		md_tput_json(&c->t_net_packed, j, "throughput.sddsd_packed", "rate", "why");
 		md_tput_json(&c->t_net_packed_frames, j, "throughput.sddsd_packed_frames", "rate", "why");
 		if (with_dds) {
@@ -1564,6 +1566,10 @@ static void md_ratios(struct md_ctx *c)
 			 +1, 0.9, ">= 0.9");
 	md_ratio_div(r, md_fig_rate("sddsd frames/s", &c->t_net_frames),
 		     md_fig_rate("raw UDPv6 throughput", &c->t_net_raw), 1, 0);
+	r = md_ratio_new(c, "net throughput, sddsd frames / raw UDPv6 GSO datagrams (same size)", "x", 0, 0,
+			 "");
+	md_ratio_div(r, md_fig_rate("sddsd frames/s", &c->t_net_frames),
+		     md_fig_rate("raw UDPv6 GSO throughput", &c->t_net_raw_gso), 1, 0);
 	r = md_ratio_new(c, "net throughput, sddsd samples / raw UDPv6 datagrams", "x", 0, 0, "");
 	md_ratio_div(r, md_fig_rate("net sddsd throughput", &c->t_net),
 		     md_fig_rate("raw UDPv6 throughput", &c->t_net_raw), 1, 0);
@@ -1886,6 +1892,7 @@ static int md_write_md(const struct md_ctx *c, const char *path)
 	md_tput_row(f, &c->t_net_packed_frames);
 	md_tput_row(f, &c->t_net_mono);
 	md_tput_row(f, &c->t_net_raw);
+	md_tput_row(f, &c->t_net_raw_gso);
 
 	fprintf(f, "\n## Scaling with the number of connected clients\n\n");
 	if (!c->part[MD_SCALE].ok) {
@@ -2006,10 +2013,10 @@ static void md_write_json(const struct md_ctx *c, FILE *f)
 				      &c->l_ice_poll, &c->l_ice_wait, &c->l_dds,   &c->l_dds_wait};
 	const struct md_lat *net[] = {&c->n_blk, &c->n_poll,	 &c->n_mono_blk, &c->n_mono_poll,
 				      &c->n_raw, &c->n_raw_busy, &c->n_dds};
-	const struct md_tput *tp[] = {
-	    &c->t_poll,	   &c->t_block,	     &c->t_mono_spin,	     &c->t_mono_sleep,
-	    &c->t_dds,	   &c->t_net,	     &c->t_net_frames,	     &c->t_net_mono,
-	    &c->t_net_raw, &c->t_net_packed, &c->t_net_packed_frames};
+	const struct md_tput *tp[] = {&c->t_poll,	 &c->t_block,	   &c->t_mono_spin,
+				      &c->t_mono_sleep,	 &c->t_dds,	   &c->t_net,
+				      &c->t_net_frames,	 &c->t_net_mono,   &c->t_net_raw,
+				      &c->t_net_raw_gso, &c->t_net_packed, &c->t_net_packed_frames};
 	struct json j;
 
 	json_init(&j, f);
@@ -2318,6 +2325,8 @@ int mdreport_main(int argc, char **argv)
 	md_tput_init(&c.t_net_mono, "net, monolithic");
 	md_tput_init(&c.t_net_frames, "net, sddsd frames/s (daemon B's counters; not samples)");
 	md_tput_init(&c.t_net_raw, "net, raw UDPv6 sendmmsg (baseline)");
+	md_tput_init(&c.t_net_raw_gso,
+		     "net, raw UDPv6 GSO messages of 32 (the kernel's ceiling for sddsd's way)");
 
 	md_machine(&c);
 	md_progress("writing to %s", c.dir);

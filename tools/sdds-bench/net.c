@@ -26,7 +26,10 @@
  * peer several. Daemon B's counters (sddsctl net) around the run give the
  * frames and bytes that arrived; the raw sendmmsg run then sends datagrams
  * of that mean frame size, and the ratio is frames/s against datagrams/s.
- * A second sddsd run follows with each daemon marking the other peer_pack
+ * sddsd hands the kernel runs of equal frames as UDP GSO messages, so the
+ * same datagrams follow as GSO messages of NET_BATCH (raw GSO): the
+ * kernel's ceiling for that way of sending, shown beside, not the goal's
+ * baseline. A second sddsd run follows with each daemon marking the other peer_pack
  * (both daemons restarted): the packed figure, printed next to it and
  * never in the ratio.
  *
@@ -44,6 +47,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <net/if.h>
+#include <netinet/udp.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -112,6 +116,7 @@ struct net_ctx {
 	bool mono_a, mono_b; /* that side's clients run monolithic with its daemon config */
 	bool raw_busy;	     /* raw ping-pong busy-polls (non-blocking recv) */
 	bool pack;	     /* the daemon configs mark the other side peer_pack */
+	bool raw_gso;	     /* the raw throughput sender sends UDP GSO messages */
 	uint32_t raw_size;   /* raw throughput datagram bytes */
 	char conf_a[PATH_MAX], conf_b[PATH_MAX];
 	char sddsctl[PATH_MAX]; /* "" when not found */
@@ -145,7 +150,7 @@ struct net_frames {
 
 struct net_results {
 	struct net_lat sdds, raw, raw_busy, mixed, mono;
-	struct tput_result sdds_tput, raw_tput, mono_tput, packed_tput;
+	struct tput_result sdds_tput, raw_tput, raw_gso_tput, mono_tput, packed_tput;
 	struct net_frames frames, packed_frames;
 	uint32_t raw_size; /* bytes of the raw throughput datagrams */
 	struct net_ddsperf dp;
@@ -823,6 +828,10 @@ static int net_raw_sender(void *arg)
 	uint8_t buf[NET_BATCH][NET_MAX_FRAME];
 	struct iovec iov[NET_BATCH];
 	struct mmsghdr m[NET_BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align;
+	} gso_ctl;
 	uint64_t n = 0;
 	int64_t end;
 	int fd, rc;
@@ -839,18 +848,33 @@ static int net_raw_sender(void *arg)
 		m[i].msg_hdr.msg_iov = &iov[i];
 		m[i].msg_hdr.msg_iovlen = 1;
 	}
+	/* GSO: the whole batch as one message the kernel cuts into datagrams, as sddsd sends a run. */
+	if (c->raw_gso) {
+		uint16_t seg = (uint16_t)c->raw_size;
+		struct cmsghdr *cm;
+
+		memset(&gso_ctl, 0, sizeof(gso_ctl));
+		m[0].msg_hdr.msg_iovlen = NET_BATCH;
+		m[0].msg_hdr.msg_control = gso_ctl.buf;
+		m[0].msg_hdr.msg_controllen = sizeof(gso_ctl.buf);
+		cm = CMSG_FIRSTHDR(&m[0].msg_hdr);
+		cm->cmsg_level = SOL_UDP;
+		cm->cmsg_type = UDP_SEGMENT;
+		cm->cmsg_len = CMSG_LEN(sizeof(seg));
+		memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+	}
 	c->shm->w_start_ns = bench_now_ns();
 	end = c->shm->w_start_ns + (int64_t)(c->o->b.tput_seconds * 1e9);
 	while (bench_now_ns() < end) {
 		for (int i = 0; i < NET_BATCH; i++)
 			net_seq_put(buf[i], c->raw_size, (uint32_t)(n + (uint64_t)i));
-		rc = sendmmsg(fd, m, NET_BATCH, 0);
+		rc = sendmmsg(fd, m, c->raw_gso ? 1 : NET_BATCH, 0);
 		if (rc < 0 &&
 		    (errno == ENOBUFS || errno == EAGAIN || errno == ECONNREFUSED || errno == EINTR))
 			continue;
 		if (rc < 0)
 			return net_fail(c, 2, "sendmmsg: %s", strerror(errno));
-		n += (uint64_t)rc;
+		n += c->raw_gso ? (uint64_t)rc * NET_BATCH : (uint64_t)rc;
 	}
 	c->shm->w_end_ns = bench_now_ns();
 	c->shm->sent = n;
@@ -1351,6 +1375,9 @@ static void net_report_table(FILE *f, const struct net_opts *o, const struct net
 	if (r->sdds_tput.ok && r->raw_tput.ok)
 		net_ratio_row(f, "ratio sddsd samples / raw dgrams", r->sdds_tput.rate / r->raw_tput.rate,
 			      NULL);
+	net_tput_row(f, "raw UDPv6 GSO datagrams", &r->raw_gso_tput);
+	if (r->frames.ok && r->raw_gso_tput.ok)
+		net_ratio_row(f, "ratio sddsd frames / raw GSO", r->frames.rate / r->raw_gso_tput.rate, NULL);
 	net_tput_row(f, "packed sddsd (peer_pack), samples", &r->packed_tput);
 	if (r->packed_frames.ok)
 		fprintf(f, "%-36s %12.0f/s frames (%.1f samples each)\n", "packed sddsd, frames",
@@ -1455,6 +1482,8 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 	json_num(&j, "seconds", o->b.tput_seconds);
 	net_json_tput(&j, "sddsd", &r->sdds_tput);
 	net_json_tput(&j, "raw_udp6_sendmmsg", &r->raw_tput);
+	/* The same datagrams as UDP GSO messages of NET_BATCH: the kernel's ceiling for sddsd's way. */
+	net_json_tput(&j, "raw_udp6_gso", &r->raw_gso_tput);
 	/* sddsd samples/s over raw datagrams/s (several samples share a frame). */
 	if (r->sdds_tput.ok && r->raw_tput.ok)
 		json_num(&j, "ratio", r->sdds_tput.rate / r->raw_tput.rate);
@@ -1734,6 +1763,7 @@ int net_main(int argc, char **argv)
 		snprintf(r.mixed.lat.why, sizeof(r.mixed.lat.why), "%s", skipped);
 		snprintf(r.sdds_tput.why, sizeof(r.sdds_tput.why), "%s", skipped);
 		snprintf(r.raw_tput.why, sizeof(r.raw_tput.why), "%s", skipped);
+		snprintf(r.raw_gso_tput.why, sizeof(r.raw_gso_tput.why), "%s", skipped);
 		snprintf(r.frames.why, sizeof(r.frames.why), "%s", skipped);
 		snprintf(r.packed_tput.why, sizeof(r.packed_tput.why), "%s", skipped);
 		snprintf(r.packed_frames.why, sizeof(r.packed_frames.why), "%s", skipped);
@@ -1762,6 +1792,10 @@ int net_main(int argc, char **argv)
 	r.raw_size = c.raw_size;
 	fprintf(stderr, "sdds-bench net: raw UDPv6 sendmmsg throughput (%u-byte datagrams)\n", c.raw_size);
 	net_throughput(&c, net_raw_sender, net_raw_receiver, &r.raw_tput);
+	fprintf(stderr, "sdds-bench net: raw UDPv6 GSO throughput (%u-byte datagrams)\n", c.raw_size);
+	c.raw_gso = true;
+	net_throughput(&c, net_raw_sender, net_raw_receiver, &r.raw_gso_tput);
+	c.raw_gso = false;
 	fprintf(stderr, "sdds-bench net: sddsd throughput, packed (peer_pack)\n");
 	net_packed_throughput(&c, &r.packed_tput, &r.packed_frames);
 	if (!o.no_ddsperf) {

@@ -51,7 +51,7 @@ static const char *const check_py =
     "        assert l[f] > 0, (k, f, l)\n"
     "    assert l['median_us'] <= l['p99_us'] <= l['p999_us'] <= l['max_us'], l\n"
     "assert d['latency']['ratio_median'] > 0 and d['latency']['ratio_p99'] > 0, d['latency']\n"
-    "for k in ('sddsd', 'raw_udp6_sendmmsg'):\n"
+    "for k in ('sddsd', 'raw_udp6_sendmmsg', 'raw_udp6_gso'):\n"
     "    t = d['throughput'][k]\n"
     "    assert t['ok'] is True and t['rate'] > 0 and t['received'] > 0 and t['sent'] > 0, t\n"
     "assert d['throughput']['ratio'] > 0, d['throughput']\n"

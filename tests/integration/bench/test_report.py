@@ -178,11 +178,15 @@ def mode_quick(bench, out):
     tp = {x["path"]: x for x in js["throughput"]}
     for label in ("net, sddsd frames/s (daemon B's counters; not samples)",
                   "net, sddsd packed (peer_pack both ways; samples)",
-                  "net, sddsd packed frames/s (daemon B's counters)"):
+                  "net, sddsd packed frames/s (daemon B's counters)",
+                  "net, raw UDPv6 GSO messages of 32 (the kernel's ceiling for sddsd's way)"):
         check(label in tp and tp[label]["ok"], "no throughput figure '%s'" % label)
         check(("| " + label + " |") in md, "report.md has no row '%s'" % label)
-    fr = [r for r in js["ratios"] if r["name"].startswith("net throughput, sddsd frames / raw")]
-    check(len(fr) == 1 and fr[0]["value"] is not None, "no single-sample frames / raw ratio")
+    for base in ("sendmmsg", "GSO"):
+        fr = [r for r in js["ratios"]
+              if r["name"].startswith("net throughput, sddsd frames / raw UDPv6 " + base)]
+        check(len(fr) == 1 and fr[0]["value"] is not None,
+              "no single-sample frames / raw %s ratio" % base)
     if js["parts"]["trace"]["ok"]:
         check(plot_ok(js, "phases.png"), "sdds-trace ran but there is no per-phase chart")
         check("| phase | iso MIN |" in md, "sdds-trace ran but there is no per-phase table")
