@@ -7,8 +7,9 @@
  * mount, or the legacy mount whose options name the controller) and where
  * the supervisor sits in each from /proc/self/cgroup; a mount's root field
  * is taken off the cgroup path, so a bind mount of a subtree (a container)
- * resolves too. Everything written is undone on failure, in the reverse
- * order, by the one cleanup ladder of each create function.
+ * resolves too; both files are read a whole line at a time, whatever its
+ * length. Everything written is undone on failure, in the reverse order,
+ * by the one cleanup ladder of each create function.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,37 +67,107 @@ static bool has_word(const char *list, const char *word, const char *seps)
 	return false;
 }
 
-/*
- * The mount of a hierarchy: the cgroup2 one (controller NULL) or the
- * legacy one whose options hold controller. Writes its mount point and
- * root (the hierarchy path mounted there). 0 or -ENOENT.
- */
-static int find_mount(const char *controller, char *ret_dir, char *ret_root)
+/* The next blank-separated field of *p, NUL-terminated in place; NULL at the end. */
+static char *next_field(char **p)
 {
-	char line[4096], root[PATH_MAX], dir[PATH_MAX], type[64], opts[1024];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int rc = -ENOENT;
+	char *f = *p + strspn(*p, " \n");
 
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		const char *sep = strstr(line, " - ");
+	if (!*f)
+		return NULL;
+	*p = f + strcspn(f, " \n");
+	if (**p)
+		*(*p)++ = '\0';
+	return f;
+}
 
-		if (!sep || sscanf(line, "%*s %*s %*s %4095s %4095s", root, dir) != 2 ||
-		    sscanf(sep + 3, "%63s %*s %1023s", type, opts) != 2)
+int cgroup_mountinfo_find(FILE *f, const char *controller, char *ret_dir, size_t dir_cap, char *ret_root,
+			  size_t root_cap)
+{
+	char *line = NULL, *p, *root, *dir, *type, *opts, *field;
+	size_t cap = 0;
+	int rc = -ENOENT, i;
+
+	/* getline: a line has no bound (long paths, many options), and a
+	 * fixed buffer would split one into two "lines". */
+	while (rc == -ENOENT && getline(&line, &cap, f) > 0) {
+		p = line;
+		root = dir = type = opts = NULL;
+		for (i = 0; (field = next_field(&p)); i++) {
+			if (i == 3)
+				root = field;
+			else if (i == 4)
+				dir = field;
+			else if (i > 5 && strcmp(field, "-") == 0)
+				break;
+		}
+		if (!field || !dir)
+			continue;
+		type = next_field(&p);
+		(void)next_field(&p); /* the source */
+		opts = next_field(&p);
+		if (!type || !opts)
 			continue;
 		/* Octal escapes stand for blanks; no hierarchy we use has any. */
 		if (strchr(dir, '\\') || strchr(root, '\\'))
 			continue;
-		if (controller ? strcmp(type, "cgroup") == 0 && has_word(opts, controller, ",")
-			       : strcmp(type, "cgroup2") == 0) {
+		if (controller ? strcmp(type, "cgroup") != 0 || !has_word(opts, controller, ",")
+			       : strcmp(type, "cgroup2") != 0)
+			continue;
+		if (strlen(dir) >= dir_cap || strlen(root) >= root_cap)
+			rc = -ENAMETOOLONG;
+		else {
 			strcpy(ret_dir, dir);
 			strcpy(ret_root, root);
 			rc = 0;
-			break;
 		}
 	}
+	free(line);
+	return rc;
+}
+
+/*
+ * The mount of a hierarchy: the cgroup2 one (controller NULL) or the
+ * legacy one whose options hold controller. Writes its mount point and
+ * root (the hierarchy path mounted there). 0 or -errno.
+ */
+static int find_mount(const char *controller, char *ret_dir, char *ret_root)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int rc;
+
+	if (!f)
+		return -errno;
+	rc = cgroup_mountinfo_find(f, controller, ret_dir, PATH_MAX, ret_root, PATH_MAX);
 	fclose(f);
+	return rc;
+}
+
+int cgroup_proc_path(FILE *f, const char *controller, char *ret, size_t cap)
+{
+	char *line = NULL;
+	size_t n = 0;
+	int rc = -ENOENT;
+
+	while (rc == -ENOENT && getline(&line, &n, f) > 0) {
+		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL, *path;
+
+		if (!b)
+			continue;
+		*b = '\0';
+		if (controller ? !has_word(a + 1, controller, ",") : strcmp(line, "0:") != 0)
+			continue;
+		path = b + 1;
+		path[strcspn(path, "\n")] = '\0';
+		if (path[0] != '/')
+			rc = -EINVAL;
+		else if (strlen(path) >= cap)
+			rc = -ENAMETOOLONG;
+		else {
+			strcpy(ret, path);
+			rc = 0;
+		}
+	}
+	free(line);
 	return rc;
 }
 
@@ -106,7 +177,8 @@ static int find_mount(const char *controller, char *ret_dir, char *ret_root)
  */
 static int own_dir(const char *controller, char *ret, size_t cap)
 {
-	char line[4096], mnt[PATH_MAX], root[PATH_MAX], *path = NULL;
+	char mnt[PATH_MAX], root[PATH_MAX], path[PATH_MAX];
+	const char *rel;
 	size_t rl;
 	FILE *f;
 	int rc;
@@ -117,27 +189,16 @@ static int own_dir(const char *controller, char *ret, size_t cap)
 	f = fopen("/proc/self/cgroup", "re");
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char *a = strchr(line, ':'), *b = a ? strchr(a + 1, ':') : NULL;
-
-		if (!b)
-			continue;
-		*b = '\0';
-		if (controller ? has_word(a + 1, controller, ",") : strcmp(line, "0:") == 0) {
-			path = b + 1;
-			path[strcspn(path, "\n")] = '\0';
-			break;
-		}
-	}
+	rc = cgroup_proc_path(f, controller, path, sizeof(path));
 	fclose(f);
-	if (!path || path[0] != '/')
-		return -ENOENT;
+	if (rc < 0)
+		return rc;
 	/* The mount shows the hierarchy from root on: take it off the path. */
 	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
 	if (rl > 0 && (strncmp(path, root, rl) != 0 || (path[rl] != '/' && path[rl] != '\0')))
 		return -ENOENT;
-	path += rl;
-	if ((size_t)snprintf(ret, cap, "%s%s", mnt, strcmp(path, "/") == 0 ? "" : path) >= cap)
+	rel = path + rl;
+	if ((size_t)snprintf(ret, cap, "%s%s", mnt, strcmp(rel, "/") == 0 ? "" : rel) >= cap)
 		return -ENAMETOOLONG;
 	return 0;
 }

@@ -41,6 +41,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 enum cgroup_kind { CGROUP_NONE, CGROUP_V2, CGROUP_V1 };
@@ -78,5 +79,17 @@ int cgroup_read_events(const struct cgroup *cg, struct cgroup_events *ret);
  * up to a second) and, for v2, restore BASE. 0 or the first -errno.
  */
 int cgroup_remove(struct cgroup *cg);
+
+/*
+ * The parsers behind cgroup_create, separate for the tests. From an open
+ * /proc/PID/mountinfo, the mount point and root of the cgroup2 mount
+ * (controller NULL) or of the legacy hierarchy with controller: 0,
+ * -ENOENT, or -ENAMETOOLONG when a path does not fit its cap. From an open
+ * /proc/PID/cgroup, the cgroup path in that hierarchy ("0::" for NULL): 0,
+ * -ENOENT, -EINVAL, -ENAMETOOLONG. Lines of any length are read whole.
+ */
+int cgroup_mountinfo_find(FILE *f, const char *controller, char *ret_dir, size_t dir_cap, char *ret_root,
+			  size_t root_cap);
+int cgroup_proc_path(FILE *f, const char *controller, char *ret, size_t cap);
 
 #endif /* SDDS_SANDBOX_CGROUP_H */
