@@ -2,6 +2,7 @@
 /*
  * sbtest.c - harness of the sandbox tests (see sbtest.h).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -179,6 +180,149 @@ void sbtest_daemon_stop(struct sbtest_daemon *d)
 	rmdir(d->dir);
 }
 
+/* ---------------- a cgroup of its own for each root command (sbtest.h) ---------------- */
+
+static char sbtest_cg_dir[1100]; /* D; "" when commands stay where the test is */
+static int sbtest_cg_state;	 /* 0 not looked at yet, 1 D made, -1 none */
+static pid_t sbtest_cg_owner;
+
+static bool sbtest_read(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+static bool sbtest_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok;
+}
+
+static bool sbtest_has_word(const char *text, const char *word)
+{
+	size_t wl = strlen(word);
+	const char *p = text;
+
+	while ((p = strstr(p, word))) {
+		if ((p == text || p[-1] == ' ') && (p[wl] == ' ' || p[wl] == '\n' || p[wl] == '\0'))
+			return true;
+		p += wl;
+	}
+	return false;
+}
+
+/* rmdir dir and the cgroups under it, waiting out dying tasks. */
+static void sbtest_cg_rmdir(const char *dir, int depth)
+{
+	char path[4096 + 300];
+	struct dirent *e;
+	DIR *d = depth > 0 ? opendir(dir) : NULL;
+	int i;
+
+	while (d && (e = readdir(d))) {
+		if (e->d_type != DT_DIR || e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		sbtest_cg_rmdir(path, depth - 1);
+	}
+	if (d)
+		closedir(d);
+	for (i = 0; i < 200 && rmdir(dir) < 0 && errno == EBUSY; i++)
+		sbtest_sleep_ms(10);
+}
+
+static void sbtest_cg_remove(void)
+{
+	if (getpid() == sbtest_cg_owner && sbtest_cg_state == 1)
+		sbtest_cg_rmdir(sbtest_cg_dir, 3);
+}
+
+const char *sbtest_cgroup_delegated(void)
+{
+	char line[4096], mnt[1024] = "", path[1200], text[512];
+	FILE *f;
+
+	if (sbtest_cg_state)
+		return sbtest_cg_state > 0 ? sbtest_cg_dir : NULL;
+	sbtest_cg_state = -1;
+	if (geteuid() != 0)
+		return NULL;
+	f = fopen("/proc/self/mounts", "re");
+	while (f && !mnt[0] && fgets(line, sizeof(line), f)) {
+		char dir[1024], type[64];
+
+		if (sscanf(line, "%*s %1023s %63s", dir, type) == 2 && strcmp(type, "cgroup2") == 0)
+			strcpy(mnt, dir);
+	}
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", mnt);
+	/* Only where sdds-sandbox takes the v2 path (not a hybrid host's). */
+	if (!mnt[0] || !sbtest_read(path, text, sizeof(text)) || !sbtest_has_word(text, "memory") ||
+	    !sbtest_has_word(text, "pids"))
+		return NULL;
+	/* The root cgroup may be shared: nothing to do there. */
+	if (!sbtest_read("/proc/self/cgroup", text, sizeof(text)) || !strstr(text, "0::/") ||
+	    strncmp(strstr(text, "0::/"), "0::/\n", 5) == 0)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", mnt);
+	(void)sbtest_write(path, "+memory +pids");
+	snprintf(sbtest_cg_dir, sizeof(sbtest_cg_dir), "%s/sdds-test.%d", mnt, (int)getpid());
+	if (mkdir(sbtest_cg_dir, 0755) < 0) {
+		fprintf(stderr, "sbtest: mkdir %s: %s\n", sbtest_cg_dir, strerror(errno));
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", sbtest_cg_dir);
+	if (!sbtest_write(path, "+memory +pids")) {
+		fprintf(stderr, "sbtest: enable memory pids in %s: %s\n", sbtest_cg_dir, strerror(errno));
+		rmdir(sbtest_cg_dir);
+		return NULL;
+	}
+	sbtest_cg_owner = getpid();
+	sbtest_cg_state = 1;
+	atexit(sbtest_cg_remove);
+	return sbtest_cg_dir;
+}
+
+/* In the child: into D/run.PID, alone. 0, or -1 with the reason on stderr. */
+static int sbtest_cg_enter(const char *d)
+{
+	char dir[1200], path[1300];
+
+	snprintf(dir, sizeof(dir), "%s/run.%d", d, (int)getpid());
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	if (mkdir(dir, 0755) < 0 || !sbtest_write(path, "0")) {
+		fprintf(stderr, "sbtest: cannot run in cgroup %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void sbtest_cg_leave(pid_t pid)
+{
+	char dir[1200];
+
+	if (sbtest_cg_state != 1)
+		return;
+	snprintf(dir, sizeof(dir), "%s/run.%d", sbtest_cg_dir, (int)pid);
+	sbtest_cg_rmdir(dir, 2);
+}
+
 void sbtest_start(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_out, int *ret_err)
 {
 	sbtest_start_in(argv, as_nobody, ret_pid, NULL, ret_out, ret_err);
@@ -187,6 +331,7 @@ void sbtest_start(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_o
 void sbtest_start_in(char *const argv[], bool as_nobody, pid_t *ret_pid, int *ret_in, int *ret_out,
 		     int *ret_err)
 {
+	const char *cg = as_nobody ? NULL : sbtest_cgroup_delegated();
 	int in[2] = {-1, -1}, out[2], err[2];
 	pid_t pid;
 
@@ -205,6 +350,8 @@ void sbtest_start_in(char *const argv[], bool as_nobody, pid_t *ret_pid, int *re
 		dup2(ret_in ? in[0] : null, 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
+		if (cg && sbtest_cg_enter(cg) < 0)
+			_exit(127);
 		if (as_nobody) {
 			nargv[n++] = "setpriv";
 			nargv[n++] = "--reuid=65534";
@@ -288,6 +435,7 @@ void sbtest_finish(pid_t pid, int out_fd, int err_fd, int timeout_ms, struct sbt
 		if (left <= 0) {
 			kill(pid, SIGKILL);
 			waitpid(pid, NULL, 0);
+			sbtest_cg_leave(pid);
 			fail_msg("command did not finish within %d ms; stdout:\n%s\nstderr:\n%s", timeout_ms,
 				 ret->out, ret->err);
 		}
@@ -301,6 +449,7 @@ void sbtest_finish(pid_t pid, int out_fd, int err_fd, int timeout_ms, struct sbt
 	close(out_fd);
 	close(err_fd);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
+	sbtest_cg_leave(pid);
 	ret->status = WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
 }
 

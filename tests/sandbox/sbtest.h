@@ -64,6 +64,20 @@ void sbtest_out_free(struct sbtest_out *o);
  */
 extern bool sbtest_nobody_weak_limits;
 
+/*
+ * Where sdds-sandbox takes the cgroup v2 path (the unified hierarchy has
+ * the memory and pids controllers: a pure-v2 host) and the test runs in a
+ * cgroup other than the root (a login session's scope, shared with the
+ * shell, the test and its sddsd), a root sandbox would be refused: v2
+ * enables controllers only in a cgroup without processes. So, as systemd's
+ * Delegate=yes would, the harness makes D = MOUNT/sdds-test.PID with memory
+ * and pids enabled, and every command it runs as root starts alone in
+ * D/run.CHILD, removed when it was reaped (D at exit). Returns D, or NULL
+ * where commands stay in the test's own cgroup (a v1 or hybrid host, the
+ * root cgroup, not root).
+ */
+const char *sbtest_cgroup_delegated(void);
+
 /* True when an unprivileged user may create user namespaces here. */
 bool sbtest_nobody_userns(void);
 
