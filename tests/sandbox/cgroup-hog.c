@@ -11,6 +11,9 @@
  *   cgroup-hog threads MAX   start threads that wait, until one fails or MAX
  *   cgroup-hog fork MAX      fork children that wait, likewise (needs a
  *                            sandbox without the seccomp filter)
+ *   cgroup-hog hold SECONDS  print "holding", sleep, then "done": a sandbox
+ *                            that is there for a while (two at once, or one
+ *                            whose supervisor the test kills)
  * Every mode first prints "cgroup <the memory line of /proc/self/cgroup>",
  * the cgroup the program really runs in. threads and fork end with
  * "made N" and exit 0; the children and threads die with the sandbox.
@@ -113,7 +116,7 @@ int main(int argc, char **argv)
 	long v;
 
 	if (argc != 3 || (v = strtol(argv[2], NULL, 10)) <= 0) {
-		fprintf(stderr, "usage: cgroup-hog shm MIB | threads MAX | fork MAX\n");
+		fprintf(stderr, "usage: cgroup-hog shm MIB | threads MAX | fork MAX | hold SECONDS\n");
 		return 2;
 	}
 	print_cgroup();
@@ -123,6 +126,13 @@ int main(int argc, char **argv)
 		return hog_threads(v);
 	if (strcmp(argv[1], "fork") == 0)
 		return hog_fork(v);
+	if (strcmp(argv[1], "hold") == 0) {
+		printf("holding\n");
+		fflush(stdout);
+		sleep((unsigned)v);
+		printf("done\n");
+		return 0;
+	}
 	fprintf(stderr, "cgroup-hog: unknown mode '%s'\n", argv[1]);
 	return 2;
 }

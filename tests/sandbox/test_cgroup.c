@@ -18,9 +18,16 @@
  *                  runs; --allow-weak-limits runs it with a warning
  *   refuse_nobody  the same as uid 65534, which has no cgroup of its own to
  *                  write here (skipped where it has one)
+ *   pair           two sandboxes at once from the same cgroup (from the
+ *                  root cgroup on a v2 host, both supervisors share it):
+ *                  each runs in a leaf of its own, both are removed
+ *   stale          a supervisor killed with SIGKILL leaves its cgroup
+ *                  behind; the next sandbox from the same cgroup removes it
  * Every case that made a cgroup checks that the program ran in the cgroup
  * sdds-sandbox -v named, and that the cgroup is gone afterwards. Root
- * only, but refuse_nobody; 77 where namespaces cannot be made.
+ * only, but refuse_nobody; 77 where namespaces cannot be made. On a
+ * pure-v2 host each sandbox starts in a cgroup of its own unless the test
+ * runs in the root cgroup (sbtest_cgroup_delegated).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -33,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -241,6 +249,117 @@ static void test_refuse(struct sbtest_daemon *d, bool nobody)
 	}
 }
 
+static void test_pair(struct sbtest_daemon *d)
+{
+	const char *none[] = {NULL}, *hold_a[] = {"hold", "4", NULL}, *hold_b[] = {"hold", "1", NULL};
+	char *argv_a[32], *argv_b[32], a1[4096], a2[4096], b1[4096], b2[4096];
+	struct sbtest_out oa, ob;
+	pid_t pa, pb;
+	int out_a, err_a, out_b, err_b;
+
+	/* B starts while A holds for 4 s: both cgroups exist at once. */
+	cg_argv(d, none, hold_a, argv_a, 32);
+	cg_argv(d, none, hold_b, argv_b, 32);
+	sbtest_start(argv_a, false, &pa, &out_a, &err_a);
+	sbtest_start(argv_b, false, &pb, &out_b, &err_b);
+	sbtest_finish(pb, out_b, err_b, 60000, &ob);
+	sbtest_finish(pa, out_a, err_a, 60000, &oa);
+	print_message("A: status %d\n%s%sB: status %d\n%s%s", oa.status, oa.out, oa.err, ob.status, ob.out,
+		      ob.err);
+	assert_int_equal(oa.status, 0);
+	assert_int_equal(ob.status, 0);
+	assert_non_null(strstr(oa.out, "done"));
+	assert_non_null(strstr(ob.out, "done"));
+	cg_paths(&oa, a1, b1, sizeof(a1));
+	cg_paths(&ob, a2, b2, sizeof(a2));
+	assert_string_not_equal(a1, a2);
+	cg_assert_gone(a1);
+	cg_assert_gone(b1);
+	cg_assert_gone(a2);
+	cg_assert_gone(b2);
+	sbtest_out_free(&oa);
+	sbtest_out_free(&ob);
+}
+
+/* Whether the cgroup dir holds no task (or is gone), within 10 s. */
+static bool cg_wait_empty(const char *dir)
+{
+	char path[4200], buf[64];
+	int i;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	for (i = 0; i < 1000; i++) {
+		FILE *f = fopen(path, "re");
+		bool empty = !f || !fgets(buf, sizeof(buf), f);
+
+		if (f)
+			fclose(f);
+		if (empty)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static void test_stale(struct sbtest_daemon *d)
+{
+	const char *none[] = {NULL}, *hold[] = {"hold", "60", NULL}, *small[] = {"shm", "1", NULL};
+	char *argv[32], err[8192] = "", a[4096], b[4096];
+	const char *p;
+	size_t n = 0, len;
+	struct sbtest_out o;
+	struct stat st;
+	pid_t pid;
+	int out_fd, err_fd;
+
+	cg_argv(d, none, hold, argv, 32);
+	sbtest_start(argv, false, &pid, &out_fd, &err_fd);
+	/* Until -v named the cgroup(s): the line is complete. */
+	for (;;) {
+		struct pollfd pf = {.fd = err_fd, .events = POLLIN};
+		ssize_t r = 0;
+
+		p = strstr(err, "program cgroup ");
+		if (n > 0 && p && strchr(p, '\n'))
+			break;
+		if (poll(&pf, 1, 30000) <= 0 || (r = read(err_fd, err + n, sizeof(err) - 1 - n)) <= 0)
+			fail_msg("sdds-sandbox named no cgroup:\n%.*s", (int)n, err);
+		n += (size_t)r;
+		err[n] = '\0';
+	}
+	p += strlen("program cgroup ");
+	len = strcspn(p, " \n");
+	snprintf(a, sizeof(a), "%.*s", (int)len, p);
+	b[0] = '\0';
+	if (strncmp(p + len, " and ", 5) == 0)
+		snprintf(b, sizeof(b), "%.*s", (int)strcspn(p + len + 5, "\n"), p + len + 5);
+	/* A crash of the supervisor: nothing of it removes the cgroup. */
+	kill(pid, SIGKILL);
+	sbtest_finish(pid, out_fd, err_fd, 30000, &o);
+	print_message("killed supervisor: status %d, cgroup %s %s\n", o.status, a, b);
+	assert_int_equal(o.status, 128 + SIGKILL);
+	sbtest_out_free(&o);
+	if (sbtest_cgroup_delegated()) {
+		/* Its cgroup went with the one the harness gave it, as systemd
+		 * removes a stopped unit's: no later supervisor starts there. */
+		print_message("delegated cgroups: the harness removed it\n");
+		cg_assert_gone(a);
+		return;
+	}
+	assert_int_equal(stat(a, &st), 0);
+	/* The sandbox dies with its supervisor (PR_SET_PDEATHSIG). */
+	assert_true(cg_wait_empty(a));
+	assert_true(!b[0] || cg_wait_empty(b));
+
+	cg_argv(d, none, small, argv, 32);
+	sbtest_run(argv, false, 60000, &o);
+	print_message("next sandbox: status %d\n%s", o.status, o.err);
+	assert_int_equal(o.status, 0);
+	cg_assert_gone(a);
+	cg_assert_gone(b);
+	sbtest_out_free(&o);
+}
+
 static void test_cgroup(void **state)
 {
 	struct sbtest_daemon *d = *state;
@@ -253,8 +372,12 @@ static void test_cgroup(void **state)
 		test_bomb(d, true);
 	else if (strcmp(the_case, "refuse") == 0)
 		test_refuse(d, false);
-	else
+	else if (strcmp(the_case, "refuse_nobody") == 0)
 		test_refuse(d, true);
+	else if (strcmp(the_case, "pair") == 0)
+		test_pair(d);
+	else
+		test_stale(d);
 }
 
 static int setup(void **state)
@@ -277,7 +400,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_cgroup, setup, teardown),
 	};
-	const char *cases[] = {"shm", "threads", "fork", "refuse", "refuse_nobody"};
+	const char *cases[] = {"shm", "threads", "fork", "refuse", "refuse_nobody", "pair", "stale"};
 	size_t i;
 	int rc;
 
@@ -285,7 +408,7 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cases[i]) == 0)
 			the_case = cases[i];
 	if (!the_case) {
-		fprintf(stderr, "usage: test_cgroup shm|threads|fork|refuse|refuse_nobody\n");
+		fprintf(stderr, "usage: test_cgroup shm|threads|fork|refuse|refuse_nobody|pair|stale\n");
 		return 2;
 	}
 	rc = sbtest_need_tools();

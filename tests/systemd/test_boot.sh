@@ -176,7 +176,7 @@ if [ -x /usr/local/bin/temperature_pub ]; then
 		v2=$(sed -n 's/^0:://p' /proc/$p/cgroup)
 		v1=$(sed -n 's/^[0-9]*:memory://p' /proc/$p/cgroup)
 		if [ -f "/sys/fs/cgroup$v2/memory.max" ]; then
-			case $v2 in */sdds-app@temp.service/app) cat "/sys/fs/cgroup$v2/memory.max";; esac
+			case $v2 in */sdds-app@temp.service/sdds-sandbox.*) cat "/sys/fs/cgroup$v2/memory.max";; esac
 		elif [ -n "$v1" ]; then
 			case $v1 in */sdds-sandbox.*) cat "/sys/fs/cgroup/memory$v1/memory.limit_in_bytes";; esac
 		fi

@@ -10,14 +10,24 @@
  * resolves too; both files are read a whole line at a time, whatever its
  * length. Everything written is undone on failure, in the reverse order,
  * by the one cleanup ladder of each create function.
+ *
+ * Leaves are named for the supervisor's pid. The flock on the directory
+ * they are made in (held from cgroup_create to cgroup_attach, and in
+ * cgroup_remove) orders supervisors sharing it: the controllers of a v2
+ * BASE are toggled by one at a time, and the sweep of stale leaves (a pid
+ * that no longer exists) never meets a leaf made but not yet entered.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +35,10 @@
 #include "sysfile.h"
 
 #define CGROUP_RMDIR_TRIES 100 /* times 10 ms */
+#define CGROUP_LEAF "sdds-sandbox."
+#define CGROUP_SUP_SUFFIX ".supervisor"
+/* On BASE: the controllers a supervisor enabled there, for the last one out. */
+#define CGROUP_XATTR "trusted.sdds-sandbox.enabled"
 
 static int read_text(const char *path, char *buf, size_t cap)
 {
@@ -242,14 +256,156 @@ static int remove_dir(const char *dir)
 	return -EBUSY;
 }
 
-/* The unified layout (cgroup.h). */
+/*
+ * The supervisor pid a child's name carries: "sdds-sandbox.PID" (a
+ * program's leaf) or "sdds-sandbox.PID.supervisor" (v2: where the
+ * supervisor moved itself). 0 for any other name.
+ */
+static pid_t leaf_owner(const char *name)
+{
+	const char *p;
+	char *end;
+	long pid;
+
+	if (strncmp(name, CGROUP_LEAF, strlen(CGROUP_LEAF)) != 0)
+		return 0;
+	p = name + strlen(CGROUP_LEAF);
+	if (*p < '1' || *p > '9')
+		return 0;
+	pid = strtol(p, &end, 10);
+	if (pid <= 0 || pid > INT32_MAX || (*end && strcmp(end, CGROUP_SUP_SUFFIX) != 0))
+		return 0;
+	return (pid_t)pid;
+}
+
+/*
+ * Take the cgroup lock of BASE: every supervisor that makes or removes a
+ * child of BASE holds it (flock on the directory), so two never toggle
+ * the same controllers or sweep each other's new leaf. The fd or -errno.
+ */
+static int base_lock(const char *base)
+{
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while (flock(fd, LOCK_EX) < 0) {
+		if (errno != EINTR) {
+			int rc = -errno;
+
+			close(fd);
+			return rc;
+		}
+	}
+	return fd;
+}
+
+static void base_unlock(int *fd)
+{
+	if (*fd >= 0) {
+		/* Unlocks the open file description, which init inherited. */
+		(void)flock(*fd, LOCK_UN);
+		close(*fd);
+	}
+	*fd = -1;
+}
+
+/*
+ * Remove the leaves of supervisors that died without removing them (a
+ * SIGKILL, a crash): children of base named for a pid that no longer
+ * exists. A leaf that still holds a task is not removed (rmdir fails).
+ * Under base's lock, so no supervisor is between making a leaf and moving
+ * its sandbox in. Returns how many children of base remain that are not
+ * our own (-errno when base cannot be read).
+ */
+static int sweep_stale(const char *base)
+{
+	char path[PATH_MAX + 300];
+	struct dirent *e;
+	int others = 0;
+	DIR *d = opendir(base);
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		pid_t owner;
+
+		if (e->d_type != DT_DIR || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		owner = leaf_owner(e->d_name);
+		if (owner == getpid())
+			continue;
+		if (owner > 0 && kill(owner, 0) < 0 && errno == ESRCH) {
+			snprintf(path, sizeof(path), "%s/%s", base, e->d_name);
+			if (rmdir(path) == 0)
+				continue;
+		}
+		others++;
+	}
+	closedir(d);
+	return others;
+}
+
+/*
+ * Enable the controllers in enabled (what base lacked) and note them in
+ * base's xattr, so that whichever supervisor leaves base last disables
+ * them, not only the one that enabled them. 0 or -errno.
+ */
+static int enable_controllers(const char *base, const char *enabled)
+{
+	char on[64], had[64] = "", all[64];
+	ssize_t n;
+	int rc;
+
+	toggle_text(enabled, '+', on, sizeof(on));
+	rc = write_at(base, "cgroup.subtree_control", on);
+	if (rc < 0)
+		return rc;
+	n = getxattr(base, CGROUP_XATTR, had, sizeof(had) - 1);
+	had[n > 0 ? n : 0] = '\0';
+	snprintf(all, sizeof(all), "%s%s%s", had, had[0] ? " " : "", enabled);
+	/* Without xattrs (an old kernel) only the enabling one disables. */
+	(void)setxattr(base, CGROUP_XATTR, all, strlen(all), 0);
+	return 0;
+}
+
+/*
+ * The last one out of base: disable what supervisors enabled there (the
+ * xattr, else what we enabled ourselves), unless another child of base
+ * still needs it.
+ */
+static void disable_controllers(const char *base, const char *own, int others)
+{
+	char what[64] = "", off[80];
+	ssize_t n;
+
+	if (others != 0)
+		return;
+	n = getxattr(base, CGROUP_XATTR, what, sizeof(what) - 1);
+	if (n > 0)
+		what[n] = '\0';
+	else
+		snprintf(what, sizeof(what), "%s", own);
+	if (!what[0])
+		return;
+	toggle_text(what, '-', off, sizeof(off));
+	if (write_at(base, "cgroup.subtree_control", off) == 0)
+		(void)removexattr(base, CGROUP_XATTR);
+}
+
+/* The unified layout (cgroup.h); base's lock is held. */
 static int create_v2(const char *base, uint64_t mem_max, uint64_t pids_max, struct cgroup *cg, char *why,
 		     size_t why_cap)
 {
-	char path[PATH_MAX + 64], sup[PATH_MAX + 16], text[512], val[32];
+	char path[PATH_MAX + 64], text[512], val[32];
 	bool root_cgroup;
-	int rc;
+	int rc, others;
 
+	others = sweep_stale(base);
+	if (others < 0) {
+		snprintf(why, why_cap, "read %s: %s", base, strerror(-others));
+		return others;
+	}
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", base);
 	rc = read_text(path, text, sizeof(text));
 	if (rc < 0) {
@@ -265,25 +421,29 @@ static int create_v2(const char *base, uint64_t mem_max, uint64_t pids_max, stru
 	if (!has_word(text, "pids", " "))
 		strcat(cg->enabled, cg->enabled[0] ? " pids" : "pids");
 
-	snprintf(sup, sizeof(sup), "%s/supervisor", base);
+	if ((size_t)snprintf(cg->sup, sizeof(cg->sup), "%s/" CGROUP_LEAF "%d" CGROUP_SUP_SUFFIX, base,
+			     (int)getpid()) >= sizeof(cg->sup) ||
+	    (size_t)snprintf(cg->app, sizeof(cg->app), "%s/" CGROUP_LEAF "%d", base, (int)getpid()) >=
+		sizeof(cg->app)) {
+		rc = -ENAMETOOLONG;
+		snprintf(why, why_cap, "%s: %s", base, strerror(-rc));
+		return rc;
+	}
 	if (!root_cgroup && cg->enabled[0]) {
-		if (mkdir(sup, 0755) < 0 && errno != EEXIST) {
+		if (mkdir(cg->sup, 0755) < 0) {
 			rc = -errno;
 			snprintf(why, why_cap, "cannot create a cgroup under %s: %s", base, strerror(-rc));
 			return rc;
 		}
-		rc = write_at(sup, "cgroup.procs", "0");
+		rc = write_at(cg->sup, "cgroup.procs", "0");
 		if (rc < 0) {
-			snprintf(why, why_cap, "cannot move into %s: %s", sup, strerror(-rc));
+			snprintf(why, why_cap, "cannot move into %s: %s", cg->sup, strerror(-rc));
 			goto fail_rmdir_sup;
 		}
 		cg->moved_self = true;
 	}
 	if (cg->enabled[0]) {
-		char on[40];
-
-		toggle_text(cg->enabled, '+', on, sizeof(on));
-		rc = write_at(base, "cgroup.subtree_control", on);
+		rc = enable_controllers(base, cg->enabled);
 		if (rc == -EBUSY)
 			snprintf(
 			    why, why_cap,
@@ -298,17 +458,6 @@ static int create_v2(const char *base, uint64_t mem_max, uint64_t pids_max, stru
 			cg->enabled[0] = '\0';
 			goto fail_move_back;
 		}
-	}
-	if ((size_t)snprintf(cg->app, sizeof(cg->app), "%s/app", base) >= sizeof(cg->app)) {
-		rc = -ENAMETOOLONG;
-		snprintf(why, why_cap, "%s: %s", base, strerror(-rc));
-		goto fail_disable;
-	}
-	/* A stale, empty leaf of a supervisor that was killed goes first. */
-	if (rmdir(cg->app) < 0 && errno != ENOENT) {
-		rc = -errno;
-		snprintf(why, why_cap, "%s exists and cannot be removed: %s", cg->app, strerror(-rc));
-		goto fail_disable;
 	}
 	if (mkdir(cg->app, 0755) < 0) {
 		rc = -errno;
@@ -342,20 +491,17 @@ static int create_v2(const char *base, uint64_t mem_max, uint64_t pids_max, stru
 fail_rmdir_app:
 	(void)rmdir(cg->app);
 fail_disable:
-	if (cg->enabled[0]) {
-		toggle_text(cg->enabled, '-', text, sizeof(text));
-		(void)write_at(base, "cgroup.subtree_control", text);
-	}
+	disable_controllers(base, cg->enabled, others);
 fail_move_back:
 	if (cg->moved_self)
 		(void)write_at(base, "cgroup.procs", "0");
 	cg->moved_self = false;
 fail_rmdir_sup:
-	(void)rmdir(sup);
+	(void)rmdir(cg->sup);
 	return rc;
 }
 
-/* One legacy hierarchy's child: DIR/sdds-sandbox.PID. */
+/* One legacy hierarchy's child: DIR/sdds-sandbox.PID, stale ones swept. */
 static int create_v1_child(const char *controller, char *ret, size_t cap, char *why, size_t why_cap)
 {
 	char dir[PATH_MAX];
@@ -366,10 +512,11 @@ static int create_v1_child(const char *controller, char *ret, size_t cap, char *
 		snprintf(why, why_cap, "no %s cgroup of this process: %s", controller, strerror(-rc));
 		return rc;
 	}
-	if ((size_t)snprintf(ret, cap, "%s/sdds-sandbox.%d", dir, (int)getpid()) >= cap) {
+	if ((size_t)snprintf(ret, cap, "%s/" CGROUP_LEAF "%d", dir, (int)getpid()) >= cap) {
 		snprintf(why, why_cap, "%s: %s", dir, strerror(ENAMETOOLONG));
 		return -ENAMETOOLONG;
 	}
+	(void)sweep_stale(dir);
 	if (mkdir(ret, 0755) < 0) {
 		rc = -errno;
 		snprintf(why, why_cap, "cannot create a cgroup under %s: %s", dir, strerror(-rc));
@@ -430,15 +577,29 @@ int cgroup_create(uint64_t mem_max, uint64_t pids_max, struct cgroup *ret, char 
 		snprintf(why, why_cap, "%s", strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	cg->lock_fd = -1;
 	if (own_dir(NULL, base, sizeof(base)) == 0) {
 		snprintf(path, sizeof(path), "%s/cgroup.controllers", base);
 		if (read_text(path, text, sizeof(text)) == 0 && has_word(text, "memory", " \n") &&
 		    has_word(text, "pids", " \n")) {
+			cg->lock_fd = base_lock(base);
+			if (cg->lock_fd < 0) {
+				rc = cg->lock_fd;
+				snprintf(why, why_cap, "cannot lock %s: %s", base, strerror(-rc));
+				goto out;
+			}
 			rc = create_v2(base, mem_max, pids_max, cg, why, why_cap);
 			goto out;
 		}
 	}
 	if (find_mount("memory", mnt, root) == 0 && find_mount("pids", mnt, root) == 0) {
+		rc = own_dir("memory", base, sizeof(base));
+		cg->lock_fd = rc < 0 ? rc : base_lock(base);
+		if (cg->lock_fd < 0) {
+			rc = cg->lock_fd;
+			snprintf(why, why_cap, "cannot lock the memory cgroup %s: %s", base, strerror(-rc));
+			goto out;
+		}
 		rc = create_v1(mem_max, pids_max, cg, why, why_cap);
 		goto out;
 	}
@@ -449,11 +610,13 @@ int cgroup_create(uint64_t mem_max, uint64_t pids_max, struct cgroup *ret, char 
 out:
 	if (rc == 0)
 		*ret = *cg;
+	else
+		base_unlock(&cg->lock_fd);
 	free(cg);
 	return rc;
 }
 
-int cgroup_attach(const struct cgroup *cg, pid_t pid)
+int cgroup_attach(struct cgroup *cg, pid_t pid)
 {
 	char text[32];
 	int rc;
@@ -462,6 +625,8 @@ int cgroup_attach(const struct cgroup *cg, pid_t pid)
 	rc = write_at(cg->app, "cgroup.procs", text);
 	if (rc == 0 && cg->kind == CGROUP_V1)
 		rc = write_at(cg->pids, "cgroup.procs", text);
+	/* The leaf holds a task now: no sweep takes it for a stale one. */
+	base_unlock(&cg->lock_fd);
 	return rc;
 }
 
@@ -517,26 +682,32 @@ int cgroup_read_events(const struct cgroup *cg, struct cgroup_events *ret)
 
 int cgroup_remove(struct cgroup *cg)
 {
-	char text[40], sup[PATH_MAX + 16];
-	int rc = 0, r;
+	int rc = 0, r, others;
+	char dir[PATH_MAX];
 
 	switch (cg->kind) {
 	case CGROUP_V2:
+		if (cg->lock_fd < 0)
+			cg->lock_fd = base_lock(cg->base);
 		rc = remove_dir(cg->app);
-		if (cg->enabled[0] && rc == 0) {
-			toggle_text(cg->enabled, '-', text, sizeof(text));
-			r = write_at(cg->base, "cgroup.subtree_control", text);
-			rc = rc ? rc : r;
+		/* Controllers go off and the supervisor back into BASE only
+		 * when no other child of BASE is left (another sandbox's). */
+		others = rc == 0 ? sweep_stale(cg->base) : -1;
+		if (others == 0) {
+			disable_controllers(cg->base, cg->enabled, others);
+			if (cg->moved_self) {
+				r = write_at(cg->base, "cgroup.procs", "0");
+				if (r == 0)
+					r = rmdir(cg->sup) < 0 ? -errno : 0;
+				rc = rc ? rc : r;
+			}
 		}
-		if (cg->moved_self && rc == 0) {
-			snprintf(sup, sizeof(sup), "%s/supervisor", cg->base);
-			r = write_at(cg->base, "cgroup.procs", "0");
-			if (r == 0)
-				r = rmdir(sup) < 0 ? -errno : 0;
-			rc = rc ? rc : r;
-		}
+		/* Else our .supervisor leaf stays: the next supervisor in BASE
+		 * sweeps it once we are gone. */
 		break;
 	case CGROUP_V1:
+		if (cg->lock_fd < 0 && own_dir("memory", dir, sizeof(dir)) == 0)
+			cg->lock_fd = base_lock(dir);
 		rc = remove_dir(cg->app);
 		r = remove_dir(cg->pids);
 		rc = rc ? rc : r;
@@ -544,6 +715,7 @@ int cgroup_remove(struct cgroup *cg)
 	default:
 		break;
 	}
+	base_unlock(&cg->lock_fd);
 	cg->kind = CGROUP_NONE;
 	return rc;
 }

@@ -13,16 +13,21 @@
  * after init was reaped, which in a PID namespace means every process of
  * the sandbox is gone.
  *
- * Two layouts:
+ * Two layouts, both with leaves named for the supervisor's pid, so that
+ * sandboxes started from the same cgroup never meet:
  *   v2  (unified hierarchy with the memory and pids controllers): the
  *       supervisor's own cgroup BASE must be one it may write and that
  *       holds no other process (a unit with Delegate=yes, a delegated
- *       scope, or the root cgroup). v2 allows processes only in leaves
- *       once a cgroup enables controllers for its children, so the
- *       supervisor first moves itself into BASE/supervisor, then enables
- *       memory and pids in BASE/cgroup.subtree_control and creates
- *       BASE/app with memory.max, memory.swap.max=0, memory.oom.group=1 and
- *       pids.max. cgroup_remove undoes all of it: BASE is left as found.
+ *       scope), or the root cgroup, which any number of supervisors may
+ *       share. v2 allows processes only in leaves once a non-root cgroup
+ *       enables controllers for its children, so there the supervisor
+ *       first moves itself into BASE/sdds-sandbox.PID.supervisor; then it
+ *       enables memory and pids in BASE/cgroup.subtree_control (noting
+ *       them in BASE's xattr trusted.sdds-sandbox.enabled) and creates
+ *       BASE/sdds-sandbox.PID with memory.max, memory.swap.max=0,
+ *       memory.oom.group=1 and pids.max. cgroup_remove removes the leaf;
+ *       the last supervisor out of BASE (no other child left) disables
+ *       what was enabled and moves back, so BASE is left as found.
  *   v1  (the memory and pids controllers on legacy hierarchies, as on a
  *       "hybrid" host): no such rule there, so a child sdds-sandbox.PID of
  *       the supervisor's cgroup in each of the two hierarchies, with
@@ -30,6 +35,12 @@
  *       no swap past the limit, where swap is accounted) and pids.max.
  * v2 is used when the supervisor's unified cgroup offers both controllers,
  * else v1 when both legacy hierarchies are mounted.
+ *
+ * Concurrency and crashes: every create and remove holds an flock on the
+ * directory the leaves are made in (BASE, or the v1 memory cgroup), from
+ * cgroup_create until cgroup_attach has moved init in, and in
+ * cgroup_remove. Under it, leaves named for a pid that no longer exists
+ * (a supervisor killed before it could remove them) are removed.
  *
  * The functions never print: a failure of cgroup_create fills a reason for
  * a person (the caller decides whether it is fatal).
@@ -48,11 +59,13 @@ enum cgroup_kind { CGROUP_NONE, CGROUP_V2, CGROUP_V1 };
 
 struct cgroup {
 	enum cgroup_kind kind;
-	char app[PATH_MAX];  /* v2: BASE/app; v1: the memory cgroup */
+	char app[PATH_MAX];  /* v2: BASE/sdds-sandbox.PID; v1: the memory cgroup */
 	char pids[PATH_MAX]; /* v1: the pids cgroup; v2: unused */
 	char base[PATH_MAX]; /* v2: BASE, restored by cgroup_remove */
-	bool moved_self;     /* v2: the supervisor moved into BASE/supervisor */
+	char sup[PATH_MAX];  /* v2: BASE/sdds-sandbox.PID.supervisor */
+	bool moved_self;     /* v2: the supervisor moved into sup */
 	char enabled[32];    /* v2: the controllers we enabled in BASE, e.g. "memory pids" */
+	int lock_fd;	     /* the flock held until cgroup_attach; -1 */
 };
 
 struct cgroup_events {
@@ -68,8 +81,9 @@ struct cgroup_events {
  */
 int cgroup_create(uint64_t mem_max, uint64_t pids_max, struct cgroup *ret, char *why, size_t why_cap);
 
-/* Move process pid (all its threads) into the cgroup. 0 or -errno. */
-int cgroup_attach(const struct cgroup *cg, pid_t pid);
+/* Move process pid (all its threads) into the cgroup and release the
+ * lock cgroup_create took. 0 or -errno. */
+int cgroup_attach(struct cgroup *cg, pid_t pid);
 
 /* The cgroup's counters; 0 or -errno. Valid until cgroup_remove. */
 int cgroup_read_events(const struct cgroup *cg, struct cgroup_events *ret);
