@@ -23,6 +23,11 @@
  *                  each runs in a leaf of its own, both are removed
  *   stale          a supervisor killed with SIGKILL leaves its cgroup
  *                  behind; the next sandbox from the same cgroup removes it
+ *   swap_weak      where the host has swap but the kernel does not account
+ *                  it (as the LD_PRELOAD shim $SDDS_NOSWAPACCT shows it to
+ *                  sdds-sandbox: no kernel since 6.1 can be booted so),
+ *                  --mem could be swapped past: refused (125) unless
+ *                  --allow-weak-limits, which warns
  * Every case that made a cgroup checks that the program ran in the cgroup
  * sdds-sandbox -v named, and that the cgroup is gone afterwards. Root
  * only, but refuse_nobody; 77 where namespaces cannot be made. On a
@@ -360,6 +365,38 @@ static void test_stale(struct sbtest_daemon *d)
 	sbtest_out_free(&o);
 }
 
+static void test_swap_weak(struct sbtest_daemon *d)
+{
+	const char *strict[] = {"--mem", "64M", NULL},
+		   *weak[] = {"--mem", "64M", "--allow-weak-limits", NULL}, *prog[] = {"shm", "1", NULL};
+	const char *old = getenv("ASAN_OPTIONS");
+	char *argv[32], asan[512];
+	struct sbtest_out o;
+
+	/* sdds-sandbox alone runs under the shim (it drops LD_PRELOAD); a
+	 * sanitizer runtime must then not insist on coming first. */
+	setenv("LD_PRELOAD", getenv("SDDS_NOSWAPACCT"), 1);
+	snprintf(asan, sizeof(asan), "%s%sverify_asan_link_order=0", old ? old : "", old ? ":" : "");
+	setenv("ASAN_OPTIONS", asan, 1);
+	cg_argv(d, strict, prog, argv, 32);
+	sbtest_run(argv, false, 60000, &o);
+	print_message("strict: status %d\n%s%s", o.status, o.out, o.err);
+	assert_int_equal(o.status, 125);
+	assert_non_null(strstr(o.err, "the program's cgroup cannot bound swap"));
+	assert_non_null(strstr(o.err, "refusing to start"));
+	assert_null(strstr(o.out, "cgroup "));
+	sbtest_out_free(&o);
+
+	cg_argv(d, weak, prog, argv, 32);
+	sbtest_run(argv, false, 60000, &o);
+	print_message("weak: status %d\n%s%s", o.status, o.out, o.err);
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.err, "warning: the program's cgroup cannot bound swap"));
+	assert_non_null(strstr(o.out, "done"));
+	sbtest_out_free(&o);
+	unsetenv("LD_PRELOAD");
+}
+
 static void test_cgroup(void **state)
 {
 	struct sbtest_daemon *d = *state;
@@ -376,8 +413,10 @@ static void test_cgroup(void **state)
 		test_refuse(d, true);
 	else if (strcmp(the_case, "pair") == 0)
 		test_pair(d);
-	else
+	else if (strcmp(the_case, "stale") == 0)
 		test_stale(d);
+	else
+		test_swap_weak(d);
 }
 
 static int setup(void **state)
@@ -400,7 +439,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_cgroup, setup, teardown),
 	};
-	const char *cases[] = {"shm", "threads", "fork", "refuse", "refuse_nobody", "pair", "stale"};
+	const char *cases[] = {"shm",		"threads", "fork",  "refuse",
+			       "refuse_nobody", "pair",	   "stale", "swap_weak"};
 	size_t i;
 	int rc;
 
@@ -408,7 +448,8 @@ int main(int argc, char **argv)
 		if (strcmp(argv[1], cases[i]) == 0)
 			the_case = cases[i];
 	if (!the_case) {
-		fprintf(stderr, "usage: test_cgroup shm|threads|fork|refuse|refuse_nobody|pair|stale\n");
+		fprintf(stderr,
+			"usage: test_cgroup shm|threads|fork|refuse|refuse_nobody|pair|stale|swap_weak\n");
 		return 2;
 	}
 	rc = sbtest_need_tools();
@@ -429,6 +470,11 @@ int main(int argc, char **argv)
 	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "skip: not root\n");
+		return 77;
+	}
+	if (strcmp(the_case, "swap_weak") == 0 &&
+	    (!getenv("SDDS_NOSWAPACCT") || access(getenv("SDDS_NOSWAPACCT"), R_OK) != 0)) {
+		fprintf(stderr, "skip: $SDDS_NOSWAPACCT missing\n");
 		return 77;
 	}
 	if (strcmp(the_case, "refuse_nobody") == 0) {

@@ -346,6 +346,16 @@ static int sweep_stale(const char *base)
 	return others;
 }
 
+/* Whether the host has swap (then a memory limit must bound it too). */
+static bool host_has_swap(void)
+{
+	char text[512];
+
+	/* A header line, then one line per swap area. */
+	return read_text("/proc/swaps", text, sizeof(text)) == 0 && strchr(text, '\n') &&
+	       strchr(text, '\n')[1] != '\0';
+}
+
 /*
  * Enable the controllers in enabled (what base lacked) and note them in
  * base's xattr, so that whichever supervisor leaves base last disables
@@ -470,9 +480,15 @@ static int create_v2(const char *base, uint64_t mem_max, uint64_t pids_max, stru
 		snprintf(why, why_cap, "set %s/memory.max: %s", cg->app, strerror(-rc));
 		goto fail_rmdir_app;
 	}
-	/* Without swap accounting (or swap) the file is missing: nothing to bound. */
+	/* Without swap accounting the file is missing: with swap on, the
+	 * program could swap past --mem, a weak limit (cgroup.h). */
 	rc = write_at(cg->app, "memory.swap.max", "0");
-	if (rc < 0 && rc != -ENOENT) {
+	if (rc == -ENOENT && mem_max > 0 && host_has_swap())
+		snprintf(cg->weak, sizeof(cg->weak),
+			 "%s/memory.swap.max is missing (no swap accounting) while the host has swap: "
+			 "the program could swap past --mem",
+			 cg->app);
+	else if (rc < 0 && rc != -ENOENT) {
 		snprintf(why, why_cap, "set %s/memory.swap.max: %s", cg->app, strerror(-rc));
 		goto fail_rmdir_app;
 	}
@@ -544,9 +560,15 @@ static int create_v1(uint64_t mem_max, uint64_t pids_max, struct cgroup *cg, cha
 		goto fail_rmdir_pids;
 	}
 	/* Memory plus swap no more than memory: no swapping past the limit.
-	 * The file exists only where swap is accounted. */
+	 * The file exists only where swap is accounted; without it, and with
+	 * swap on, the limit is weak (cgroup.h). */
 	rc = write_at(cg->app, "memory.memsw.limit_in_bytes", val);
-	if (rc < 0 && rc != -ENOENT) {
+	if (rc == -ENOENT && mem_max > 0 && host_has_swap())
+		snprintf(cg->weak, sizeof(cg->weak),
+			 "%s/memory.memsw.limit_in_bytes is missing (no swap accounting) while the host "
+			 "has swap: the program could swap past --mem",
+			 cg->app);
+	else if (rc < 0 && rc != -ENOENT) {
 		snprintf(why, why_cap, "set %s/memory.memsw.limit_in_bytes: %s", cg->app, strerror(-rc));
 		goto fail_rmdir_pids;
 	}

@@ -42,6 +42,11 @@
  * cgroup_remove. Under it, leaves named for a pid that no longer exists
  * (a supervisor killed before it could remove them) are removed.
  *
+ * Swap: where the host has swap but the kernel does not account it
+ * (memory.swap.max, memory.memsw.limit_in_bytes missing), the program
+ * could swap past mem_max: cgroup_create succeeds and says so in weak; the
+ * caller decides whether such a limit is enough.
+ *
  * The functions never print: a failure of cgroup_create fills a reason for
  * a person (the caller decides whether it is fatal).
  */
@@ -59,13 +64,14 @@ enum cgroup_kind { CGROUP_NONE, CGROUP_V2, CGROUP_V1 };
 
 struct cgroup {
 	enum cgroup_kind kind;
-	char app[PATH_MAX];  /* v2: BASE/sdds-sandbox.PID; v1: the memory cgroup */
-	char pids[PATH_MAX]; /* v1: the pids cgroup; v2: unused */
-	char base[PATH_MAX]; /* v2: BASE, restored by cgroup_remove */
-	char sup[PATH_MAX];  /* v2: BASE/sdds-sandbox.PID.supervisor */
-	bool moved_self;     /* v2: the supervisor moved into sup */
-	char enabled[32];    /* v2: the controllers we enabled in BASE, e.g. "memory pids" */
-	int lock_fd;	     /* the flock held until cgroup_attach; -1 */
+	char app[PATH_MAX];	   /* v2: BASE/sdds-sandbox.PID; v1: the memory cgroup */
+	char pids[PATH_MAX];	   /* v1: the pids cgroup; v2: unused */
+	char base[PATH_MAX];	   /* v2: BASE, restored by cgroup_remove */
+	char sup[PATH_MAX];	   /* v2: BASE/sdds-sandbox.PID.supervisor */
+	bool moved_self;	   /* v2: the supervisor moved into sup */
+	char enabled[32];	   /* v2: the controllers we enabled in BASE, e.g. "memory pids" */
+	char weak[PATH_MAX + 128]; /* why mem_max does not bound swap; "" when it does */
+	int lock_fd;		   /* the flock held until cgroup_attach; -1 */
 };
 
 struct cgroup_events {

@@ -1003,6 +1003,20 @@ static int sandbox_cgroup_create(const struct sandbox_opts *o)
 			fprintf(stderr, "sdds-sandbox: program cgroup %s%s%s\n", sandbox_cg.app,
 				sandbox_cg.kind == CGROUP_V1 ? " and " : "",
 				sandbox_cg.kind == CGROUP_V1 ? sandbox_cg.pids : "");
+		if (!sandbox_cg.weak[0])
+			return 0;
+		/* A cgroup, but --mem does not bound swap: as weak as none. */
+		if (!o->allow_weak_limits) {
+			fprintf(stderr,
+				"sdds-sandbox: the program's cgroup cannot bound swap: %s\n"
+				"sdds-sandbox: refusing to start (--allow-weak-limits runs with it)\n",
+				sandbox_cg.weak);
+			return -EOPNOTSUPP;
+		}
+		fprintf(stderr,
+			"sdds-sandbox: warning: the program's cgroup cannot bound swap: %s "
+			"(--allow-weak-limits)\n",
+			sandbox_cg.weak);
 		return 0;
 	}
 	if (!o->allow_weak_limits) {
