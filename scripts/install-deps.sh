@@ -14,7 +14,7 @@ set -eu
 # libjson-c-dev: the tools write their JSON with it (sddsctl --json, sdds-bench,
 # sdds-trace) and sdds-bench report reads the JSON of the benchmarks it runs
 # qemu-system-x86, busybox-static, cpio, kmod (depmod), xz-utils: the cgroup v2
-# test boots a stock Debian kernel in QEMU (tests/vm/cgroup2-vm.sh)
+# and socket tests boot a stock Debian kernel in QEMU (tests/vm/vm.sh)
 PKGS="gcc clang clang-format make meson ninja-build pkg-config python3
 libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev
 libseccomp-dev iproute2 procps nftables

@@ -1,8 +1,8 @@
 #!/bin/sh
 # guest-cgroup2.sh MODE - the second stage of the cgroup2 test guest
-# (cgroup2-vm.sh), PID 1 on the host's read-only root, run from RUN/stage2
-# next to RUN/guest.env (the test's environment: $SDDSD, $SDDS_SANDBOX,
-# $TEST_CGROUP, ...). Prints "VMTEST_RESULT NAME STATUS" per case and
+# (vm.sh), PID 1 on the host's read-only root, run from RUN/stage2 next to
+# RUN/guest.env (the test's environment: $SDDSD, $SDDS_SANDBOX, $VM_PROG,
+# the built test_cgroup, ...). Prints "VMTEST_RESULT NAME STATUS" per case and
 # "VMTEST_DONE" at the end, then powers the guest off.
 #   main  test_cgroup's cases from the root cgroup (whose subtree_control
 #         starts empty: sdds-sandbox enables memory and pids itself and
@@ -56,7 +56,7 @@ echo 1 > /proc/sys/vm/overcommit_memory
 case $MODE in
 main)
 	for c in shm threads fork refuse refuse_nobody pair stale swap_weak; do
-		case_run "root_$c" "$TEST_CGROUP" $c
+		case_run "root_$c" "$VM_PROG" $c
 	done
 	root_clean
 	result root_clean $?
@@ -65,7 +65,7 @@ main)
 	mkdir $CG/session.scope && echo $$ > $CG/session.scope/cgroup.procs
 	result session_enter $?
 	for c in shm threads fork refuse pair stale swap_weak; do
-		case_run "session_$c" "$TEST_CGROUP" $c
+		case_run "session_$c" "$VM_PROG" $c
 	done
 	echo $$ > $CG/cgroup.procs && rmdir $CG/session.scope
 	result session_clean $?

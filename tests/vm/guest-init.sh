@@ -1,6 +1,6 @@
 #!/bin/busybox sh
-# guest-init.sh - /init of the cgroup2 test guest's initramfs (busybox-static;
-# built by cgroup2-vm.sh). Loads the virtio, 9p and zram modules listed in
+# guest-init.sh - /init of the test guests' initramfs (busybox-static;
+# built by vm.sh). Loads the virtio, 9p, zram, veth and tun modules listed in
 # /modules.list (dependencies first), turns on 256 MiB of zram swap, mounts
 # the host's root filesystem (9p, read-only, tag hostroot) with tmpfs on
 # /tmp and /run and cgroup2 alone on /sys/fs/cgroup, and switches to it:

@@ -1,27 +1,34 @@
 #!/bin/bash
-# cgroup2-vm.sh TEST_CGROUP - sdds-sandbox's cgroup v2 path, for real, in a
-# QEMU guest whose only cgroup hierarchy is cgroup2 (docs/sandbox.md, "The
-# cgroup v2 test"). The host (and CI) mount memory and pids on v1, so the
-# v2 path cannot run here otherwise.
+# vm.sh STAGE2 PROG - a test program of the build run for real in a QEMU
+# guest on a stock Debian kernel, for what this machine's kernel cannot
+# show:
+#   guest-cgroup2.sh test_cgroup: sdds-sandbox's cgroup v2 path in a guest
+#     whose only cgroup hierarchy is cgroup2 (docs/sandbox.md, "The cgroup
+#     v2 test"); the host (and CI) mount memory and pids on v1;
+#   guest-socket.sh test_socket: the socket backend on Debian 12's own
+#     kernel (6.1), where a device without checksum offload (a TAP) makes
+#     the kernel refuse UDP GSO with EIO, as Linux 6.11 and later no
+#     longer do (docs/DESIGN.md, "Sockets").
 #
 # A stock Debian kernel (the linux-image package linux-image-amd64 depends
 # on) is fetched with apt-get download and unpacked, never installed, into
 # $SDDS_VM_CACHE (default /var/tmp/sddsd-vm), kept for later runs. An
-# initramfs of busybox-static and the virtio/9p/zram modules boots it under
-# TCG (KVM cannot run a stock kernel on the test machines); the guest
-# mounts this machine's root read-only over 9p and runs the built
-# test_cgroup, sddsd, sdds-sandbox and cgroup-hog from there
-# (guest-init.sh, guest-cgroup2.sh): every case of test_cgroup from the
-# root cgroup and from a shared session-like cgroup, with 256 MiB of swap.
+# initramfs of busybox-static and the virtio/9p/zram/veth/tun modules boots
+# it under TCG (KVM cannot run a stock kernel on the test machines); the
+# guest mounts this machine's root read-only over 9p and runs the built
+# programs from there: guest-init.sh, then STAGE2 (a guest-*.sh of this
+# folder) with PROG as $VM_PROG, with 256 MiB of swap.
 #
-# The environment is the one meson gives test_cgroup ($SDDSD, $SDDS_SANDBOX,
+# The environment is the one meson gives the test ($SDDSD, $SDDS_SANDBOX,
 # $SDDS_CGROUP_HOG, ...), passed on to the guest. Exit: 0 every case
 # passed, 1 one failed, 77 not root, or no QEMU, busybox, cpio, depmod or
 # kernel to be had (scripts/install-deps.sh installs them).
 # SDDS_VM_TIMEOUT: seconds per boot (default 240).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-TEST_CGROUP=${1:?usage: cgroup2-vm.sh TEST_CGROUP}
+STAGE2=${1:?usage: vm.sh STAGE2 PROG}
+VM_PROG=${2:?usage: vm.sh STAGE2 PROG}
+[ -f "$HERE/$STAGE2" ] || { echo "vm: no $HERE/$STAGE2"; exit 1; }
 CACHE=${SDDS_VM_CACHE:-/var/tmp/sddsd-vm}
 TIMEOUT=${SDDS_VM_TIMEOUT:-240}
 export PATH=$PATH:/usr/sbin:/sbin
@@ -37,7 +44,7 @@ done
 BUSYBOX=/bin/busybox
 dpkg-query -W -f='${Status}' busybox-static 2> /dev/null | grep -q 'ok installed' ||
 	skip "no static busybox (busybox-static)"
-case $TEST_CGROUP in /*) ;; *) TEST_CGROUP=$PWD/$TEST_CGROUP ;; esac
+case $VM_PROG in /*) ;; *) VM_PROG=$PWD/$VM_PROG ;; esac
 
 mkdir -p "$CACHE"
 T0=${EPOCHREALTIME/./}
@@ -88,7 +95,7 @@ add_module() {
 	done
 	ORDER+=("$rel")
 }
-for m in virtio_pci 9pnet_virtio 9p zram; do
+for m in virtio_pci 9pnet_virtio 9p zram veth tun; do
 	rel=$(awk -F: -v m="$m" '{n = $1; sub(/.*\//, "", n); sub(/\.ko.*/, "", n); gsub(/-/, "_", n)} n == m {print $1; exit}' "$MODS/modules.dep")
 	[ -n "$rel" ] || { echo "vm: module $m not in $PKG"; exit 1; }
 	add_module "$rel"
@@ -105,10 +112,10 @@ done > "$IRD/modules.list"
 (cd "$IRD" && find . | cpio -o -H newc --owner 0:0 --quiet) | gzip -1 > "$RUN/initramfs.cpio.gz"
 NMODS=${#ORDER[@]}
 rm -rf "$IRD"
-cp "$HERE/guest-cgroup2.sh" "$RUN/stage2"
+cp "$HERE/$STAGE2" "$RUN/stage2"
 {
 	quote() { printf "%s" "$1" | sed "s/'/'\\\\''/g"; }
-	echo "export TEST_CGROUP='$(quote "$TEST_CGROUP")'"
+	echo "export VM_PROG='$(quote "$VM_PROG")'"
 	env | grep -E '^(SDDS|SDDSD|ASAN|UBSAN|LSAN|MSAN)[A-Z_]*=' | while IFS='=' read -r k v; do
 		echo "export $k='$(quote "$v")'"
 	done
