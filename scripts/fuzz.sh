@@ -15,6 +15,8 @@
 #   -m          merge what found new coverage back into the repository's
 #               corpus (libFuzzer -merge=1: only inputs that add coverage,
 #               minimal ones first), for targets without findings.
+# A target's own libFuzzer flags, if any, are the lines of
+# tests/fuzz/<target>.options (one flag a line; # starts a comment).
 # Every target's executions, rate and wall time are printed. Exit status 1
 # if any target found a crash, a leak, a timeout or an out-of-memory, or
 # stopped short of RUNS; its reproducer is copied to BUILD_DIR/fuzz-artifacts/
@@ -94,10 +96,15 @@ for t in "$fuzzdir"/fuzz_*; do
 		budget="-max_total_time=$seconds"
 		echo "=== $name: ${seconds}s, $(ls "$corpus" | wc -l) seeds"
 	fi
+	flags=""
+	if [ -f "$src/tests/fuzz/$name.options" ]; then
+		flags=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$src/tests/fuzz/$name.options" | tr '\n' ' ')
+		echo "    flags: $flags"
+	fi
 	ran=$((ran + 1))
 	t0=$(date +%s)
-	# shellcheck disable=SC2086 # $budget is two flags
-	if "$t" $budget -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	# shellcheck disable=SC2086 # $budget is two flags, $flags the target's own
+	if "$t" $budget $flags -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$artifacts/" "$corpus" >"$tmp/$name/log" 2>&1; then
 		wall=$(($(date +%s) - t0))
 		units=$(stat number_of_executed_units "$tmp/$name/log")

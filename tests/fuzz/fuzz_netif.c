@@ -25,8 +25,10 @@
  * Built with FZ_RX_ONLY (the fuzz_netif_rx target), every operation but 2
  * and 7 is a datagram: no writes, takes or clock steps, so a run covers the
  * decoder and the receive dispatch alone (where wire values index tables)
- * and libFuzzer's bookkeeping, which grows with the edges a run covers and
- * takes most of fuzz_netif's time, lets it run about 5 times as fast.
+ * and runs about 2.5 times as fast. fuzz_netif's time goes to what its
+ * inputs make the layer do (a corpus input sends about 100 datagrams, the
+ * longest 2,300) and to libFuzzer's bookkeeping of the features that
+ * touches, not to per-input setup.
  * Checked: a local reader only ever holds samples of its topic's size;
  * every datagram the layer sent is a frame our own decoder accepts (it
  * never emits what it would drop); the layer's state survives (sanitizers),
@@ -286,6 +288,36 @@ static int fz_lookup(void *ctx, uint8_t domain, uint16_t topic, uint32_t *ret_si
 	return snps_builtin_size(topic, ret_size);
 }
 
+/*
+ * Frames already decoded, by content: the layer sends the same frames over
+ * and over (announcements, heartbeats, resends), and decoding each again
+ * was a third of a run. A frame is looked up by a hash of its bytes and
+ * compared whole; a slot taken by another frame is overwritten.
+ */
+#define FZ_SEEN 4096u
+#define FZ_SEEN_MAX 256u /* longer frames are decoded every time */
+static struct {
+	uint32_t len; /* 0: empty */
+	uint8_t buf[FZ_SEEN_MAX];
+} fz_seen[FZ_SEEN];
+
+static bool fz_seen_before(const struct fake_dgram *d)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint32_t k;
+
+	if (d->len > FZ_SEEN_MAX)
+		return false;
+	for (uint32_t i = 0; i < d->len; i++)
+		h = (h ^ d->buf[i]) * 0x100000001b3ull;
+	k = (uint32_t)(h ^ (h >> 32)) % FZ_SEEN;
+	if (fz_seen[k].len == d->len && memcmp(fz_seen[k].buf, d->buf, d->len) == 0)
+		return true;
+	fz_seen[k].len = d->len;
+	memcpy(fz_seen[k].buf, d->buf, d->len);
+	return false;
+}
+
 /* Everything the layer sent decodes. */
 static void fz_check_sent(struct fz *f)
 {
@@ -296,7 +328,9 @@ static void fz_check_sent(struct fz *f)
 	for (uint32_t i = 0; i < fake_sent(); i++) {
 		const struct fake_dgram *d = fake_sent_at(i);
 
-		FUZZ_CHECK(snps_decode(d->buf, d->len, &opts, NULL, NULL, NULL) == 0);
+		/* A frame that decoded once decodes again; len 0 never enters the table. */
+		if (d->len == 0 || !fz_seen_before(d))
+			FUZZ_CHECK(snps_decode(d->buf, d->len, &opts, NULL, NULL, NULL) == 0);
 		fz_hash(f, d->buf, d->len);
 		fz_hash(f, &d->addr.ip, sizeof(d->addr.ip));
 		fz_hash(f, &d->addr.port, sizeof(d->addr.port));
