@@ -26,9 +26,12 @@
  */
 #include <errno.h>
 #include <ifaddrs.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <netinet/udp.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,8 +42,10 @@
 #define SOCK_BATCH 32u
 /* Datagrams one GSO message carries at most: the kernel's UDP_MAX_SEGMENTS (64 before 6.9). */
 #define SOCK_GSO_SEGS 64u
-/* Bytes of one GSO message at most: a UDP length field, less the headers. */
-#define SOCK_GSO_BYTES (65535u - 8u - 40u)
+/* Bytes of one GSO message at most: an IPv6 payload length, less the UDP header. */
+#define SOCK_GSO_BYTES (65535u - 8u)
+/* IPv6 and UDP headers: a segment and these must fit the link's MTU. */
+#define SOCK_UDP6_HEADERS (40u + 8u)
 /* Datagrams one sendmmsg carries at most (its iovecs). */
 #define SOCK_TX_DGRAMS 128u
 
@@ -50,6 +55,7 @@ struct sock_link {
 	int fd[2];	  /* [0] unicast, [1] multicast */
 	bool ready[2];	  /* epoll said readable and a read has not come back short since */
 	bool gso_off[2];  /* no UDP_SEGMENT for this socket: configured off, or the kernel refused */
+	uint32_t gso_max; /* longest datagram a GSO message may carry: the link's MTU less headers */
 	uv_poll_t poll[2];
 	bool poll_open[2];
 };
@@ -176,6 +182,30 @@ static int sock_open_fd(const struct sock_link *l, bool mcast, uint16_t port,
 	return 0;
 }
 
+/*
+ * Whether the kernel segments UDP for us (Linux 4.18 and later; an older
+ * one would ignore the control message and send a run as one datagram),
+ * and the longest segment the link takes: the kernel refuses a segment
+ * that does not fit the MTU with EINVAL, which would turn GSO off for
+ * good, so longer frames go as plain datagrams instead.
+ */
+static void sock_gso_probe(struct sock_link *l)
+{
+	struct ifreq ifr;
+	int v = 0;
+	socklen_t len = sizeof(v);
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", l->info.name);
+	if (getsockopt(l->fd[0], SOL_UDP, UDP_SEGMENT, &v, &len) < 0 ||
+	    ioctl(l->fd[0], SIOCGIFMTU, &ifr) < 0 || ifr.ifr_mtu <= (int)SOCK_UDP6_HEADERS) {
+		l->gso_off[0] = l->gso_off[1] = true;
+		l->info.gso_refused = true;
+		return;
+	}
+	l->gso_max = (uint32_t)ifr.ifr_mtu - SOCK_UDP6_HEADERS;
+}
+
 /* uv_close never closes a polled fd: we do, once its handle is gone. */
 static void sock_close_fds(struct net_backend *b)
 {
@@ -281,6 +311,8 @@ static int sock_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_
 			rc = sock_open_fd(l, true, (uint16_t)(cfg->port + 20), cfg, &l->fd[1]);
 		if (rc < 0)
 			goto fail_close;
+		if (cfg->gso)
+			sock_gso_probe(l);
 	}
 	for (uint32_t i = 0; i < b->n_links; i++) {
 		for (int k = 0; k < 2; k++) {
@@ -461,16 +493,17 @@ static bool sock_same_dst(const struct net_tx *a, const struct net_tx *c)
 /*
  * Datagrams tx[0..n) that one message can carry: a run to the same
  * destination, all of the first one's size but the last, which may be
- * shorter (the kernel cuts a GSO message into gso_size pieces). One
+ * shorter (the kernel cuts a GSO message into gso_size pieces), none
+ * longer than max (the link's MTU less headers). One
  * sample per frame makes such runs: a batch of frames of one topic to
  * one peer has frames of one size.
  */
-static unsigned sock_gso_run(const struct net_tx *tx, unsigned n)
+static unsigned sock_gso_run(const struct net_tx *tx, unsigned n, uint32_t max)
 {
 	unsigned k = 1;
 	uint32_t total = tx[0].len;
 
-	if (tx[0].len == 0)
+	if (tx[0].len == 0 || tx[0].len > max)
 		return 1;
 	while (k < n && k < SOCK_GSO_SEGS && sock_same_dst(&tx[0], &tx[k]) && tx[k].len <= tx[0].len &&
 	       tx[k].len > 0 && total + tx[k].len <= SOCK_GSO_BYTES) {
@@ -509,12 +542,13 @@ static void sock_tx_cmsgs(struct msghdr *h, char *buf, size_t cap, const struct 
 
 /*
  * Errors that say the kernel cannot segment on this link, not that the
- * datagrams cannot go: no checksum offload on the device (EIO), or a
- * kernel or path that refuses UDP_SEGMENT (EINVAL, EOPNOTSUPP, ENOPROTOOPT).
+ * datagrams cannot go: no checksum offload on the device before Linux
+ * 6.11 (EIO), a socket without checksums or a path whose MTU shrank below
+ * a segment (EINVAL), a path that cannot (EOPNOTSUPP).
  */
 static bool sock_gso_refused(int err)
 {
-	return err == EIO || err == EINVAL || err == EOPNOTSUPP || err == ENOPROTOOPT;
+	return err == EIO || err == EINVAL || err == EOPNOTSUPP;
 }
 
 static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, int *ret_err)
@@ -552,8 +586,9 @@ static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, i
 
 			if (gso) {
 				run = n - done - used;
-				run = sock_gso_run(t,
-						   run < SOCK_TX_DGRAMS - used ? run : SOCK_TX_DGRAMS - used);
+				run =
+				    sock_gso_run(t, run < SOCK_TX_DGRAMS - used ? run : SOCK_TX_DGRAMS - used,
+						 b->links[link].gso_max);
 			}
 			memset(&mm[k], 0, sizeof(mm[k]));
 			memset(&to[k], 0, sizeof(to[k]));
@@ -578,7 +613,15 @@ static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, i
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
-			if (segs[0] > 1 && sock_gso_refused(errno)) {
+			/* The link's MTU shrank under a segment: learn it again, then try again. */
+			if (segs[0] > 1 && errno == EMSGSIZE) {
+				uint32_t was = b->links[link].gso_max;
+
+				sock_gso_probe(&b->links[link]);
+				if (b->links[link].gso_max < was)
+					continue;
+			}
+			if (segs[0] > 1 && (sock_gso_refused(errno) || errno == EMSGSIZE)) {
 				/* Not on this link: plain datagrams from now on. */
 				b->links[link].gso_off[from_mcast ? 1 : 0] = true;
 				b->links[link].info.gso_refused = true;
