@@ -452,8 +452,11 @@ bool netns_drop(int side, unsigned dport, unsigned percent)
 	 * up to 64 datagrams as one packet. A wire carries them one by one, so
 	 * the sending end segments before the veth here (gso_max_segs 1).
 	 */
-	if (netns_run("ip -n %s link set dev %s gso_max_segs 1", peer_ns, netns.dev[!side]) != 0)
+	if (netns_run("ip -n %s link set dev %s gso_max_segs 1", peer_ns, netns.dev[!side]) != 0) {
+		fprintf(stderr, "netns_drop: cannot set gso_max_segs on %s (iproute2 too old?)\n",
+			netns.dev[!side]);
 		return false;
+	}
 	if (percent >= 100)
 		match[0] = '\0';
 	else
@@ -469,6 +472,8 @@ bool netns_drop(int side, unsigned dport, unsigned percent)
 void netns_undrop(int side, unsigned dport)
 {
 	netns_run("ip netns exec %s nft delete table inet t%u 2>/dev/null", netns.ns[side], dport);
+	/* GSO messages whole through the veth again, as before netns_drop (veth's default). */
+	netns_run("ip -n %s link set dev %s gso_max_segs 65535", netns.ns[!side], netns.dev[!side]);
 }
 
 uint64_t netns_dropped(int side, unsigned dport)

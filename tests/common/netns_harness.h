@@ -145,7 +145,7 @@ int64_t netns_now_ms(void);
  */
 bool netns_drop(int side, unsigned dport, unsigned percent);
 
-/* Removes the drop rule of netns_drop (and its count). */
+/* Removes the drop rule of netns_drop (and its count); the veth carries GSO messages whole again. */
 void netns_undrop(int side, unsigned dport);
 
 /* Datagrams the rule of netns_drop dropped so far (0 without one). */
