@@ -31,7 +31,11 @@ poweroff_now() {
 	sleep 30
 }
 
+ROOT_CASES="shm threads fork refuse refuse_nobody pair stale swap_weak"
+SESSION_CASES="shm threads fork refuse pair stale swap_weak"
 echo "VMTEST kernel $(uname -r), $(nproc) cpu, swap: $(tail -n +2 /proc/swaps | wc -l) area(s)"
+echo "VMTEST_PLAN controllers $(for c in $ROOT_CASES; do printf 'root_%s ' $c; done)root_clean" \
+	"session_enter $(for c in $SESSION_CASES; do printf 'session_%s ' $c; done)session_clean"
 # cgroup2 alone: no v1 hierarchy, memory and pids available.
 if grep -q ' cgroup ' /proc/mounts || [ "$(grep -c ' cgroup2 ' /proc/mounts)" != 1 ]; then
 	grep cgroup /proc/mounts
@@ -55,7 +59,7 @@ echo 1 > /proc/sys/vm/overcommit_memory
 
 case $MODE in
 main)
-	for c in shm threads fork refuse refuse_nobody pair stale swap_weak; do
+	for c in $ROOT_CASES; do
 		case_run "root_$c" "$VM_PROG" $c
 	done
 	root_clean
@@ -64,7 +68,7 @@ main)
 	echo "+memory +pids" > $CG/cgroup.subtree_control
 	mkdir $CG/session.scope && echo $$ > $CG/session.scope/cgroup.procs
 	result session_enter $?
-	for c in shm threads fork refuse pair stale swap_weak; do
+	for c in $SESSION_CASES; do
 		case_run "session_$c" "$VM_PROG" $c
 	done
 	echo $$ > $CG/cgroup.procs && rmdir $CG/session.scope

@@ -24,11 +24,16 @@ poweroff_now() {
 echo "VMTEST kernel $(uname -r)"
 mkdir -p /run/netns
 ip link set lo up
-# The refusal the TAP cases expect, by the kernel's version (6.11 took it away).
+echo "VMTEST_PLAN socket"
+# The refusal the TAP cases are here to see; Linux 6.11 took it away, and
+# a guest kernel without it would pass without testing the fallback.
 set -- $(uname -r | tr '.-' '  ')
-if [ "$1" -lt 6 ] || { [ "$1" -eq 6 ] && [ "$2" -lt 11 ]; }; then
-	export SDDS_TAP_REFUSES_GSO=1
+if [ "$1" -gt 6 ] || { [ "$1" -eq 6 ] && [ "$2" -ge 11 ]; }; then
+	echo "VMTEST_SKIP the guest kernel $(uname -r) no longer refuses UDP GSO on a TAP"
+	result socket 0
+	poweroff_now
 fi
+export SDDS_TAP_REFUSES_GSO=1
 "$VM_PROG"
 result socket $?
 poweroff_now

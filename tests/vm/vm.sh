@@ -33,11 +33,17 @@ CACHE=${SDDS_VM_CACHE:-/var/tmp/sddsd-vm}
 TIMEOUT=${SDDS_VM_TIMEOUT:-240}
 export PATH=$PATH:/usr/sbin:/sbin
 
+# CI installs everything (scripts/install-deps.sh) and runs as root: there
+# a missing piece is a failure, not a skip that would hide one.
 skip() {
+	if [ "${CI:-}" = true ]; then
+		echo "vm: FAIL: $* (CI=true: the test must run)"
+		exit 1
+	fi
 	echo "skip: $*" >&2
 	exit 77
 }
-[ "$(id -u)" = 0 ] || skip "not root"
+[ "$(id -u)" = 0 ] || { echo "skip: not root" >&2; exit 77; }
 for t in qemu-system-x86_64 cpio depmod apt-get apt-cache dpkg-deb flock timeout; do
 	command -v $t > /dev/null || skip "$t missing (scripts/install-deps.sh)"
 done
@@ -46,7 +52,13 @@ dpkg-query -W -f='${Status}' busybox-static 2> /dev/null | grep -q 'ok installed
 	skip "no static busybox (busybox-static)"
 case $VM_PROG in /*) ;; *) VM_PROG=$PWD/$VM_PROG ;; esac
 
-mkdir -p "$CACHE"
+# Root boots what the cache holds with this machine's / exported to it:
+# the cache must be root's own, not a directory another user made first.
+install -d -m 0700 "$CACHE" || exit 1
+if [ -L "$CACHE" ] || [ ! -O "$CACHE" ] || [ -n "$(find "$CACHE" -maxdepth 0 -perm /022)" ]; then
+	echo "vm: FAIL: $CACHE is not a directory of root's that only root may write"
+	exit 1
+fi
 T0=${EPOCHREALTIME/./}
 ms() { echo $(((${EPOCHREALTIME/./} - T0) / 1000)); }
 
@@ -147,8 +159,21 @@ boot() {
 			FAILED=1
 		fi
 	done < <(grep -a '^VMTEST_RESULT ' "$log")
+	# Every case the stage planned must have reported (a garbled or missing line fails).
+	for name in $(grep -a '^VMTEST_PLAN ' "$log" | cut -d' ' -f2-); do
+		grep -aq "^VMTEST_RESULT $name " "$log" || {
+			echo "vm: FAIL $mode/$name: no result"
+			FAILED=1
+		}
+	done
+	grep -aq '^VMTEST_PLAN ' "$log" || {
+		echo "vm: FAIL: boot '$mode' planned no case"
+		FAILED=1
+	}
 	grep -aq '^VMTEST_FATAL' "$log" && FAILED=1
 }
 boot main ""
+SKIPPED=$(grep -a '^VMTEST_SKIP ' "$RUN/main.log" | head -n 1 | cut -d' ' -f2-)
 echo "vm: $([ $FAILED = 0 ] && echo passed || echo FAILED) in $(ms) ms"
+[ $FAILED = 0 ] && [ -n "$SKIPPED" ] && skip "$SKIPPED"
 exit $FAILED
