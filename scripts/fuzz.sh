@@ -15,8 +15,9 @@
 #   -m          merge what found new coverage back into the repository's
 #               corpus (libFuzzer -merge=1: only inputs that add coverage,
 #               minimal ones first), for targets without findings.
-# A target's own libFuzzer flags, if any, are the lines of
-# tests/fuzz/<target>.options (one flag a line; # starts a comment).
+# A target's own libFuzzer flags, if any, are in tests/fuzz/<target>.options,
+# the format OSS-Fuzz reads: `key = value` lines under [libfuzzer] become
+# -key=value (# starts a comment).
 # Every target's executions, rate and wall time are printed. Exit status 1
 # if any target found a crash, a leak, a timeout or an out-of-memory, or
 # stopped short of RUNS; its reproducer is copied to BUILD_DIR/fuzz-artifacts/
@@ -98,7 +99,11 @@ for t in "$fuzzdir"/fuzz_*; do
 	fi
 	flags=""
 	if [ -f "$src/tests/fuzz/$name.options" ]; then
-		flags=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$src/tests/fuzz/$name.options" | tr '\n' ' ')
+		flags=$(awk '{ sub(/#.*/, "") }
+			/^[[:space:]]*\[/ { lf = ($0 ~ /^[[:space:]]*\[libfuzzer\][[:space:]]*$/); next }
+			lf && /=/ { k = $0; sub(/[[:space:]]*=.*/, "", k); gsub(/[[:space:]]/, "", k)
+				v = $0; sub(/^[^=]*=[[:space:]]*/, "", v); sub(/[[:space:]]*$/, "", v)
+				printf "-%s=%s ", k, v }' "$src/tests/fuzz/$name.options")
 		echo "    flags: $flags"
 	fi
 	ran=$((ran + 1))
