@@ -28,6 +28,13 @@
  *                  sdds-sandbox: no kernel since 6.1 can be booted so),
  *                  --mem could be swapped past: refused (125) unless
  *                  --allow-weak-limits, which warns
+ *   lock           uid 65534 holding an flock on the cgroup directories
+ *                  sdds-sandbox makes its leaves in (world-readable, so
+ *                  anyone may) does not hold it up; a holder of its own
+ *                  lock file (/run/sdds-sandbox/cgroup.DEV.INO.lock) makes
+ *                  it give up after its deadline (125) with the reason,
+ *                  not wait for ever (not where sbtest delegates: the
+ *                  directory is made per command)
  * Every case that made a cgroup checks that the program ran in the cgroup
  * sdds-sandbox -v named, and that the cgroup is gone afterwards. Root
  * only, but refuse_nobody; 77 where namespaces cannot be made. On a
@@ -35,6 +42,8 @@
  * runs in the root cgroup (sbtest_cgroup_delegated).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,13 +53,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <poll.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "cgroup.h"
 #include "sbtest.h"
 
 #define CG_MEM_MIB 64
@@ -137,6 +150,122 @@ static long last_number(const char *text, const char *key)
 		p = q + 1;
 	}
 	return v;
+}
+
+static bool cg_read(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, cap - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return true;
+}
+
+static bool cg_has_word(const char *text, const char *word)
+{
+	size_t wl = strlen(word);
+	const char *p = text;
+
+	while ((p = strstr(p, word))) {
+		if ((p == text || p[-1] == ' ') && (p[wl] == ' ' || p[wl] == '\n' || p[wl] == '\0'))
+			return true;
+		p += wl;
+	}
+	return false;
+}
+
+/* This process's cgroup directory in a hierarchy (NULL: the unified one),
+ * found as sdds-sandbox finds its own (cgroup.c's parsers). */
+static bool cg_own(const char *controller, char *ret, size_t cap)
+{
+	char mnt[4096], root[4096], path[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	size_t rl;
+	int rc = f ? cgroup_mountinfo_find(f, controller, mnt, sizeof(mnt), root, sizeof(root)) : -1;
+
+	if (f)
+		fclose(f);
+	f = rc == 0 ? fopen("/proc/self/cgroup", "re") : NULL;
+	rc = f ? cgroup_proc_path(f, controller, path, sizeof(path)) : -1;
+	if (f)
+		fclose(f);
+	if (rc < 0)
+		return false;
+	rl = strcmp(root, "/") == 0 ? 0 : strlen(root);
+	if (strncmp(path, root, rl) != 0)
+		return false;
+	return (size_t)snprintf(ret, cap, "%s%s", mnt, strcmp(path + rl, "/") == 0 ? "" : path + rl) < cap;
+}
+
+/*
+ * The directories a sdds-sandbox started in this process's cgroups makes
+ * its leaves in: BASE (v2, *v2 set) or the memory and pids cgroups (v1).
+ * Returns how many (1, 2), 0 when neither layout is here.
+ */
+static int cg_bases(char dirs[2][4096], bool *v2)
+{
+	char path[8300], text[512];
+
+	*v2 = false;
+	if (cg_own(NULL, dirs[0], sizeof(dirs[0]))) {
+		snprintf(path, sizeof(path), "%s/cgroup.controllers", dirs[0]);
+		if (cg_read(path, text, sizeof(text)) && cg_has_word(text, "memory") &&
+		    cg_has_word(text, "pids")) {
+			*v2 = true;
+			return 1;
+		}
+	}
+	if (cg_own("memory", dirs[0], sizeof(dirs[0])) && cg_own("pids", dirs[1], sizeof(dirs[1])))
+		return 2;
+	return 0;
+}
+
+static int64_t cg_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A child that holds an flock on path (as uid 65534 when nobody) until it
+ * is killed, or dies with the test. Returns its pid once it holds it.
+ */
+static pid_t cg_flock_holder(const char *path, bool nobody)
+{
+	int p[2], fd;
+	char c;
+	pid_t pid;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (nobody && (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0))
+			_exit(1);
+		fd = open(path, O_RDONLY | O_CLOEXEC | (nobody ? O_DIRECTORY : O_CREAT), 0600);
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0 || write(p[1], "k", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		fail_msg("could not hold an flock on %s%s", path, nobody ? " as uid 65534" : "");
+	close(p[0]);
+	return pid;
+}
+
+static void cg_holder_stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 static void test_shm(struct sbtest_daemon *d)
@@ -397,6 +526,55 @@ static void test_swap_weak(struct sbtest_daemon *d)
 	unsetenv("LD_PRELOAD");
 }
 
+static void test_lock(struct sbtest_daemon *d)
+{
+	const char *none[] = {NULL}, *small[] = {"shm", "1", NULL};
+	char dirs[2][4096], lock[4200], *argv[32];
+	struct sbtest_out o;
+	pid_t holders[2];
+	struct stat st;
+	int64_t t0;
+	int n, i;
+	bool v2;
+
+	if (sbtest_cgroup_delegated()) {
+		print_message("each command gets a cgroup of its own here: nothing to lock before\n");
+		skip();
+	}
+	n = cg_bases(dirs, &v2);
+	if (n == 0)
+		skip();
+	/* Anyone may open a cgroup directory and flock it. */
+	for (i = 0; i < n; i++)
+		holders[i] = cg_flock_holder(dirs[i], true);
+	cg_argv(d, none, small, argv, 32);
+	sbtest_run(argv, false, 30000, &o);
+	print_message("%s held by uid 65534: status %d\n%s", dirs[0], o.status, o.err);
+	for (i = 0; i < n; i++)
+		cg_holder_stop(holders[i]);
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "done"));
+	sbtest_out_free(&o);
+
+	/* A supervisor stuck while holding the real lock: a deadline, then 125. */
+	assert_int_equal(stat(dirs[0], &st), 0);
+	(void)mkdir("/run/sdds-sandbox", 0700);
+	snprintf(lock, sizeof(lock), "/run/sdds-sandbox/cgroup.%ju.%ju.lock", (uintmax_t)st.st_dev,
+		 (uintmax_t)st.st_ino);
+	holders[0] = cg_flock_holder(lock, false);
+	t0 = cg_now_ms();
+	sbtest_run(argv, false, 30000, &o);
+	print_message("lock file held: status %d after %lld ms\n%s", o.status, (long long)(cg_now_ms() - t0),
+		      o.err);
+	cg_holder_stop(holders[0]);
+	(void)unlink(lock);
+	assert_int_equal(o.status, 125);
+	assert_non_null(strstr(o.err, "was held for more than"));
+	assert_null(strstr(o.out, "cgroup "));
+	assert_true(cg_now_ms() - t0 < 20000);
+	sbtest_out_free(&o);
+}
+
 static void test_cgroup(void **state)
 {
 	struct sbtest_daemon *d = *state;
@@ -415,6 +593,8 @@ static void test_cgroup(void **state)
 		test_pair(d);
 	else if (strcmp(the_case, "stale") == 0)
 		test_stale(d);
+	else if (strcmp(the_case, "lock") == 0)
+		test_lock(d);
 	else
 		test_swap_weak(d);
 }
@@ -439,8 +619,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_cgroup, setup, teardown),
 	};
-	const char *cases[] = {"shm",		"threads", "fork",  "refuse",
-			       "refuse_nobody", "pair",	   "stale", "swap_weak"};
+	const char *cases[] = {"shm",  "threads", "fork",      "refuse", "refuse_nobody",
+			       "pair", "stale",	  "swap_weak", "lock"};
 	size_t i;
 	int rc;
 
@@ -449,7 +629,8 @@ int main(int argc, char **argv)
 			the_case = cases[i];
 	if (!the_case) {
 		fprintf(stderr,
-			"usage: test_cgroup shm|threads|fork|refuse|refuse_nobody|pair|stale|swap_weak\n");
+			"usage: test_cgroup shm|threads|fork|refuse|refuse_nobody|pair|stale|swap_weak|"
+			"lock\n");
 		return 2;
 	}
 	rc = sbtest_need_tools();

@@ -11,9 +11,11 @@
  * length. Everything written is undone on failure, in the reverse order,
  * by the one cleanup ladder of each create function.
  *
- * Leaves are named for the supervisor's pid. The flock on the directory
- * they are made in (held from cgroup_create to cgroup_attach, and in
- * cgroup_remove) orders supervisors sharing it: the controllers of a v2
+ * Leaves are named for the supervisor's pid. The lock of the directory
+ * they are made in (base_lock: a lock file of our uid's, never the
+ * world-readable cgroup directory; held from cgroup_create to
+ * cgroup_attach, and in cgroup_remove, waited for at most
+ * CGROUP_LOCK_WAIT_MS) orders supervisors sharing it: the controllers of a v2
  * BASE are toggled by one at a time, and the sweep of stale leaves (a pid
  * that no longer exists) never meets a leaf made but not yet entered.
  */
@@ -35,6 +37,10 @@
 #include "sysfile.h"
 
 #define CGROUP_RMDIR_TRIES 100 /* times 10 ms */
+/* The lock files of root's supervisors; another uid's are under $XDG_RUNTIME_DIR. */
+#define CGROUP_LOCK_ROOT "/run/sdds-sandbox"
+#define CGROUP_LOCK_WAIT_MS 5000
+#define CGROUP_LOCK_STEP_MS 20
 #define CGROUP_LEAF "sdds-sandbox."
 #define CGROUP_SUP_SUFFIX ".supervisor"
 /* On BASE: the controllers a supervisor enabled there, for the last one out. */
@@ -279,30 +285,155 @@ static pid_t leaf_owner(const char *name)
 }
 
 /*
- * Take the cgroup lock of BASE: every supervisor that makes or removes a
- * child of BASE holds it (flock on the directory), so two never toggle
- * the same controllers or sweep each other's new leaf. The fd or -errno.
+ * The directory of the lock files, open: /run/sdds-sandbox for root,
+ * $XDG_RUNTIME_DIR/sdds-sandbox for another uid, made (0700) where
+ * missing. Refused unless it is a directory (not a symbolic link) of our
+ * uid that no other uid may write. -ENOENT: no runtime directory (a
+ * non-root uid without $XDG_RUNTIME_DIR). The fd or -errno, with a reason.
  */
-static int base_lock(const char *base)
+static int lock_dir_open(char *ret_path, size_t cap, char *why, size_t why_cap)
 {
-	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *parent = geteuid() == 0 ? CGROUP_LOCK_ROOT : getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	int fd;
 
-	if (fd < 0)
-		return -errno;
-	while (flock(fd, LOCK_EX) < 0) {
-		if (errno != EINTR) {
-			int rc = -errno;
-
-			close(fd);
-			return rc;
-		}
+	if (!parent || parent[0] != '/') {
+		snprintf(why, why_cap, "$XDG_RUNTIME_DIR is not set");
+		return -ENOENT;
+	}
+	if (geteuid() == 0)
+		snprintf(ret_path, cap, "%s", parent);
+	else if ((size_t)snprintf(ret_path, cap, "%s/sdds-sandbox", parent) >= cap) {
+		snprintf(why, why_cap, "%s: %s", parent, strerror(ENAMETOOLONG));
+		return -ENAMETOOLONG;
+	}
+	if (mkdir(ret_path, 0700) < 0 && errno != EEXIST) {
+		fd = -errno;
+		snprintf(why, why_cap, "cannot create %s: %s", ret_path, strerror(-fd));
+		return fd;
+	}
+	fd = open(ret_path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		snprintf(why, why_cap, "cannot open %s: %s%s", ret_path, strerror(-fd),
+			 fd == -ELOOP || fd == -ENOTDIR ? " (not a directory: refused)" : "");
+		return fd;
+	}
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		snprintf(why, why_cap, "%s is not a directory of uid %u that only it may write: refused",
+			 ret_path, (unsigned)geteuid());
+		close(fd);
+		return -EPERM;
 	}
 	return fd;
 }
 
-static void base_unlock(int *fd)
+/*
+ * Take the cgroup lock of the directory base: every supervisor that makes
+ * or removes a child of base holds it, so two never toggle the same
+ * controllers or sweep each other's new leaf. It is an flock on
+ * LOCKDIR/cgroup.DEV.INO.lock (base's st_dev and st_ino), a file only our
+ * uid can open: a cgroup directory is world-readable, so an flock on base
+ * itself could be held by anyone. The holder unlinks the file before it
+ * unlocks (base_unlock), so the files do not pile up; a waiter that then
+ * gets the lock of the unlinked file sees that the name no longer leads to
+ * it and tries again. Never waits longer than CGROUP_LOCK_WAIT_MS.
+ *
+ * Returns 0 and the fd (the caller's) in *ret_fd, its path in ret_path;
+ * or 0 with *ret_fd -1 and the reason in note when there is no lock
+ * directory to use (a non-root uid without $XDG_RUNTIME_DIR): unlocked;
+ * or -errno with a reason in why (-ETIMEDOUT: held past the deadline).
+ */
+static int base_lock(const char *base, int *ret_fd, char *ret_path, size_t path_cap, char *note,
+		     size_t note_cap, char *why, size_t why_cap)
+{
+	struct timespec step = {.tv_nsec = CGROUP_LOCK_STEP_MS * 1000 * 1000};
+	char dir[PATH_MAX], name[80], reason[PATH_MAX + 128];
+	struct stat st, now;
+	int dfd, fd, rc, i;
+
+	if (stat(base, &st) < 0) {
+		rc = -errno;
+		snprintf(why, why_cap, "cannot lock %s: %s", base, strerror(-rc));
+		return rc;
+	}
+	dfd = lock_dir_open(dir, sizeof(dir), reason, sizeof(reason));
+	if (dfd == -ENOENT && geteuid() != 0) {
+		snprintf(note, note_cap,
+			 "$XDG_RUNTIME_DIR is not set: no lock orders the sandboxes of uid %u in %s",
+			 (unsigned)geteuid(), base);
+		*ret_fd = -1;
+		ret_path[0] = '\0';
+		return 0;
+	}
+	if (dfd < 0) {
+		snprintf(why, why_cap, "cannot lock %s: %s", base, reason);
+		return dfd;
+	}
+	snprintf(name, sizeof(name), "cgroup.%ju.%ju.lock", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+	if ((size_t)snprintf(ret_path, path_cap, "%s/%s", dir, name) >= path_cap) {
+		rc = -ENAMETOOLONG;
+		snprintf(why, why_cap, "cannot lock %s: %s: %s", base, dir, strerror(-rc));
+		goto out_close_dir;
+	}
+	for (i = 0;; i++) {
+		fd = openat(dfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			rc = -errno;
+			snprintf(why, why_cap, "cannot open %s: %s", ret_path, strerror(-rc));
+			goto out_close_dir;
+		}
+		if (fstat(fd, &now) < 0 || !S_ISREG(now.st_mode) || now.st_uid != geteuid()) {
+			rc = -EPERM;
+			snprintf(why, why_cap, "%s is not a file of uid %u: refused", ret_path,
+				 (unsigned)geteuid());
+			goto out_close;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			struct stat named;
+
+			/* Still the file the name leads to, not one its last
+			 * holder unlinked? Then it is ours. */
+			if (fstatat(dfd, name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    named.st_dev == now.st_dev && named.st_ino == now.st_ino)
+				break;
+			close(fd);
+			continue;
+		}
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			rc = -errno;
+			snprintf(why, why_cap, "cannot lock %s: %s", ret_path, strerror(-rc));
+			goto out_close;
+		}
+		close(fd);
+		if (i >= CGROUP_LOCK_WAIT_MS / CGROUP_LOCK_STEP_MS) {
+			rc = -ETIMEDOUT;
+			snprintf(why, why_cap,
+				 "the cgroup lock %s (of %s) was held for more than %d s (another "
+				 "sdds-sandbox of uid %u stuck in setting up or removing its cgroup?)",
+				 ret_path, base, CGROUP_LOCK_WAIT_MS / 1000, (unsigned)geteuid());
+			goto out_close_dir;
+		}
+		nanosleep(&step, NULL);
+	}
+	close(dfd);
+	*ret_fd = fd;
+	return 0;
+
+out_close:
+	close(fd);
+out_close_dir:
+	close(dfd);
+	ret_path[0] = '\0';
+	return rc;
+}
+
+/* Release base_lock's lock: unlink its file first (see base_lock). */
+static void base_unlock(int *fd, char *path)
 {
 	if (*fd >= 0) {
+		if (path[0])
+			(void)unlink(path);
 		/* Unlocks the open file description, which init inherited. */
 		(void)flock(*fd, LOCK_UN);
 		close(*fd);
@@ -604,25 +735,23 @@ int cgroup_create(uint64_t mem_max, uint64_t pids_max, struct cgroup *ret, char 
 		snprintf(path, sizeof(path), "%s/cgroup.controllers", base);
 		if (read_text(path, text, sizeof(text)) == 0 && has_word(text, "memory", " \n") &&
 		    has_word(text, "pids", " \n")) {
-			cg->lock_fd = base_lock(base);
-			if (cg->lock_fd < 0) {
-				rc = cg->lock_fd;
-				snprintf(why, why_cap, "cannot lock %s: %s", base, strerror(-rc));
-				goto out;
-			}
-			rc = create_v2(base, mem_max, pids_max, cg, why, why_cap);
+			rc = base_lock(base, &cg->lock_fd, cg->lock_path, sizeof(cg->lock_path), cg->unlocked,
+				       sizeof(cg->unlocked), why, why_cap);
+			if (rc == 0)
+				rc = create_v2(base, mem_max, pids_max, cg, why, why_cap);
 			goto out;
 		}
 	}
 	if (find_mount("memory", mnt, root) == 0 && find_mount("pids", mnt, root) == 0) {
 		rc = own_dir("memory", base, sizeof(base));
-		cg->lock_fd = rc < 0 ? rc : base_lock(base);
-		if (cg->lock_fd < 0) {
-			rc = cg->lock_fd;
-			snprintf(why, why_cap, "cannot lock the memory cgroup %s: %s", base, strerror(-rc));
+		if (rc < 0) {
+			snprintf(why, why_cap, "no memory cgroup of this process: %s", strerror(-rc));
 			goto out;
 		}
-		rc = create_v1(mem_max, pids_max, cg, why, why_cap);
+		rc = base_lock(base, &cg->lock_fd, cg->lock_path, sizeof(cg->lock_path), cg->unlocked,
+			       sizeof(cg->unlocked), why, why_cap);
+		if (rc == 0)
+			rc = create_v1(mem_max, pids_max, cg, why, why_cap);
 		goto out;
 	}
 	rc = -ENOENT;
@@ -633,7 +762,7 @@ out:
 	if (rc == 0)
 		*ret = *cg;
 	else
-		base_unlock(&cg->lock_fd);
+		base_unlock(&cg->lock_fd, cg->lock_path);
 	free(cg);
 	return rc;
 }
@@ -648,7 +777,7 @@ int cgroup_attach(struct cgroup *cg, pid_t pid)
 	if (rc == 0 && cg->kind == CGROUP_V1)
 		rc = write_at(cg->pids, "cgroup.procs", text);
 	/* The leaf holds a task now: no sweep takes it for a stale one. */
-	base_unlock(&cg->lock_fd);
+	base_unlock(&cg->lock_fd, cg->lock_path);
 	return rc;
 }
 
@@ -704,17 +833,25 @@ int cgroup_read_events(const struct cgroup *cg, struct cgroup_events *ret)
 
 int cgroup_remove(struct cgroup *cg)
 {
-	int rc = 0, r, others;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], why[PATH_MAX + 256], note[PATH_MAX + 128];
+	int rc = 0, r, others, locked = 0;
 
+	/* Without the lock (held past its deadline) only our own leaves go:
+	 * the sweep and BASE's controllers are left to the next supervisor. */
+	if (cg->lock_fd < 0 && cg->kind == CGROUP_V2)
+		locked = base_lock(cg->base, &cg->lock_fd, cg->lock_path, sizeof(cg->lock_path), note,
+				   sizeof(note), why, sizeof(why));
+	else if (cg->lock_fd < 0 && cg->kind == CGROUP_V1)
+		locked = own_dir("memory", dir, sizeof(dir)) == 0
+			     ? base_lock(dir, &cg->lock_fd, cg->lock_path, sizeof(cg->lock_path), note,
+					 sizeof(note), why, sizeof(why))
+			     : -ENOENT;
 	switch (cg->kind) {
 	case CGROUP_V2:
-		if (cg->lock_fd < 0)
-			cg->lock_fd = base_lock(cg->base);
 		rc = remove_dir(cg->app);
 		/* Controllers go off and the supervisor back into BASE only
 		 * when no other child of BASE is left (another sandbox's). */
-		others = rc == 0 ? sweep_stale(cg->base) : -1;
+		others = rc == 0 && locked == 0 ? sweep_stale(cg->base) : -1;
 		if (others == 0) {
 			disable_controllers(cg->base, cg->enabled, others);
 			if (cg->moved_self) {
@@ -728,8 +865,6 @@ int cgroup_remove(struct cgroup *cg)
 		 * sweeps it once we are gone. */
 		break;
 	case CGROUP_V1:
-		if (cg->lock_fd < 0 && own_dir("memory", dir, sizeof(dir)) == 0)
-			cg->lock_fd = base_lock(dir);
 		rc = remove_dir(cg->app);
 		r = remove_dir(cg->pids);
 		rc = rc ? rc : r;
@@ -737,7 +872,7 @@ int cgroup_remove(struct cgroup *cg)
 	default:
 		break;
 	}
-	base_unlock(&cg->lock_fd);
+	base_unlock(&cg->lock_fd, cg->lock_path);
 	cg->kind = CGROUP_NONE;
-	return rc;
+	return rc ? rc : locked;
 }

@@ -36,10 +36,13 @@
  * v2 is used when the supervisor's unified cgroup offers both controllers,
  * else v1 when both legacy hierarchies are mounted.
  *
- * Concurrency and crashes: every create and remove holds an flock on the
+ * Concurrency and crashes: every create and remove holds a lock for the
  * directory the leaves are made in (BASE, or the v1 memory cgroup), from
  * cgroup_create until cgroup_attach has moved init in, and in
- * cgroup_remove. Under it, leaves named for a pid that no longer exists
+ * cgroup_remove: an flock on a file only our uid may open
+ * (/run/sdds-sandbox/ for root, $XDG_RUNTIME_DIR/sdds-sandbox/ for
+ * another uid), named for the directory's st_dev and st_ino, waited for
+ * at most 5 s. Under it, leaves named for a pid that no longer exists
  * (a supervisor killed before it could remove them) are removed.
  *
  * Swap: where the host has swap but the kernel does not account it
@@ -64,14 +67,16 @@ enum cgroup_kind { CGROUP_NONE, CGROUP_V2, CGROUP_V1 };
 
 struct cgroup {
 	enum cgroup_kind kind;
-	char app[PATH_MAX];	   /* v2: BASE/sdds-sandbox.PID; v1: the memory cgroup */
-	char pids[PATH_MAX];	   /* v1: the pids cgroup; v2: unused */
-	char base[PATH_MAX];	   /* v2: BASE, restored by cgroup_remove */
-	char sup[PATH_MAX];	   /* v2: BASE/sdds-sandbox.PID.supervisor */
-	bool moved_self;	   /* v2: the supervisor moved into sup */
-	char enabled[32];	   /* v2: the controllers we enabled in BASE, e.g. "memory pids" */
-	char weak[PATH_MAX + 128]; /* why mem_max does not bound swap; "" when it does */
-	int lock_fd;		   /* the flock held until cgroup_attach; -1 */
+	char app[PATH_MAX];	       /* v2: BASE/sdds-sandbox.PID; v1: the memory cgroup */
+	char pids[PATH_MAX];	       /* v1: the pids cgroup; v2: unused */
+	char base[PATH_MAX];	       /* v2: BASE, restored by cgroup_remove */
+	char sup[PATH_MAX];	       /* v2: BASE/sdds-sandbox.PID.supervisor */
+	bool moved_self;	       /* v2: the supervisor moved into sup */
+	char enabled[32];	       /* v2: the controllers we enabled in BASE, e.g. "memory pids" */
+	char weak[PATH_MAX + 128];     /* why mem_max does not bound swap; "" when it does */
+	int lock_fd;		       /* the flock held until cgroup_attach; -1 */
+	char lock_path[PATH_MAX];      /* its file, unlinked when it is released; "" */
+	char unlocked[PATH_MAX + 128]; /* why no lock orders the supervisors; "" when one does */
 };
 
 struct cgroup_events {
@@ -83,7 +88,9 @@ struct cgroup_events {
 /*
  * Create the application's cgroup with memory limit mem_max (bytes, 0: no
  * limit) and task limit pids_max (0: no limit). Returns 0 and fills *ret,
- * or -errno and writes a reason (one line, no newline) into why.
+ * or -errno and writes a reason (one line, no newline) into why. A
+ * non-root uid without $XDG_RUNTIME_DIR gets no lock: ret->unlocked says
+ * so, for the caller to print.
  */
 int cgroup_create(uint64_t mem_max, uint64_t pids_max, struct cgroup *ret, char *why, size_t why_cap);
 
@@ -96,7 +103,9 @@ int cgroup_read_events(const struct cgroup *cg, struct cgroup_events *ret);
 
 /*
  * Remove the cgroup (its processes must be gone; a dying one is waited for
- * up to a second) and, for v2, restore BASE. 0 or the first -errno.
+ * up to a second) and, for v2, restore BASE. 0 or the first -errno
+ * (-ETIMEDOUT: the lock was held past its deadline; then only our own
+ * leaves were removed, BASE is left to the next supervisor).
  */
 int cgroup_remove(struct cgroup *cg);
 

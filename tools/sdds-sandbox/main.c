@@ -1003,6 +1003,8 @@ static int sandbox_cgroup_create(const struct sandbox_opts *o)
 			fprintf(stderr, "sdds-sandbox: program cgroup %s%s%s\n", sandbox_cg.app,
 				sandbox_cg.kind == CGROUP_V1 ? " and " : "",
 				sandbox_cg.kind == CGROUP_V1 ? sandbox_cg.pids : "");
+		if (sandbox_cg.unlocked[0])
+			fprintf(stderr, "sdds-sandbox: warning: %s\n", sandbox_cg.unlocked);
 		if (!sandbox_cg.weak[0])
 			return 0;
 		/* A cgroup, but --mem does not bound swap: as weak as none. */
