@@ -1068,9 +1068,6 @@ int main(int argc, char **argv)
 
 	if (parse_opts(argc, argv, &o) < 0)
 		return SANDBOX_EXIT_SETUP;
-	if (sandbox_cgroup_create(&o) < 0)
-		return SANDBOX_EXIT_SETUP;
-
 	rc = elfdeps_check_wx(o.exe);
 	if (rc < 0) {
 		fprintf(stderr, "sdds-sandbox: %s: %s\n", o.exe,
@@ -1106,6 +1103,11 @@ int main(int argc, char **argv)
 			return SANDBOX_EXIT_SETUP;
 
 	if (sandbox_open_ctl(&o, false, &ctl_fd) < 0)
+		return SANDBOX_EXIT_SETUP;
+	/* Only now: cgroup_create takes the cgroup lock, held until init is
+	 * in its leaf, and no other supervisor should wait for our file
+	 * reading or our daemon's round trip. */
+	if (sandbox_cgroup_create(&o) < 0)
 		return SANDBOX_EXIT_SETUP;
 
 	if (pipe2(sync_pipe, O_CLOEXEC) < 0 ||
