@@ -15,13 +15,16 @@ set -eu
 # sdds-trace) and sdds-bench report reads the JSON of the benchmarks it runs
 # qemu-system-x86, busybox-static, cpio, kmod (depmod), xz-utils: the cgroup v2
 # and socket tests boot a stock Debian kernel in QEMU (tests/vm/vm.sh)
+# gcc-arm-none-eabi: lib/snps is built alone for the STM32F4's Cortex-M4
+# (tests/snps, snps_cortex_m4)
 PKGS="gcc clang clang-format make meson ninja-build pkg-config python3
 libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev
 libseccomp-dev iproute2 procps nftables
 systemd debootstrap systemd-container
 libbpf-dev bpftool systemtap-sdt-dev
 gnuplot-nox valgrind cyclonedds-tools iceoryx libiceoryx-binding-c-dev libjson-c-dev
-qemu-system-x86 busybox-static cpio kmod xz-utils"
+qemu-system-x86 busybox-static cpio kmod xz-utils
+gcc-arm-none-eabi"
 
 missing=""
 for p in $PKGS; do

@@ -44,7 +44,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "snps.h"
+#include <snps/snps.h>
 
 /* Where a frame goes, or where learnt data goes. */
 struct disc_locator {

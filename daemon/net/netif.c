@@ -39,7 +39,7 @@
 
 #include "gaptrack.h"
 #include "ring.h"
-#include "snps.h"
+#include <snps/snps.h>
 #include "ipc/probes.h"
 
 #define NETIF_RX_BATCH 32u

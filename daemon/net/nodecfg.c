@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "model.h"
-#include "snps.h"
+#include <snps/snps.h>
 #include "sddsxml.h"
 
 static int nodecfg_errorf(struct nodecfg_error *err, const char *fmt, ...)

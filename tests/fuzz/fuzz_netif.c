@@ -58,7 +58,7 @@
 #include "netif.h"
 #include "nodecfg.h"
 #include "ring.h"
-#include "snps.h"
+#include <snps/snps.h>
 #include "tests/net/fake_backend.h"
 
 #define FZ_TOPICS 5

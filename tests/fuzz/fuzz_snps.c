@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "snps.h"
+#include <snps/snps.h>
 
 #define MAX_EVENTS 256
 

@@ -44,7 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "snps.h"
+#include <snps/snps.h>
 
 #define RN_TOPIC 10u
 #define RN_SIZE 4u

@@ -25,7 +25,7 @@
 #include "netif.h"
 #include "nodecfg.h"
 #include "ring.h"
-#include "snps.h"
+#include <snps/snps.h>
 
 #define PUB_IP "fe80::c0ef:62ff:fed4:d26a"
 #define SUB_IP "fe80::c0ef:62ff:fed4:d36b"

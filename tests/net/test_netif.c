@@ -21,7 +21,7 @@
 #include "netstats.h"
 #include "nodecfg.h"
 #include "ring.h"
-#include "snps.h"
+#include <snps/snps.h>
 
 static const char node_xml[] = "<project name=\"t\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" "
 			       "ip=\"fe80::1\" iface=\"fk0\" port=\"23234\">\n"

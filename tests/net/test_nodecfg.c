@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "nodecfg.h"
-#include "snps.h"
+#include <snps/snps.h>
 
 static const char *data_dir(void)
 {

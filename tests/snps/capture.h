@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "snps.h"
+#include <snps/snps.h>
 
 #define CAP_FRAME_MAX 512
 #define CAP_LINES_MAX 16

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "snps.h"
+#include <snps/snps.h>
 #include "testutil.h"
 
 static void ip6(const char *text, uint8_t out[16])

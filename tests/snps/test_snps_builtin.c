@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "snps.h"
+#include <snps/snps.h>
 #include "testutil.h"
 
 static void test_sizes_and_layouts(void **state)

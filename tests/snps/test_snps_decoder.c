@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "snps.h"
+#include <snps/snps.h>
 #include "testutil.h"
 
 struct lookup_log {

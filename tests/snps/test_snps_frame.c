@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "snps.h"
+#include <snps/snps.h>
 #include "testutil.h"
 
 static void expect_frame(struct snps_frame *f, const char *hex)

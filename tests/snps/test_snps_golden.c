@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "capture.h"
-#include "snps.h"
+#include <snps/snps.h>
 
 #define MAX_TOPICS 4
 #define MAX_SAMPLES 128

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "sdds/sdds.h"
-#include "snps.h"
+#include <snps/snps.h>
 #include "testutil.h"
 
 enum { W_O, W_C, W_B, W_S, W_US, W_STR, W_L, W_UL, W_LL, W_ULL };

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "snps.h"
+#include <snps/snps.h>
 
 static void test_errno_values(void **state)
 {

@@ -3,7 +3,7 @@
  * string.h - the only <string.h> functions the SNPS library may use.
  *
  * OVERVIEW
- * check_freestanding.sh compiles daemon/snps with -nostdinc, the compiler's
+ * check_freestanding.sh compiles lib/snps with -nostdinc, the compiler's
  * own freestanding headers (stdint.h, stddef.h, stdbool.h) and this file,
  * as a bare-metal toolchain would. A call to anything not declared here
  * fails to compile.

@@ -43,8 +43,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "address.h"
-#include "wire.h"
+#include "snps/address.h"
+#include "snps/wire.h"
 
 /* The largest datagram the decoder takes (the largest UDP payload fits). */
 #define SNPS_DATAGRAM_MAX 65535u

@@ -11,8 +11,8 @@
  */
 #include <string.h>
 
-#include "decoder.h"
-#include "submsg.h"
+#include "snps/decoder.h"
+#include "snps/submsg.h"
 
 static const char *const reason_text[SNPS_R_MAX_] = {
     [SNPS_R_NONE] = "no error",

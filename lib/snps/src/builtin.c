@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "builtin.h"
+#include "snps/builtin.h"
 
 #define U16                                                                                                  \
 	{                                                                                                    \

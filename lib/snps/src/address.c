@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "address.h"
+#include "snps/address.h"
 
 int snps_addr_compress(const uint8_t ip6[16], uint8_t ret_bytes[SNPS_ADDR_COMPRESSED_LEN])
 {

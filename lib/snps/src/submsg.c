@@ -7,7 +7,7 @@
  * uses to step over a submessage it does not act on; the variable-length
  * types are left to the decoder, which knows the topic table.
  */
-#include "submsg.h"
+#include "snps/submsg.h"
 
 /* Total length by basic type; 0 = variable (DATA, ADDRESS) or extended. */
 static const uint8_t basic_len[16] = {

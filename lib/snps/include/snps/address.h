@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "snps/wire.h"
 
 enum snps_cast {
 	SNPS_CAST_UNICAST = 0,

@@ -31,7 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wire.h"
+#include "snps/wire.h"
 
 /* Values equal to FieldType in ipc/control.proto. */
 enum snps_field_type {

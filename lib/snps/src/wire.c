@@ -6,7 +6,7 @@
  * Pure functions over static tables; see wire.h for the conventions every
  * module of the library follows.
  */
-#include "wire.h"
+#include "snps/wire.h"
 
 const char *snps_strerror(int err)
 {

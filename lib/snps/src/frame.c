@@ -11,8 +11,8 @@
  */
 #include <string.h>
 
-#include "frame.h"
-#include "submsg.h"
+#include "snps/frame.h"
+#include "snps/submsg.h"
 
 #define COUNT_MAX 255u
 

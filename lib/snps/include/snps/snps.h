@@ -20,12 +20,12 @@
 #ifndef SDDS_SNPS_SNPS_H
 #define SDDS_SNPS_SNPS_H
 
-#include "wire.h"
-#include "submsg.h"
-#include "address.h"
-#include "decoder.h"
-#include "frame.h"
-#include "marshal.h"
-#include "builtin.h"
+#include "snps/wire.h"
+#include "snps/submsg.h"
+#include "snps/address.h"
+#include "snps/decoder.h"
+#include "snps/frame.h"
+#include "snps/marshal.h"
+#include "snps/builtin.h"
 
 #endif /* SDDS_SNPS_SNPS_H */

@@ -30,8 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "marshal.h"
-#include "wire.h"
+#include "snps/marshal.h"
+#include "snps/wire.h"
 
 #define SNPS_BUILTIN_DOMAIN 1
 

@@ -11,7 +11,7 @@
  */
 #include <string.h>
 
-#include "marshal.h"
+#include "snps/marshal.h"
 
 static bool field_is_integer(uint8_t type)
 {

@@ -41,9 +41,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "address.h"
-#include "decoder.h"
-#include "wire.h"
+#include "snps/address.h"
+#include "snps/decoder.h"
+#include "snps/wire.h"
 
 #define SNPS_FRAME_SWAPPED 0x1u	   /* write integers little-endian (§2 peer) */
 #define SNPS_FRAME_EXT_TOPICS 0x2u /* topics > 15 go out as ext TOPIC BF hh ll */
