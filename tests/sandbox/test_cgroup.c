@@ -35,6 +35,11 @@
  *                  it give up after its deadline (125) with the reason,
  *                  not wait for ever (not where sbtest delegates: the
  *                  directory is made per command)
+ *   own_leaf       a leaf left with the very pid the next supervisor gets
+ *                  (test_cgroup --wrap makes sdds-sandbox.PID, and on v2
+ *                  .PID.supervisor, then execs sdds-sandbox as PID): it is
+ *                  removed and the sandbox runs there; with a task still
+ *                  in it, sdds-sandbox refuses (125) and says so
  * Every case that made a cgroup checks that the program ran in the cgroup
  * sdds-sandbox -v named, and that the cgroup is gone afterwards. Root
  * only, but refuse_nobody; 77 where namespaces cannot be made. On a
@@ -526,6 +531,124 @@ static void test_swap_weak(struct sbtest_daemon *d)
 	unsetenv("LD_PRELOAD");
 }
 
+static const char *cg_self; /* this program, for --wrap */
+
+/*
+ * test_cgroup --wrap WHAT SANDBOX ARGS...: leave WHAT in the cgroup this
+ * process runs in (where sbtest put it), then exec SANDBOX with this pid:
+ *   leaf       sdds-sandbox.PID (v2: and .PID.supervisor), as a supervisor
+ *              with this pid that was killed leaves them
+ *   leaf_busy  the same, with a task (a child that dies with SANDBOX) in
+ *              the program's leaf
+ * Says "test_cgroup: made DIR" for each directory made.
+ */
+static int cg_wrap(int argc, char **argv)
+{
+	char dirs[2][4096], leaf[3][4200];
+	int n, i, m = 0, p[2];
+	bool v2;
+	char c;
+
+	if (argc < 4)
+		return 2;
+	n = cg_bases(dirs, &v2);
+	for (i = 0; i < n; i++)
+		snprintf(leaf[m++], sizeof(leaf[0]), "%.4000s/sdds-sandbox.%d", dirs[i], (int)getpid());
+	if (v2)
+		snprintf(leaf[m++], sizeof(leaf[0]), "%.4000s/sdds-sandbox.%d.supervisor", dirs[0],
+			 (int)getpid());
+	for (i = 0; i < m; i++) {
+		if (mkdir(leaf[i], 0755) < 0) {
+			fprintf(stderr, "test_cgroup: mkdir %s: %s\n", leaf[i], strerror(errno));
+			return 1;
+		}
+		fprintf(stderr, "test_cgroup: made %s\n", leaf[i]);
+	}
+	if (strcmp(argv[2], "leaf_busy") == 0 && m > 0) {
+		if (pipe(p) < 0)
+			return 1;
+		if (fork() == 0) {
+			char procs[4300];
+			FILE *f;
+
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			snprintf(procs, sizeof(procs), "%s/cgroup.procs", leaf[0]);
+			f = fopen(procs, "we");
+			if (!f || fputs("0", f) < 0 || fclose(f) != 0 || write(p[1], "k", 1) != 1)
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			return 1;
+		close(p[0]);
+	}
+	execv(argv[3], argv + 3);
+	fprintf(stderr, "test_cgroup: exec %s: %s\n", argv[3], strerror(errno));
+	return 127;
+}
+
+/* Remove the directories cg_wrap said it made, once they hold no task;
+ * returns how many were still there. */
+static int cg_wrap_clean(const char *err)
+{
+	const char *p = err;
+	char dir[4200];
+	struct stat st;
+	int left = 0;
+
+	while ((p = strstr(p, "test_cgroup: made "))) {
+		p += strlen("test_cgroup: made ");
+		snprintf(dir, sizeof(dir), "%.*s", (int)strcspn(p, "\n"), p);
+		if (stat(dir, &st) < 0)
+			continue;
+		left++;
+		(void)cg_wait_empty(dir);
+		(void)rmdir(dir);
+	}
+	return left;
+}
+
+static void test_own_leaf(struct sbtest_daemon *d)
+{
+	const char *none[] = {NULL}, *small[] = {"shm", "1", NULL};
+	char *argv[32], *wrapped[40], a[4096], b[4096], made[4200];
+	struct sbtest_out o;
+	size_t i, n;
+	int pass, left;
+
+	cg_argv(d, none, small, argv, 32);
+	for (pass = 0; pass < 2; pass++) {
+		n = 0;
+		wrapped[n++] = (char *)cg_self;
+		wrapped[n++] = "--wrap";
+		wrapped[n++] = pass ? "leaf_busy" : "leaf";
+		for (i = 0; argv[i]; i++)
+			wrapped[n++] = argv[i];
+		wrapped[n] = NULL;
+		sbtest_run(wrapped, false, 60000, &o);
+		print_message("%s: status %d\n%s%s", wrapped[2], o.status, o.out, o.err);
+		/* Nothing of it is left behind, whatever the outcome. */
+		left = cg_wrap_clean(o.err);
+		if (pass == 0) {
+			assert_int_equal(o.status, 0);
+			assert_non_null(strstr(o.out, "done"));
+			/* It ran in the very leaf that was left there, and
+			 * removed it and the others. */
+			cg_paths(&o, a, b, sizeof(a));
+			snprintf(made, sizeof(made), "test_cgroup: made %s\n", a);
+			assert_non_null(strstr(o.err, made));
+			assert_int_equal(left, 0);
+		} else {
+			assert_int_equal(o.status, 125);
+			assert_non_null(strstr(o.err, "still holds tasks: refusing to share it"));
+			assert_null(strstr(o.out, "cgroup "));
+		}
+		sbtest_out_free(&o);
+	}
+}
+
 static void test_lock(struct sbtest_daemon *d)
 {
 	const char *none[] = {NULL}, *small[] = {"shm", "1", NULL};
@@ -595,6 +718,8 @@ static void test_cgroup(void **state)
 		test_stale(d);
 	else if (strcmp(the_case, "lock") == 0)
 		test_lock(d);
+	else if (strcmp(the_case, "own_leaf") == 0)
+		test_own_leaf(d);
 	else
 		test_swap_weak(d);
 }
@@ -620,17 +745,20 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_cgroup, setup, teardown),
 	};
 	const char *cases[] = {"shm",  "threads", "fork",      "refuse", "refuse_nobody",
-			       "pair", "stale",	  "swap_weak", "lock"};
+			       "pair", "stale",	  "swap_weak", "lock",	 "own_leaf"};
 	size_t i;
 	int rc;
 
+	if (argc >= 2 && strcmp(argv[1], "--wrap") == 0)
+		return cg_wrap(argc, argv);
+	cg_self = realpath("/proc/self/exe", NULL);
 	for (i = 0; argc == 2 && i < sizeof(cases) / sizeof(cases[0]); i++)
 		if (strcmp(argv[1], cases[i]) == 0)
 			the_case = cases[i];
 	if (!the_case) {
 		fprintf(stderr,
 			"usage: test_cgroup shm|threads|fork|refuse|refuse_nobody|pair|stale|swap_weak|"
-			"lock\n");
+			"lock|own_leaf\n");
 		return 2;
 	}
 	rc = sbtest_need_tools();

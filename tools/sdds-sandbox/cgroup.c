@@ -477,6 +477,31 @@ static int sweep_stale(const char *base)
 	return others;
 }
 
+/*
+ * A leaf named for our own pid cannot be ours yet (we make it next): an
+ * earlier supervisor with this pid left it (killed, in a PID namespace or
+ * container where the supervisor gets the same pid at every start).
+ * Remove it under the lock, like any stale leaf; refuse only when it
+ * still holds tasks. 0 or -errno with a reason.
+ */
+static int clear_own_leaf(const char *path, char *why, size_t why_cap)
+{
+	int rc;
+
+	if (rmdir(path) == 0 || errno == ENOENT)
+		return 0;
+	rc = -errno;
+	if (rc == -EBUSY)
+		snprintf(why, why_cap,
+			 "%s, left by an earlier sdds-sandbox with this pid, still holds tasks: refusing to "
+			 "share it",
+			 path);
+	else
+		snprintf(why, why_cap, "cannot remove %s, left by an earlier sdds-sandbox with this pid: %s",
+			 path, strerror(-rc));
+	return rc;
+}
+
 /* Whether the host has swap (then a memory limit must bound it too). */
 static bool host_has_swap(void)
 {
@@ -570,6 +595,11 @@ static int create_v2(const char *base, uint64_t mem_max, uint64_t pids_max, stru
 		snprintf(why, why_cap, "%s: %s", base, strerror(-rc));
 		return rc;
 	}
+	rc = clear_own_leaf(cg->app, why, why_cap);
+	if (rc == 0)
+		rc = clear_own_leaf(cg->sup, why, why_cap);
+	if (rc < 0)
+		return rc;
 	if (!root_cgroup && cg->enabled[0]) {
 		if (mkdir(cg->sup, 0755) < 0) {
 			rc = -errno;
@@ -664,6 +694,9 @@ static int create_v1_child(const char *controller, char *ret, size_t cap, char *
 		return -ENAMETOOLONG;
 	}
 	(void)sweep_stale(dir);
+	rc = clear_own_leaf(ret, why, why_cap);
+	if (rc < 0)
+		return rc;
 	if (mkdir(ret, 0755) < 0) {
 		rc = -errno;
 		snprintf(why, why_cap, "cannot create a cgroup under %s: %s", dir, strerror(-rc));

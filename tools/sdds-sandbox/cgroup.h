@@ -43,7 +43,9 @@
  * (/run/sdds-sandbox/ for root, $XDG_RUNTIME_DIR/sdds-sandbox/ for
  * another uid), named for the directory's st_dev and st_ino, waited for
  * at most 5 s. Under it, leaves named for a pid that no longer exists
- * (a supervisor killed before it could remove them) are removed.
+ * (a supervisor killed before it could remove them) are removed, and
+ * those named for our own pid (an earlier supervisor with this pid left
+ * them); one of these that still holds tasks makes cgroup_create fail.
  *
  * Swap: where the host has swap but the kernel does not account it
  * (memory.swap.max, memory.memsw.limit_in_bytes missing), the program
