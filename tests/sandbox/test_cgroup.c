@@ -40,6 +40,12 @@
  *                  .PID.supervisor, then execs sdds-sandbox as PID): it is
  *                  removed and the sandbox runs there; with a task still
  *                  in it, sdds-sandbox refuses (125) and says so
+ *   enabled_xattr  v2 only: BASE's list of the controllers sandboxes
+ *                  enabled (xattr trusted.sdds-sandbox.enabled) as a few
+ *                  disables and re-enables by hand left it, duplicates up
+ *                  to 54 of its 63 bytes: the sandbox runs, and the last
+ *                  one out still turns memory and pids off in BASE and
+ *                  removes the list
  * Every case that made a cgroup checks that the program ran in the cgroup
  * sdds-sandbox -v named, and that the cgroup is gone afterwards. Root
  * only, but refuse_nobody; 77 where namespaces cannot be made. On a
@@ -63,6 +69,7 @@
 #include <sys/stat.h>
 #include <poll.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -533,6 +540,10 @@ static void test_swap_weak(struct sbtest_daemon *d)
 
 static const char *cg_self; /* this program, for --wrap */
 
+/* Duplicates, as appending at every re-enable left them: 54 bytes. */
+#define CG_XATTR "trusted.sdds-sandbox.enabled"
+#define CG_XATTR_LONG "memory pids memory pids memory pids memory pids memory"
+
 /*
  * test_cgroup --wrap WHAT SANDBOX ARGS...: leave WHAT in the cgroup this
  * process runs in (where sbtest put it), then exec SANDBOX with this pid:
@@ -540,6 +551,7 @@ static const char *cg_self; /* this program, for --wrap */
  *              with this pid that was killed leaves them
  *   leaf_busy  the same, with a task (a child that dies with SANDBOX) in
  *              the program's leaf
+ *   xattr      (v2) BASE's trusted.sdds-sandbox.enabled holding CG_XATTR_LONG
  * Says "test_cgroup: made DIR" for each directory made.
  */
 static int cg_wrap(int argc, char **argv)
@@ -552,9 +564,17 @@ static int cg_wrap(int argc, char **argv)
 	if (argc < 4)
 		return 2;
 	n = cg_bases(dirs, &v2);
+	if (strcmp(argv[2], "xattr") == 0) {
+		if (!v2 || setxattr(dirs[0], CG_XATTR, CG_XATTR_LONG, strlen(CG_XATTR_LONG), 0) < 0) {
+			fprintf(stderr, "test_cgroup: set %s on %s: %s\n", CG_XATTR, dirs[0],
+				strerror(errno));
+			return 1;
+		}
+		n = 0;
+	}
 	for (i = 0; i < n; i++)
 		snprintf(leaf[m++], sizeof(leaf[0]), "%.4000s/sdds-sandbox.%d", dirs[i], (int)getpid());
-	if (v2)
+	if (v2 && n > 0)
 		snprintf(leaf[m++], sizeof(leaf[0]), "%.4000s/sdds-sandbox.%d.supervisor", dirs[0],
 			 (int)getpid());
 	for (i = 0; i < m; i++) {
@@ -649,6 +669,44 @@ static void test_own_leaf(struct sbtest_daemon *d)
 	}
 }
 
+static void test_enabled_xattr(struct sbtest_daemon *d)
+{
+	const char *none[] = {NULL}, *small[] = {"shm", "1", NULL};
+	char *argv[32], *wrapped[40], dirs[2][4096], path[8300], text[512];
+	struct sbtest_out o;
+	size_t i, n = 0;
+	bool v2;
+
+	if (cg_bases(dirs, &v2) == 0 || !v2) {
+		print_message("no cgroup v2 path here\n");
+		skip();
+	}
+	cg_argv(d, none, small, argv, 32);
+	wrapped[n++] = (char *)cg_self;
+	wrapped[n++] = "--wrap";
+	wrapped[n++] = "xattr";
+	for (i = 0; argv[i]; i++)
+		wrapped[n++] = argv[i];
+	wrapped[n] = NULL;
+	sbtest_run(wrapped, false, 60000, &o);
+	print_message("status %d\n%s%s", o.status, o.out, o.err);
+	assert_int_equal(o.status, 0);
+	assert_non_null(strstr(o.out, "done"));
+	/* In a non-root BASE a cut list leaves memory on, and then the
+	 * supervisor cannot move back into BASE. */
+	assert_null(strstr(o.err, "could not remove"));
+	if (!sbtest_cgroup_delegated()) {
+		/* BASE is this test's cgroup (the root cgroup): left as found. */
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dirs[0]);
+		assert_true(cg_read(path, text, sizeof(text)));
+		print_message("%s: '%s'\n", path, text);
+		assert_false(cg_has_word(text, "memory"));
+		assert_false(cg_has_word(text, "pids"));
+		assert_true(getxattr(dirs[0], CG_XATTR, text, sizeof(text)) < 0);
+	}
+	sbtest_out_free(&o);
+}
+
 static void test_lock(struct sbtest_daemon *d)
 {
 	const char *none[] = {NULL}, *small[] = {"shm", "1", NULL};
@@ -720,6 +778,8 @@ static void test_cgroup(void **state)
 		test_lock(d);
 	else if (strcmp(the_case, "own_leaf") == 0)
 		test_own_leaf(d);
+	else if (strcmp(the_case, "enabled_xattr") == 0)
+		test_enabled_xattr(d);
 	else
 		test_swap_weak(d);
 }
@@ -744,8 +804,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_cgroup, setup, teardown),
 	};
-	const char *cases[] = {"shm",  "threads", "fork",      "refuse", "refuse_nobody",
-			       "pair", "stale",	  "swap_weak", "lock",	 "own_leaf"};
+	const char *cases[] = {"shm",	"threads",   "fork", "refuse",	 "refuse_nobody", "pair",
+			       "stale", "swap_weak", "lock", "own_leaf", "enabled_xattr"};
 	size_t i;
 	int rc;
 
@@ -758,7 +818,7 @@ int main(int argc, char **argv)
 	if (!the_case) {
 		fprintf(stderr,
 			"usage: test_cgroup shm|threads|fork|refuse|refuse_nobody|pair|stale|swap_weak|"
-			"lock|own_leaf\n");
+			"lock|own_leaf|enabled_xattr\n");
 		return 2;
 	}
 	rc = sbtest_need_tools();

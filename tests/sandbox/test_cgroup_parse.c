@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_cgroup_parse.c - the parsers behind sdds-sandbox's cgroup lookup
- * (tools/sdds-sandbox/cgroup.c): /proc/PID/mountinfo and /proc/PID/cgroup.
+ * (tools/sdds-sandbox/cgroup.c): /proc/PID/mountinfo and /proc/PID/cgroup,
+ * and the list of enabled controllers kept in a v2 BASE's xattr.
  *
  * OVERVIEW
  * The kernel puts no bound on a line of either file: a mount point or
@@ -9,7 +10,8 @@
  * Each case feeds a made-up file through fmemopen and checks that a line
  * longer than any fixed buffer (4 KiB was used before) is read whole: the
  * mount it describes is found, and its tail is never taken for a line of
- * its own.
+ * its own. The controller list is a set: merged again and again it stays
+ * "memory pids", never a list that grows until it is cut mid-name.
  */
 #include <errno.h>
 #include <limits.h>
@@ -136,12 +138,42 @@ static void test_proc_cgroup_long_line(void **state)
 	free(pad);
 }
 
+/* What enable_controllers writes back after each re-enable: never grows. */
+static void test_ctrl_set(void **state)
+{
+	char text[64] = "", next[64];
+	int i;
+
+	(void)state;
+	assert_int_equal(cgroup_ctrl_parse("memory pids"), 3);
+	assert_int_equal(cgroup_ctrl_parse("pids\n"), 2);
+	/* What the old appending left: duplicates and a cut name. */
+	assert_int_equal(cgroup_ctrl_parse("memory pids memory pids memory memory p"), 3);
+	assert_int_equal(cgroup_ctrl_parse("memory pi"), 1);
+	assert_int_equal(cgroup_ctrl_parse("cpu io memoryx"), 0);
+	for (i = 0; i < 100; i++) {
+		assert_int_equal(cgroup_ctrl_text(cgroup_ctrl_parse(text) | cgroup_ctrl_parse("memory pids"),
+						  0, next, sizeof(next)),
+				 0);
+		snprintf(text, sizeof(text), "%s", next);
+	}
+	assert_string_equal(text, "memory pids");
+	assert_int_equal(cgroup_ctrl_text(3, '-', next, sizeof(next)), 0);
+	assert_string_equal(next, "-memory -pids");
+	assert_int_equal(cgroup_ctrl_text(2, '+', next, sizeof(next)), 0);
+	assert_string_equal(next, "+pids");
+	/* Never a cut name to write to cgroup.subtree_control. */
+	assert_int_equal(cgroup_ctrl_text(3, '-', next, 10), -ENAMETOOLONG);
+	assert_string_equal(next, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_mountinfo_long_cgroup_line),
 	    cmocka_unit_test(test_mountinfo_long_other_line),
 	    cmocka_unit_test(test_proc_cgroup_long_line),
+	    cmocka_unit_test(test_ctrl_set),
 	};
 
 	return cmocka_run_group_tests_name("cgroup_parse", tests, NULL, NULL);

@@ -223,19 +223,39 @@ static int own_dir(const char *controller, char *ret, size_t cap)
 	return 0;
 }
 
-/* "memory pids" as "+memory +pids" (sign '+') or "-memory -pids". */
-static void toggle_text(const char *enabled, char sign, char *buf, size_t cap)
+/* The controllers sdds-sandbox enables, in the order it writes them. */
+static const char *const cgroup_ctrl_names[] = {"memory", "pids"};
+
+unsigned cgroup_ctrl_parse(const char *text)
 {
-	size_t n = 0;
+	unsigned mask = 0, i;
 
+	for (i = 0; i < sizeof(cgroup_ctrl_names) / sizeof(cgroup_ctrl_names[0]); i++)
+		if (has_word(text, cgroup_ctrl_names[i], " \n"))
+			mask |= 1u << i;
+	return mask;
+}
+
+int cgroup_ctrl_text(unsigned mask, char sign, char *buf, size_t cap)
+{
+	size_t n = 0, i;
+	int w;
+
+	if (cap == 0)
+		return -ENAMETOOLONG;
 	buf[0] = '\0';
-	while (*enabled && n < cap) {
-		size_t w = strcspn(enabled, " ");
-
-		n += (size_t)snprintf(buf + n, cap - n, "%s%c%.*s", n ? " " : "", sign, (int)w, enabled);
-		enabled += w;
-		enabled += *enabled == ' ';
+	for (i = 0; i < sizeof(cgroup_ctrl_names) / sizeof(cgroup_ctrl_names[0]); i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		w = sign ? snprintf(buf + n, cap - n, "%s%c%s", n ? " " : "", sign, cgroup_ctrl_names[i])
+			 : snprintf(buf + n, cap - n, "%s%s", n ? " " : "", cgroup_ctrl_names[i]);
+		if (w < 0 || (size_t)w >= cap - n) {
+			buf[0] = '\0';
+			return -ENAMETOOLONG;
+		}
+		n += (size_t)w;
 	}
+	return 0;
 }
 
 static void limit_text(uint64_t v, const char *none, char *buf, size_t cap)
@@ -515,23 +535,31 @@ static bool host_has_swap(void)
 /*
  * Enable the controllers in enabled (what base lacked) and note them in
  * base's xattr, so that whichever supervisor leaves base last disables
- * them, not only the one that enabled them. 0 or -errno.
+ * them, not only the one that enabled them. The xattr holds each name at
+ * most once, whatever it held before: a list that only grew would, after
+ * a few disables and re-enables, no longer fit and be cut mid-name. 0 or
+ * -errno.
  */
 static int enable_controllers(const char *base, const char *enabled)
 {
 	char on[64], had[64] = "", all[64];
+	unsigned mask = cgroup_ctrl_parse(enabled);
 	ssize_t n;
 	int rc;
 
-	toggle_text(enabled, '+', on, sizeof(on));
+	rc = cgroup_ctrl_text(mask, '+', on, sizeof(on));
+	if (rc < 0)
+		return rc;
 	rc = write_at(base, "cgroup.subtree_control", on);
 	if (rc < 0)
 		return rc;
+	/* Too long (-ERANGE) is no list of ours: only what we enabled. */
 	n = getxattr(base, CGROUP_XATTR, had, sizeof(had) - 1);
 	had[n > 0 ? n : 0] = '\0';
-	snprintf(all, sizeof(all), "%s%s%s", had, had[0] ? " " : "", enabled);
-	/* Without xattrs (an old kernel) only the enabling one disables. */
-	(void)setxattr(base, CGROUP_XATTR, all, strlen(all), 0);
+	if (cgroup_ctrl_text(mask | cgroup_ctrl_parse(had), 0, all, sizeof(all)) == 0 &&
+	    strcmp(all, had) != 0)
+		/* Without xattrs (an old kernel) only the enabling one disables. */
+		(void)setxattr(base, CGROUP_XATTR, all, strlen(all), 0);
 	return 0;
 }
 
@@ -542,19 +570,17 @@ static int enable_controllers(const char *base, const char *enabled)
  */
 static void disable_controllers(const char *base, const char *own, int others)
 {
-	char what[64] = "", off[80];
+	char what[64] = "", off[64];
+	unsigned mask;
 	ssize_t n;
 
 	if (others != 0)
 		return;
 	n = getxattr(base, CGROUP_XATTR, what, sizeof(what) - 1);
-	if (n > 0)
-		what[n] = '\0';
-	else
-		snprintf(what, sizeof(what), "%s", own);
-	if (!what[0])
+	what[n > 0 ? n : 0] = '\0';
+	mask = cgroup_ctrl_parse(what) | cgroup_ctrl_parse(own);
+	if (!mask || cgroup_ctrl_text(mask, '-', off, sizeof(off)) < 0)
 		return;
-	toggle_text(what, '-', off, sizeof(off));
 	if (write_at(base, "cgroup.subtree_control", off) == 0)
 		(void)removexattr(base, CGROUP_XATTR);
 }

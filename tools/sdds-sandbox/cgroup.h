@@ -23,7 +23,8 @@
  *       enables controllers for its children, so there the supervisor
  *       first moves itself into BASE/sdds-sandbox.PID.supervisor; then it
  *       enables memory and pids in BASE/cgroup.subtree_control (noting
- *       them in BASE's xattr trusted.sdds-sandbox.enabled) and creates
+ *       them in BASE's xattr trusted.sdds-sandbox.enabled,
+ *       each name once) and creates
  *       BASE/sdds-sandbox.PID with memory.max, memory.swap.max=0,
  *       memory.oom.group=1 and pids.max. cgroup_remove removes the leaf;
  *       the last supervisor out of BASE (no other child left) disables
@@ -122,5 +123,16 @@ int cgroup_remove(struct cgroup *cg);
 int cgroup_mountinfo_find(FILE *f, const char *controller, char *ret_dir, size_t dir_cap, char *ret_root,
 			  size_t root_cap);
 int cgroup_proc_path(FILE *f, const char *controller, char *ret, size_t cap);
+
+/*
+ * The controllers sdds-sandbox enables in a v2 BASE (memory, pids), as a
+ * set: cgroup_ctrl_parse takes the names it knows from a blank-separated
+ * list (BASE's xattr), each once, and ignores any other word;
+ * cgroup_ctrl_text writes a set as "memory pids" (sign 0) or
+ * "+memory +pids" (sign '+' or '-'): 0, or -ENAMETOOLONG and "" when it
+ * does not fit cap.
+ */
+unsigned cgroup_ctrl_parse(const char *text);
+int cgroup_ctrl_text(unsigned mask, char sign, char *buf, size_t cap);
 
 #endif /* SDDS_SANDBOX_CGROUP_H */
