@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nodecfg.c - sdds.xml (through tools/sdds-gen's reader) -> struct nodecfg.
+ * nodecfg.c - sdds.xml (through lib/sddsxml, sdds-gen's reader) -> struct nodecfg.
  *
  * OVERVIEW
  * The reader resolves the project (types, layouts, roles); this file only
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model.h"
+#include <sddsxml/model.h>
 #include <snps/snps.h>
-#include "sddsxml.h"
+#include <sddsxml/sddsxml.h>
 
 static int nodecfg_errorf(struct nodecfg_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -26,7 +26,7 @@
 
 #include "emit.h"
 #include "fuzz.h"
-#include "sddsxml.h"
+#include <sddsxml/sddsxml.h>
 
 static char include_dir[PATH_MAX];
 

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "sddsxml.h"
+#include <sddsxml/sddsxml.h>
 
 /* Load an in-memory project whose single topic "t" (publisher) has the given attributes. */
 static gen_project *load_topic(const char *decls, const char *attrs)

@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "sddsxml.h"
+#include <sddsxml/sddsxml.h>
 
 static const char *data_dir;
 

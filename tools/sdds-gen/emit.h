@@ -25,7 +25,7 @@
 
 #include <stdio.h>
 
-#include "model.h"
+#include <sddsxml/model.h>
 
 /* "<name>_sdds_impl" into buf (cap bytes). Returns 0 or -ENAMETOOLONG. */
 int emit_basename(const gen_project *p, char *buf, size_t cap);

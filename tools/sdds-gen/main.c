@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "emit.h"
-#include "sddsxml.h"
+#include <sddsxml/sddsxml.h>
 
 static void usage(FILE *out)
 {

@@ -25,7 +25,7 @@
  * Topics come from a topic file in sDDS's format (a <domain> of <topic>s,
  * default topics.xml installed next to this program's source, or --topics
  * FILE), read by the same reader the daemon uses for node configs
- * (daemon/net/nodecfg.c, through sdds-gen's reader), so a topic the daemon
+ * (daemon/net/nodecfg.c, through lib/sddsxml), so a topic the daemon
  * would refuse is refused here too with FILE:LINE. Names default to Alpha
  * and Beta (--sub, --pub). A sample is at least 2 bytes.
  *

@@ -26,7 +26,7 @@
 
 #include <stddef.h>
 
-#include "model.h"
+#include "sddsxml/model.h"
 
 /* Deepest chain of files: the main file plus nested includes. */
 #define SDDSXML_MAX_DEPTH 16u

@@ -18,7 +18,7 @@
  * Every size is checked against GEN_MAX_SAMPLE as it is summed, so no sum
  * can overflow however deeply structs nest.
  */
-#include "model.h"
+#include "sddsxml/model.h"
 
 #include <errno.h>
 #include <stdarg.h>

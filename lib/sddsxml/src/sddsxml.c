@@ -14,7 +14,7 @@
  * callback (set before parsing, with XML_PARSE_NOERROR so that nothing is
  * printed); the callback keeps the first error of level ERROR or worse.
  */
-#include "sddsxml.h"
+#include "sddsxml/sddsxml.h"
 
 #include <errno.h>
 #include <fcntl.h>
