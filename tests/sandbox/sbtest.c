@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -183,6 +184,7 @@ void sbtest_daemon_stop(struct sbtest_daemon *d)
 /* ---------------- a cgroup of its own for each root command (sbtest.h) ---------------- */
 
 static char sbtest_cg_dir[1100]; /* D; "" when commands stay where the test is */
+static char sbtest_cg_mnt[1024]; /* the cgroup2 mount, whose root holds D */
 static int sbtest_cg_state;	 /* 0 not looked at yet, 1 D made, -1 none */
 static pid_t sbtest_cg_owner;
 
@@ -246,16 +248,76 @@ static void sbtest_cg_rmdir(const char *dir, int depth)
 		sbtest_sleep_ms(10);
 }
 
+/*
+ * The controllers the harness enabled in the mount's root (a host whose
+ * root had memory or pids off, as the QEMU guest's before its session
+ * case) are listed in SBTEST_CG_LOCK, read and written under an flock on
+ * it: test programs run in parallel, and the last one out (no other
+ * sdds-test.* left) disables what the list names, so the host is left as
+ * found. Where the file cannot be had, the controllers are still enabled
+ * but not listed, and stay on as before.
+ */
+#define SBTEST_CG_LOCK "/run/sdds-test-cgroup.lock"
+
+static int sbtest_cg_lock(void)
+{
+	int fd = open(SBTEST_CG_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	while (fd >= 0 && flock(fd, LOCK_EX) < 0 && errno == EINTR)
+		;
+	return fd;
+}
+
+static void sbtest_cg_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd); /* and with it the flock */
+}
+
+/* Whether mnt has a child sdds-test.* other than ours. */
+static bool sbtest_cg_others(void)
+{
+	char own[64];
+	struct dirent *e;
+	bool others = false;
+	DIR *d = opendir(sbtest_cg_mnt);
+
+	snprintf(own, sizeof(own), "sdds-test.%d", (int)getpid());
+	while (d && !others && (e = readdir(d)))
+		others = strncmp(e->d_name, "sdds-test.", 10) == 0 && strcmp(e->d_name, own) != 0;
+	if (d)
+		closedir(d);
+	return others;
+}
+
 static void sbtest_cg_remove(void)
 {
-	if (getpid() == sbtest_cg_owner && sbtest_cg_state == 1)
-		sbtest_cg_rmdir(sbtest_cg_dir, 3);
+	char list[64] = "", path[1200];
+	ssize_t n;
+	int fd;
+
+	if (getpid() != sbtest_cg_owner || sbtest_cg_state != 1)
+		return;
+	fd = sbtest_cg_lock();
+	sbtest_cg_rmdir(sbtest_cg_dir, 3);
+	if (fd >= 0 && !sbtest_cg_others() && (n = pread(fd, list, sizeof(list) - 1, 0)) > 0) {
+		list[n] = '\0';
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", sbtest_cg_mnt);
+		/* Fails (EBUSY) while another cgroup enabled them for its own
+		 * children: then they stay, and so does the list. */
+		if ((!sbtest_has_word(list, "memory") || sbtest_write(path, "-memory")) &&
+		    (!sbtest_has_word(list, "pids") || sbtest_write(path, "-pids")))
+			(void)ftruncate(fd, 0);
+	}
+	sbtest_cg_unlock(fd);
 }
 
 const char *sbtest_cgroup_delegated(void)
 {
 	char line[4096], mnt[1024] = "", path[1200], text[512];
+	bool on_mem, on_pids;
 	FILE *f;
+	int fd;
 
 	if (sbtest_cg_state)
 		return sbtest_cg_state > 0 ? sbtest_cg_dir : NULL;
@@ -280,19 +342,41 @@ const char *sbtest_cgroup_delegated(void)
 	if (!sbtest_read("/proc/self/cgroup", text, sizeof(text)) || !strstr(text, "0::/") ||
 	    strncmp(strstr(text, "0::/"), "0::/\n", 5) == 0)
 		return NULL;
+	snprintf(sbtest_cg_mnt, sizeof(sbtest_cg_mnt), "%s", mnt);
+	/* Enabled in the root only where off, and listed for the last one out
+	 * (sbtest_cg_remove); D made under the same lock, so no test takes
+	 * them away between. */
+	fd = sbtest_cg_lock();
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", mnt);
-	(void)sbtest_write(path, "+memory +pids");
+	if (sbtest_read(path, text, sizeof(text))) {
+		char list[64] = "";
+		ssize_t n = fd >= 0 ? pread(fd, list, sizeof(list) - 1, 0) : 0;
+
+		list[n > 0 ? n : 0] = '\0';
+		on_mem = !sbtest_has_word(text, "memory") && sbtest_write(path, "+memory");
+		on_pids = !sbtest_has_word(text, "pids") && sbtest_write(path, "+pids");
+		if (fd >= 0 && (on_mem || on_pids)) {
+			snprintf(text, sizeof(text), "%s%s",
+				 on_mem || sbtest_has_word(list, "memory") ? "memory " : "",
+				 on_pids || sbtest_has_word(list, "pids") ? "pids" : "");
+			if (ftruncate(fd, 0) < 0 || pwrite(fd, text, strlen(text), 0) < 0)
+				fprintf(stderr, "sbtest: %s: %s\n", SBTEST_CG_LOCK, strerror(errno));
+		}
+	}
 	snprintf(sbtest_cg_dir, sizeof(sbtest_cg_dir), "%s/sdds-test.%d", mnt, (int)getpid());
 	if (mkdir(sbtest_cg_dir, 0755) < 0) {
 		fprintf(stderr, "sbtest: mkdir %s: %s\n", sbtest_cg_dir, strerror(errno));
+		sbtest_cg_unlock(fd);
 		return NULL;
 	}
 	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", sbtest_cg_dir);
 	if (!sbtest_write(path, "+memory +pids")) {
 		fprintf(stderr, "sbtest: enable memory pids in %s: %s\n", sbtest_cg_dir, strerror(errno));
 		rmdir(sbtest_cg_dir);
+		sbtest_cg_unlock(fd);
 		return NULL;
 	}
+	sbtest_cg_unlock(fd);
 	sbtest_cg_owner = getpid();
 	sbtest_cg_state = 1;
 	atexit(sbtest_cg_remove);

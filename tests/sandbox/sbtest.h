@@ -72,7 +72,10 @@ extern bool sbtest_nobody_weak_limits;
  * enables controllers only in a cgroup without processes. So, as systemd's
  * Delegate=yes would, the harness makes D = MOUNT/sdds-test.PID with memory
  * and pids enabled, and every command it runs as root starts alone in
- * D/run.CHILD, removed when it was reaped (D at exit). Returns D, or NULL
+ * D/run.CHILD, removed when it was reaped (D at exit). memory and pids
+ * are enabled in the mount's root only where off, and the last test
+ * program out disables what test programs enabled there (listed in
+ * /run/sdds-test-cgroup.lock), so the host is left as found. Returns D, or NULL
  * where commands stay in the test's own cgroup (a v1 or hybrid host, the
  * root cgroup, not root).
  */
