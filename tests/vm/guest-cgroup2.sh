@@ -31,8 +31,8 @@ poweroff_now() {
 	sleep 30
 }
 
-ROOT_CASES="shm threads fork refuse refuse_nobody pair stale swap_weak"
-SESSION_CASES="shm threads fork refuse pair stale swap_weak"
+ROOT_CASES="shm threads fork refuse refuse_nobody pair stale swap_weak lock own_leaf enabled_xattr"
+SESSION_CASES="shm threads fork refuse pair stale swap_weak own_leaf enabled_xattr"
 echo "VMTEST kernel $(uname -r), $(nproc) cpu, swap: $(tail -n +2 /proc/swaps | wc -l) area(s)"
 echo "VMTEST_PLAN controllers $(for c in $ROOT_CASES; do printf 'root_%s ' $c; done)root_clean" \
 	"session_enter $(for c in $SESSION_CASES; do printf 'session_%s ' $c; done)session_clean"
