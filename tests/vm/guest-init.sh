@@ -38,6 +38,14 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose hostroo
 	die "mount hostroot"
 mount -t tmpfs -o mode=1777,nosuid,nodev tmpfs /newroot/tmp || die "tmpfs /tmp"
 mount -t tmpfs -o mode=755,nosuid,nodev tmpfs /newroot/run || die "tmpfs /run"
+# Trees under the host's /tmp or /run that the test needs (vm.sh: RUN/binds).
+if [ -f "/newroot$RUN/binds" ]; then
+	while read -r tag dir; do
+		mkdir -p "/newroot$dir" &&
+			mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose "$tag" "/newroot$dir" ||
+			die "mount $dir"
+	done < "/newroot$RUN/binds"
+fi
 mount -t cgroup2 cgroup2 /sys/fs/cgroup || die "mount cgroup2"
 mount --move /dev /newroot/dev || die "move /dev"
 mount --move /sys /newroot/sys || die "move /sys"

@@ -132,6 +132,22 @@ cp "$HERE/$STAGE2" "$RUN/stage2"
 		echo "export $k='$(quote "$v")'"
 	done
 } > "$RUN/guest.env"
+# The guest mounts tmpfs on /tmp and /run, which would hide a build or
+# source tree there (a clone in /tmp): each such tree is shared with the
+# guest too, read-only, and mounted back at its own path (RUN/binds).
+VIRTFS=()
+n=0
+for p in "$VM_PROG" $(env | grep -E '^(SDDS|SDDSD)[A-Z_]*=/' | cut -d= -f2-); do
+	case $p in
+	/tmp/?* | /run/?*) top=$(printf '%s' "$p" | cut -d/ -f1-3) ;;
+	*) continue ;;
+	esac
+	[ -d "$top" ] || continue
+	[ -f "$RUN/binds" ] && awk -v t="$top" '$2 == t { f = 1 } END { exit !f }' "$RUN/binds" && continue
+	VIRTFS+=(-virtfs "local,path=$top,mount_tag=bind$n,security_model=none,readonly=on,multidevs=remap")
+	echo "bind$n $top" >> "$RUN/binds"
+	n=$((n + 1))
+done
 echo "vm: initramfs with $NMODS modules ready at $(ms) ms"
 
 # ---- the boots ----
@@ -144,7 +160,7 @@ boot() {
 		-kernel "$KROOT/boot/vmlinuz-$KVER" -initrd "$RUN/initramfs.cpio.gz" \
 		-append "console=ttyS0 quiet loglevel=3 panic=-1 sddsvm=$RUN sddsvm.mode=$mode $extra" \
 		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-		< /dev/null 2>&1 | tr -d '\r' | tee "$log"
+		"${VIRTFS[@]}" < /dev/null 2>&1 | tr -d '\r' | tee "$log"
 	rc=${PIPESTATUS[0]}
 	echo "vm: boot '$mode' ended (qemu status $rc) at $(ms) ms"
 	if ! grep -aq '^VMTEST_DONE' "$log"; then
