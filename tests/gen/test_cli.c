@@ -229,17 +229,44 @@ static void test_dump_and_warnings(void **state)
 	assert_non_null(strstr(r.err, "tiny.xml:2: warning: topic 'tiny' has id 1 in domain 1"));
 }
 
+/* A directory that cannot be made (a file is in the way, even for root): exit 1, its reason. */
 static void test_unwritable(void **state)
 {
-	char xml[PATH_MAX];
+	char *dir = make_tmpdir();
+	char xml[PATH_MAX], file[PATH_MAX], out[PATH_MAX + 8], want[PATH_MAX + 64];
+	struct run r;
+	FILE *f;
+
+	(void)state;
+	snprintf(xml, sizeof(xml), "%s/config/probe_zero_pub/sdds.xml", data_dir);
+	snprintf(file, sizeof(file), "%s/file", dir);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fclose(f);
+	snprintf(out, sizeof(out), "%s/sub", file);
+	run(&r, (const char *const[]){"-o", out, xml, NULL});
+	assert_int_equal(r.status, 1);
+	snprintf(want, sizeof(want), "sdds-gen: cannot create %s: Not a directory", out);
+	assert_non_null(strstr(r.err, want));
+	remove_tree(dir);
+}
+
+/* -o names a directory that does not exist yet: it is made, parents too. */
+static void test_makes_outdir(void **state)
+{
+	char *dir = make_tmpdir();
+	char xml[PATH_MAX], out[PATH_MAX + 8], h[2 * PATH_MAX];
 	struct run r;
 
 	(void)state;
 	snprintf(xml, sizeof(xml), "%s/config/probe_zero_pub/sdds.xml", data_dir);
-	run(&r, (const char *const[]){"-o", "/nonexistent/dir", xml, NULL});
-	assert_int_equal(r.status, 1);
-	assert_non_null(
-	    strstr(r.err, "sdds-gen: cannot write /nonexistent/dir/probe_zero_pub_sdds_impl.h.tmp"));
+	snprintf(out, sizeof(out), "%s/a/b/", dir);
+	run(&r, (const char *const[]){"-o", out, xml, NULL});
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	snprintf(h, sizeof(h), "%s/probe_zero_pub_sdds_impl.h", out);
+	assert_non_null(slurp(h));
+	remove_tree(dir);
 }
 
 int main(int argc, char **argv)
@@ -247,7 +274,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_usage),      cmocka_unit_test(test_error_writes_nothing),
 	    cmocka_unit_test(test_generate),   cmocka_unit_test(test_dump_and_warnings),
-	    cmocka_unit_test(test_unwritable),
+	    cmocka_unit_test(test_unwritable), cmocka_unit_test(test_makes_outdir),
 	};
 
 	if (argc != 3) {

@@ -15,10 +15,12 @@
  * is wrong or a file could not be written, 2 bad usage.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "emit.h"
@@ -73,6 +75,41 @@ static int write_file(const char *path, const gen_project *p, emit_fn fn, const 
 		unlink(tmp);
 	}
 	free(tmp);
+	return r;
+}
+
+/*
+ * The output directory and its missing parents, as mkdir -p makes them (a
+ * build system names a directory of its own that may not exist yet).
+ * Prints its own error.
+ */
+static int make_dirs(const char *dir)
+{
+	char *p = strdup(dir);
+	int r = 0;
+
+	if (p == NULL)
+		return -ENOMEM;
+	for (char *s = p + 1;; s++) {
+		bool end = *s == '\0';
+		struct stat st;
+
+		if (*s != '/' && !end)
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0777) < 0 && errno != EEXIST)
+			r = -errno;
+		else if (stat(p, &st) < 0)
+			r = -errno;
+		else if (!S_ISDIR(st.st_mode))
+			r = -ENOTDIR;
+		if (r < 0 || end)
+			break;
+		*s = '/';
+	}
+	if (r < 0)
+		fprintf(stderr, "sdds-gen: cannot create %s: %s\n", dir, strerror(-r));
+	free(p);
 	return r;
 }
 
@@ -176,6 +213,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sdds-gen: %s\n", strerror(ENOMEM));
 		goto out;
 	}
+	if (make_dirs(outdir) < 0)
+		goto out;
 	snprintf(h_path, plen, "%s/%s.h", outdir, base);
 	snprintf(c_path, plen, "%s/%s.c", outdir, base);
 	{
