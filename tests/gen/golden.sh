@@ -4,7 +4,8 @@
 #
 # Every *.xml that git tracks (or, without git, every *.xml under the source
 # root) whose root element is <project> is a config. For each the manifest
-# keeps the SHA-256 of the two generated files, or, for a config sdds-gen
+# keeps the SHA-256 of the two generated files and of --dump's output (the
+# topics' flattened fields, offsets and sizes), or, for a config sdds-gen
 # refuses, of its message (the paths in it relative to the source root), so
 # that a change to the reader or the generator that changes any output,
 # accepted or refused, fails here. --update writes the manifest anew (after
@@ -36,6 +37,8 @@ for f in $files; do
 		for g in "$out"/*_sdds_impl.h "$out"/*_sdds_impl.c; do
 			printf '%s %s %s\n' "$f" "$(basename "$g")" "$(sha256sum < "$g" | cut -d' ' -f1)"
 		done
+		"$gen" --dump "$f" > "$tmp/dump" 2>&1 || echo "exit $?" >> "$tmp/dump"
+		printf '%s --dump %s\n' "$f" "$(sed "s|$src/||g" "$tmp/dump" | sha256sum | cut -d' ' -f1)"
 	else
 		printf '%s refused %s\n' "$f" "$(sed "s|$src/||g" "$tmp/msg" | sha256sum | cut -d' ' -f1)"
 	fi
