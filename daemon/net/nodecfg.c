@@ -4,8 +4,8 @@
  *
  * OVERVIEW
  * The reader resolves the project (types, layouts, roles); this file only
- * flattens each topic's attributes into leaf fields in wire order, as
- * sdds-gen's emitter does for the generated field tables, and checks what
+ * takes each topic's leaf fields in wire order from it (gen_topic_leaves,
+ * the walk sdds-gen's emitters use for the generated field tables), and checks what
  * the network side needs beyond what a code generator needs (see
  * nodecfg.h). The gen_project is freed before returning; the nodecfg keeps
  * copies only.
@@ -73,37 +73,19 @@ static uint8_t nodecfg_field_type(gen_kind k)
 	}
 }
 
-/* Depth first through structs, leaves in declaration (= wire) order. */
-static int nodecfg_flatten(const gen_project *p, const gen_attr *attrs, size_t n, const char *prefix,
-			   struct broker_topic_desc *d, unsigned depth)
+/* One leaf of the topic (lib/sddsxml, wire order) into the next field of d. */
+static int nodecfg_field(const gen_leaf *l, void *ctx)
 {
-	if (depth > GEN_MAX_ITEMS)
+	struct broker_topic_desc *d = ctx;
+	struct broker_field *f;
+
+	if (d->n_fields >= BROKER_MAX_FIELDS || nodecfg_field_type(l->kind) == 0)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		const gen_attr *a = &attrs[i];
-		char name[BROKER_NAME_MAX * 2];
-		struct broker_field *f;
-		gen_kind k = a->kind;
-
-		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] != '\0' ? "." : "", a->name);
-		if (k == GEN_STRUCT) {
-			const gen_struct *s = &p->structs[a->ref];
-			int rc = nodecfg_flatten(p, s->attrs, s->n_attrs, name, d, depth + 1);
-
-			if (rc < 0)
-				return rc;
-			continue;
-		}
-		if (k == GEN_DATATYPE)
-			k = p->datatypes[a->ref].kind;
-		if (d->n_fields >= BROKER_MAX_FIELDS || nodecfg_field_type(k) == 0)
-			return -EINVAL;
-		f = &d->fields[d->n_fields++];
-		f->type = nodecfg_field_type(k);
-		f->size = a->wire_size;
-		/* The model bounds flattened names to GEN_NAME_MAX, which fits. */
-		memcpy(f->name, name, strnlen(name, sizeof(f->name) - 1));
-	}
+	f = &d->fields[d->n_fields++];
+	f->type = nodecfg_field_type(l->kind);
+	f->size = l->attr->wire_size;
+	/* The model bounds flattened names to GEN_NAME_MAX, which fits. */
+	memcpy(f->name, l->name, strnlen(l->name, sizeof(f->name) - 1));
 	return 0;
 }
 
@@ -132,7 +114,7 @@ static int nodecfg_topic(const gen_project *p, const gen_topic *t, struct nodecf
 	nt->desc.topic_id = t->id;
 	snprintf(nt->desc.name, sizeof(nt->desc.name), "%s", t->name);
 	nt->desc.sample_size = t->wire_size;
-	if (nodecfg_flatten(p, t->attrs, t->n_attrs, "", &nt->desc, 0) < 0)
+	if (gen_topic_leaves(p, t, nodecfg_field, &nt->desc) != 0)
 		return nodecfg_errorf(err, "%s: topic '%s': more than %u fields", nt->loc, t->name,
 				      BROKER_MAX_FIELDS);
 	for (uint32_t i = 0; i < nt->desc.n_fields; i++) {

@@ -239,6 +239,56 @@ static void test_struct_flattening(void **state)
 	gen_project_free(p);
 }
 
+struct leaves_seen {
+	char names[16][GEN_NAME_MAX + 1];
+	uint32_t offsets[16];
+	gen_kind kinds[16];
+	unsigned n, stop_at;
+};
+
+static int see_leaf(const gen_leaf *l, void *ctx)
+{
+	struct leaves_seen *s = ctx;
+
+	assert_true(s->n < 16);
+	snprintf(s->names[s->n], sizeof(s->names[0]), "%s", l->name);
+	s->offsets[s->n] = l->offset;
+	s->kinds[s->n] = l->kind;
+	return ++s->n == s->stop_at ? 42 : 0;
+}
+
+/* gen_topic_leaves: names, offsets and kinds through nested structs and a datatype, and the stop. */
+static void test_topic_leaves(void **state)
+{
+	gen_project *p = load_topic(
+	    "<struct name=\"outer\"><attribute name=\"a\" type=\"DDS_octet\"/>"
+	    "<attribute name=\"in\" type=\"inner\"/><attribute name=\"b\" type=\"DDS_long\"/></struct>"
+	    "<struct name=\"inner\"><attribute name=\"x\" type=\"DDS_short\"/>"
+	    "<attribute name=\"s\" type=\"DDS_string\" size=\"2\"/></struct>",
+	    "<attribute name=\"h\" type=\"DDS_char\"/><attribute name=\"o\" type=\"outer\"/>"
+	    "<attribute name=\"i\" type=\"inner\"/>");
+	static const char *const names[] = {"h", "o.a", "o.in.x", "o.in.s", "o.b", "i.x", "i.s"};
+	static const uint32_t offsets[] = {0, 1, 2, 4, 7, 11, 13};
+	static const gen_kind kinds[] = {GEN_CHAR, GEN_OCTET, GEN_SHORT, GEN_STRING,
+					 GEN_LONG, GEN_SHORT, GEN_STRING};
+	struct leaves_seen s = {.stop_at = 0};
+
+	(void)state;
+	assert_int_equal(gen_topic_leaves(p, &p->topics[0], see_leaf, &s), 0);
+	assert_int_equal(s.n, 7);
+	for (unsigned i = 0; i < 7; i++) {
+		assert_string_equal(s.names[i], names[i]);
+		assert_int_equal(s.offsets[i], offsets[i]);
+		assert_int_equal(s.kinds[i], kinds[i]);
+	}
+	/* The callback's non-zero return stops the walk and comes back. */
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 3;
+	assert_int_equal(gen_topic_leaves(p, &p->topics[0], see_leaf, &s), 42);
+	assert_int_equal(s.n, 3);
+	gen_project_free(p);
+}
+
 static void test_bounds(void **state)
 {
 	char attrs[8192];
@@ -285,6 +335,7 @@ int main(void)
 	    cmocka_unit_test(test_enum_values),
 	    cmocka_unit_test(test_datatype),
 	    cmocka_unit_test(test_struct_flattening),
+	    cmocka_unit_test(test_topic_leaves),
 	    cmocka_unit_test(test_bounds),
 	    cmocka_unit_test(test_diag),
 	};

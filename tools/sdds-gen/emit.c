@@ -4,11 +4,11 @@
  *
  * OVERVIEW
  * Everything is written with fprintf to the caller's FILE; the result is
- * checked once with ferror at the end of each emitter. Flattening walks the
- * attributes of a topic depth first through its structs, carrying the C
- * access path ("sample->pos.x"), the flattened field name ("pos.x") and the
- * wire offset; the model guarantees the names fit GEN_NAME_MAX and the
- * offsets GEN_MAX_SAMPLE, so fixed buffers suffice.
+ * checked once with ferror at the end of each emitter. A topic's fields are
+ * its leaves as gen_topic_leaves gives them (lib/sddsxml: flattened name
+ * "pos.x", kind, wire offset); the C access path is "sample->" and the
+ * name. The model guarantees the names fit GEN_NAME_MAX and the offsets
+ * GEN_MAX_SAMPLE, so fixed buffers suffice.
  *
  * Text from the XML (descriptions) only ever goes into comments, with any
  * comment terminator broken up; names are C identifiers checked by the
@@ -61,17 +61,9 @@ static const char *attr_ctype(const gen_project *p, const gen_attr *a)
 	}
 }
 
-/* The primitive kind and wire size a leaf attribute is marshalled as. */
-static gen_kind leaf_kind(const gen_project *p, const gen_attr *a)
+static const char *field_type_name(gen_kind k)
 {
-	if (a->kind == GEN_DATATYPE)
-		return p->datatypes[a->ref].kind;
-	return a->kind;
-}
-
-static const char *field_type_name(const gen_project *p, const gen_attr *a)
-{
-	switch (leaf_kind(p, a)) {
+	switch (k) {
 	case GEN_OCTET:
 		return "SDDS_FIELD_OCTET";
 	case GEN_CHAR:
@@ -300,74 +292,52 @@ int emit_header(const gen_project *p, FILE *out)
 
 /* ---- the source ---- */
 
-struct walk {
-	FILE *out;
-	const gen_project *p;
-	uint32_t offset;
-};
-
 /* One line of the field table per leaf: { "pos.x", SDDS_FIELD_SHORT, 2 }. */
-static void put_fields(struct walk *w, const gen_attr *attrs, size_t n, const char *prefix)
+static int put_field(const gen_leaf *l, void *ctx)
 {
-	for (size_t i = 0; i < n; i++) {
-		const gen_attr *a = &attrs[i];
-		char name[PATH_MAX_LEN];
-
-		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "", a->name);
-		if (a->kind == GEN_STRUCT) {
-			const gen_struct *s = &w->p->structs[a->ref];
-			put_fields(w, s->attrs, s->n_attrs, name);
-			continue;
-		}
-		fprintf(w->out, "\t{\"%s\", %s, %" PRIu32 "},\n", name, field_type_name(w->p, a),
-			a->wire_size);
-	}
+	fprintf(ctx, "\t{\"%s\", %s, %" PRIu32 "},\n", l->name, field_type_name(l->kind), l->attr->wire_size);
+	return 0;
 }
 
-/* Marshal (enc) or unmarshal statements for every leaf, at increasing wire offsets. */
-static void put_codec(struct walk *w, const gen_attr *attrs, size_t n, const char *path, bool enc)
-{
-	for (size_t i = 0; i < n; i++) {
-		const gen_attr *a = &attrs[i];
-		char x[PATH_MAX_LEN + 16];
-		uint32_t o = w->offset;
-		gen_kind k = leaf_kind(w->p, a);
-		unsigned bits = a->wire_size * 8;
+struct codec_walk {
+	FILE *out;
+	const gen_project *p;
+	bool enc;
+};
 
-		snprintf(x, sizeof(x), "%s%s", path, a->name);
-		if (a->kind == GEN_STRUCT) {
-			const gen_struct *s = &w->p->structs[a->ref];
-			char sub[PATH_MAX_LEN + 24];
-			snprintf(sub, sizeof(sub), "%s.", x);
-			put_codec(w, s->attrs, s->n_attrs, sub, enc);
-			continue;
-		}
-		w->offset += a->wire_size;
-		if (k == GEN_STRING) {
-			if (enc)
-				fprintf(w->out,
-					"\tsdds_gen_put_string(wire + %" PRIu32 ", %s, %" PRIu32 ");\n", o, x,
-					a->str_size);
-			else
-				fprintf(w->out,
-					"\tsdds_gen_get_string(wire + %" PRIu32 ", %s, %" PRIu32 ");\n", o, x,
-					a->str_size);
-			continue;
-		}
-		if (bits == 8) {
-			if (enc)
-				fprintf(w->out, "\twire[%" PRIu32 "] = (uint8_t)%s;\n", o, x);
-			else
-				fprintf(w->out, "\t%s = (%s)wire[%" PRIu32 "];\n", x, attr_ctype(w->p, a), o);
-		} else {
-			if (enc)
-				fprintf(w->out, "\tsdds_put_u%u(wire + %" PRIu32 ", (uint%u_t)%s);\n", bits,
-					o, bits, x);
-			else
-				fprintf(w->out, "\t%s = (%s)sdds_get_u%u(wire + %" PRIu32 ");\n", x,
-					attr_ctype(w->p, a), bits, o);
-		}
+/* The marshal (enc) or unmarshal statement of one leaf, at its wire offset. */
+static int put_codec(const gen_leaf *l, void *ctx)
+{
+	const struct codec_walk *w = ctx;
+	const gen_attr *a = l->attr;
+	uint32_t o = l->offset;
+	unsigned bits = a->wire_size * 8;
+	char x[PATH_MAX_LEN + 16];
+
+	snprintf(x, sizeof(x), "sample->%s", l->name);
+	if (l->kind == GEN_STRING) {
+		if (w->enc)
+			fprintf(w->out, "\tsdds_gen_put_string(wire + %" PRIu32 ", %s, %" PRIu32 ");\n", o, x,
+				a->str_size);
+		else
+			fprintf(w->out, "\tsdds_gen_get_string(wire + %" PRIu32 ", %s, %" PRIu32 ");\n", o, x,
+				a->str_size);
+		return 0;
 	}
+	if (bits == 8) {
+		if (w->enc)
+			fprintf(w->out, "\twire[%" PRIu32 "] = (uint8_t)%s;\n", o, x);
+		else
+			fprintf(w->out, "\t%s = (%s)wire[%" PRIu32 "];\n", x, attr_ctype(w->p, a), o);
+	} else {
+		if (w->enc)
+			fprintf(w->out, "\tsdds_put_u%u(wire + %" PRIu32 ", (uint%u_t)%s);\n", bits, o, bits,
+				x);
+		else
+			fprintf(w->out, "\t%s = (%s)sdds_get_u%u(wire + %" PRIu32 ");\n", x,
+				attr_ctype(w->p, a), bits, o);
+	}
+	return 0;
 }
 
 static void put_qos(FILE *out, const gen_topic *t, bool writer)
@@ -421,7 +391,7 @@ int emit_source(const gen_project *p, const char *header_name, FILE *out)
 	for (size_t i = 0; i < p->n_topics; i++) {
 		const gen_topic *t = &p->topics[i];
 		const char *c = t->c_name;
-		struct walk w = {out, p, 0};
+		struct codec_walk w = {out, p, true};
 
 		fprintf(out, "\n/* ---- topic %s ---- */\n\nDDS_Topic g_%s_topic;\n", t->name, c);
 		if (t->publisher)
@@ -429,7 +399,7 @@ int emit_source(const gen_project *p, const char *header_name, FILE *out)
 		if (t->subscriber)
 			fprintf(out, "DDS_DataReader g_%s_reader;\n", c);
 		fprintf(out, "\nstatic const sdds_field %s_fields[] = {\n", c);
-		put_fields(&w, t->attrs, t->n_attrs, "");
+		(void)gen_topic_leaves(p, t, put_field, out);
 		fprintf(out,
 			"};\n\n"
 			"const sdds_topic_desc %s_desc = {\n"
@@ -443,10 +413,10 @@ int emit_source(const gen_project *p, const char *header_name, FILE *out)
 			c, t->name, t->domain, t->id, c, c, c, c);
 
 		fprintf(out, "void %s_marshal(const %s *sample, uint8_t *wire)\n{\n", c, c);
-		put_codec(&w, t->attrs, t->n_attrs, "sample->", true);
+		(void)gen_topic_leaves(p, t, put_codec, &w);
 		fprintf(out, "}\n\nvoid %s_unmarshal(const uint8_t *wire, %s *sample)\n{\n", c, c);
-		w.offset = 0;
-		put_codec(&w, t->attrs, t->n_attrs, "sample->", false);
+		w.enc = false;
+		(void)gen_topic_leaves(p, t, put_codec, &w);
 		fputs("}\n\n", out);
 
 		fprintf(
@@ -542,28 +512,25 @@ static const char *kind_text(const gen_project *p, const gen_attr *a)
 	}
 }
 
-static void dump_attrs(FILE *out, const gen_project *p, const gen_attr *attrs, size_t n, const char *prefix,
-		       uint32_t *offset)
-{
-	for (size_t i = 0; i < n; i++) {
-		const gen_attr *a = &attrs[i];
-		char name[PATH_MAX_LEN];
+struct dump_walk {
+	FILE *out;
+	const gen_project *p;
+};
 
-		snprintf(name, sizeof(name), "%s%s%s", prefix, prefix[0] ? "." : "", a->name);
-		if (a->kind == GEN_STRUCT) {
-			const gen_struct *s = &p->structs[a->ref];
-			dump_attrs(out, p, s->attrs, s->n_attrs, name, offset);
-			continue;
-		}
-		fprintf(out, "  %4" PRIu32 " %-24s %s", *offset, name, kind_text(p, a));
-		if (a->kind == GEN_STRING)
-			fprintf(out, "[%" PRIu32 "]", a->str_size);
-		fprintf(out, " (%" PRIu32 " byte%s)%s\n", a->wire_size, a->wire_size == 1 ? "" : "s",
-			a->key == GEN_KEY_PRIMARY     ? " primary key"
-			: a->key == GEN_KEY_SECONDARY ? " secondary key"
-						      : "");
-		*offset += a->wire_size;
-	}
+/* One line per leaf: offset, flattened name, type, size, key. */
+static int dump_leaf(const gen_leaf *l, void *ctx)
+{
+	const struct dump_walk *w = ctx;
+	const gen_attr *a = l->attr;
+
+	fprintf(w->out, "  %4" PRIu32 " %-24s %s", l->offset, l->name, kind_text(w->p, a));
+	if (a->kind == GEN_STRING)
+		fprintf(w->out, "[%" PRIu32 "]", a->str_size);
+	fprintf(w->out, " (%" PRIu32 " byte%s)%s\n", a->wire_size, a->wire_size == 1 ? "" : "s",
+		a->key == GEN_KEY_PRIMARY     ? " primary key"
+		: a->key == GEN_KEY_SECONDARY ? " secondary key"
+					      : "");
+	return 0;
 }
 
 int emit_dump(const gen_project *p, FILE *out)
@@ -572,7 +539,7 @@ int emit_dump(const gen_project *p, FILE *out)
 		p->name, p->endian, p->os, p->protocol, p->ip, p->iface, p->device, p->port);
 	for (size_t i = 0; i < p->n_topics; i++) {
 		const gen_topic *t = &p->topics[i];
-		uint32_t off = 0;
+		struct dump_walk dw = {out, p};
 
 		fprintf(out, "topic %s (%s): domain %X, id %X, %" PRIu32 " bytes, %s%s%s", t->name, t->c_name,
 			t->domain, t->id, t->wire_size, t->publisher ? "publisher" : "",
@@ -588,7 +555,7 @@ int emit_dump(const gen_project *p, FILE *out)
 		if (t->has_history)
 			fprintf(out, ", history %" PRIu32, t->history_depth);
 		fputs("\n", out);
-		dump_attrs(out, p, t->attrs, t->n_attrs, "", &off);
+		(void)gen_topic_leaves(p, t, dump_leaf, &dw);
 	}
 	for (size_t i = 0; i < p->n_subscriptions; i++)
 		for (size_t j = 0; j < p->subscriptions[i].n_subscribers; j++) {

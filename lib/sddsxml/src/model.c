@@ -926,3 +926,47 @@ int gen_project_resolve(gen_project *p, gen_diag *d)
 	p->n_topics = kept;
 	return 0;
 }
+
+/* The leaves of attrs, their names after the len characters of name (its prefix). */
+static int leaves_of(const gen_project *p, const gen_attr *attrs, size_t n, char *name, size_t len,
+		     unsigned depth, uint32_t *offset, gen_leaf_fn fn, void *ctx)
+{
+	if (depth > GEN_MAX_ITEMS)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		const gen_attr *a = &attrs[i];
+		size_t l = len + (len ? 1 : 0) + strlen(a->name);
+		gen_leaf leaf;
+		int r;
+
+		if (l > GEN_NAME_MAX)
+			return -EINVAL;
+		snprintf(name + len, GEN_NAME_MAX + 1 - len, "%s%s", len ? "." : "", a->name);
+		if (a->kind == GEN_STRUCT) {
+			const gen_struct *s = &p->structs[a->ref];
+
+			r = leaves_of(p, s->attrs, s->n_attrs, name, l, depth + 1, offset, fn, ctx);
+			if (r != 0)
+				return r;
+			continue;
+		}
+		leaf.attr = a;
+		leaf.kind = a->kind == GEN_DATATYPE ? p->datatypes[a->ref].kind : a->kind;
+		leaf.name = name;
+		leaf.offset = *offset;
+		r = fn(&leaf, ctx);
+		if (r != 0)
+			return r;
+		*offset += a->wire_size;
+	}
+	return 0;
+}
+
+int gen_topic_leaves(const gen_project *p, const gen_topic *t, gen_leaf_fn fn, void *ctx)
+{
+	char name[GEN_NAME_MAX + 1];
+	uint32_t offset = 0;
+
+	name[0] = '\0';
+	return leaves_of(p, t->attrs, t->n_attrs, name, 0, 0, &offset, fn, ctx);
+}

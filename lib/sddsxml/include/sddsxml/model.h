@@ -261,6 +261,30 @@ void *gen_vec_push(void **vec, size_t *n, size_t elem);
  */
 int gen_project_resolve(gen_project *p, gen_diag *d);
 
+/*
+ * One leaf of a topic's flattened sample (snps-wire.md §6): an attribute
+ * that is not a struct, reached through the structs around it, in
+ * declaration order, which is wire order. Every part of the tree that
+ * needs a topic's fields walks them with gen_topic_leaves: the generator's
+ * field tables, codecs and dump, and sddsd's node configuration.
+ */
+typedef struct gen_leaf {
+	const gen_attr *attr; /* the leaf's attribute (key, str_size, wire_size, ref) */
+	gen_kind kind;	      /* its kind with a datatype resolved to its primitive */
+	const char *name;     /* the flattened name, "pos.x" (valid during the call only) */
+	uint32_t offset;      /* its wire offset in the sample */
+} gen_leaf;
+
+typedef int (*gen_leaf_fn)(const gen_leaf *leaf, void *ctx);
+
+/*
+ * Call fn for every leaf of topic t of a resolved project, in wire order.
+ * Returns 0, fn's first non-zero return (the walk stops there), or
+ * -EINVAL for a project that was not resolved (names over GEN_NAME_MAX,
+ * structs nested deeper than GEN_MAX_ITEMS).
+ */
+int gen_topic_leaves(const gen_project *p, const gen_topic *t, gen_leaf_fn fn, void *ctx);
+
 /* The wire size of a primitive kind (GEN_OCTET..GEN_ULONGLONG), else 0. */
 uint32_t gen_kind_size(gen_kind k);
 /* The DDS_* C type of a primitive kind, or NULL. */
