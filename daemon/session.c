@@ -292,7 +292,7 @@ void session_teardown(struct session *s)
 	free(s->topics);
 	free(s->writers);
 	free(s->readers);
-	free(s->free_ranges);
+	arena_fini(&s->arena);
 	free(s->rec_buf);
 	free(s->stall_buf);
 	free(s->batch_buf);
@@ -302,7 +302,6 @@ void session_teardown(struct session *s)
 	s->topics = NULL;
 	s->writers = NULL;
 	s->readers = NULL;
-	s->free_ranges = NULL;
 	s->rec_buf = NULL;
 	s->stall_buf = NULL;
 	s->batch_buf = NULL;
@@ -343,13 +342,12 @@ static int session_alloc_tables(struct session *s)
 	s->topics = calloc(s->max_topics ? s->max_topics : 1, sizeof(*s->topics));
 	s->writers = calloc(1u << s->writer_bits, sizeof(*s->writers));
 	s->readers = calloc(1u << s->reader_bits, sizeof(*s->readers));
-	/* A first-fit arena with k allocations has at most k + 1 free ranges. */
-	s->free_ranges = calloc((size_t)s->max_readers + 1, sizeof(*s->free_ranges));
 	s->rec_buf = malloc(s->buf_cap);
 	s->stall_buf = malloc(s->buf_cap);
 	s->batch_buf = malloc((size_t)SESSION_BATCH * SESSION_BATCH_STRIDE);
-	if (s->topics == NULL || s->writers == NULL || s->readers == NULL || s->free_ranges == NULL ||
-	    s->rec_buf == NULL || s->stall_buf == NULL || s->batch_buf == NULL)
+	/* One arena range per reader ring; the session's teardown frees what was made. */
+	if (arena_init(&s->arena, s->max_readers) < 0 || s->topics == NULL || s->writers == NULL ||
+	    s->readers == NULL || s->rec_buf == NULL || s->stall_buf == NULL || s->batch_buf == NULL)
 		return -ENOMEM;
 	return 0;
 }
@@ -417,12 +415,9 @@ static void session_handle_hello(struct session *s, const Sdds__Ctl__Request *re
 		goto fail;
 	/* Reader rings start SDDS_RRING_ALIGN-aligned in the segment. */
 	arena_start = (s->arena_off + SDDS_RRING_ALIGN - 1) & ~(uint64_t)(SDDS_RRING_ALIGN - 1);
-	if (arena_start - s->arena_off < s->arena_size) {
-		s->free_ranges[0].off = arena_start - s->arena_off;
-		s->free_ranges[0].len =
-		    (s->arena_size - (arena_start - s->arena_off)) & ~(uint64_t)(SDDS_RRING_ALIGN - 1);
-		s->n_free = s->free_ranges[0].len > 0 ? 1 : 0;
-	}
+	if (arena_start - s->arena_off < s->arena_size)
+		arena_set(&s->arena, arena_start - s->arena_off,
+			  (s->arena_size - (arena_start - s->arena_off)) & ~(uint64_t)(SDDS_RRING_ALIGN - 1));
 
 	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (s->efd < 0) {
@@ -691,58 +686,6 @@ static void session_handle_create_writer(struct session *s, const Sdds__Ctl__Req
 	session_send(s, &rep, NULL, 0);
 }
 
-/*
- * First fit over the free ranges; lengths are multiples of SDDS_RRING_ALIGN
- * so every range start stays aligned. Returns the arena offset or -ENOSPC.
- */
-static int session_arena_alloc(struct session *s, uint64_t len, uint64_t *ret_off)
-{
-	for (uint32_t i = 0; i < s->n_free; i++) {
-		struct session_range *fr = &s->free_ranges[i];
-
-		if (fr->len < len)
-			continue;
-		*ret_off = fr->off;
-		fr->off += len;
-		fr->len -= len;
-		if (fr->len == 0) {
-			memmove(fr, fr + 1, (s->n_free - i - 1) * sizeof(*fr));
-			s->n_free--;
-		}
-		return 0;
-	}
-	return -ENOSPC;
-}
-
-static void session_arena_free(struct session *s, uint64_t off, uint64_t len)
-{
-	uint32_t i = 0;
-	struct session_range *fr = s->free_ranges;
-
-	while (i < s->n_free && fr[i].off < off)
-		i++;
-	/* Merge with the previous and/or the next range, or insert. */
-	if (i > 0 && fr[i - 1].off + fr[i - 1].len == off) {
-		fr[i - 1].len += len;
-		if (i < s->n_free && off + len == fr[i].off) {
-			fr[i - 1].len += fr[i].len;
-			memmove(&fr[i], &fr[i + 1], (s->n_free - i - 1) * sizeof(*fr));
-			s->n_free--;
-		}
-		return;
-	}
-	if (i < s->n_free && off + len == fr[i].off) {
-		fr[i].off = off;
-		fr[i].len += len;
-		return;
-	}
-	/* At most max_readers ranges are allocated, so there is room (see alloc_tables). */
-	memmove(&fr[i + 1], &fr[i], (s->n_free - i) * sizeof(*fr));
-	fr[i].off = off;
-	fr[i].len = len;
-	s->n_free++;
-}
-
 static void session_reader_notify(struct broker_reader *r, void *owner)
 {
 	struct session *s = owner;
@@ -793,7 +736,7 @@ static void session_handle_create_reader(struct session *s, const Sdds__Ctl__Req
 	slot_size = rring_slot_size(sample_size);
 	/* A multiple of SDDS_RRING_ALIGN, so ranges carved back to back stay aligned. */
 	bytes = rring_size(cap, sample_size);
-	if (slot_size == 0 || bytes == 0 || session_arena_alloc(s, bytes, &off) < 0) {
+	if (slot_size == 0 || bytes == 0 || arena_alloc(&s->arena, bytes, &off) < 0) {
 		snprintf(
 		    reason, sizeof(reason),
 		    "no room for a ring of %u slots of %u bytes in the client's arena (arena_bytes = %" PRIu64
@@ -806,7 +749,7 @@ static void session_handle_create_reader(struct session *s, const Sdds__Ctl__Req
 		;
 	id = session_make_id(&s->reader_serial, s->reader_bits, slot);
 	if (id == 0) {
-		session_arena_free(s, off, bytes);
+		arena_free(&s->arena, off, bytes);
 		session_refuse(s, req->id, -ENOSPC, "reader ids of this session are used up");
 		return;
 	}
@@ -817,7 +760,7 @@ static void session_handle_create_reader(struct session *s, const Sdds__Ctl__Req
 	if (rc == 0)
 		rc = broker_reader_new(s->m->broker, t, &qos, s->id, &prod, session_reader_notify, s, &r);
 	if (rc < 0) {
-		session_arena_free(s, off, bytes);
+		arena_free(&s->arena, off, bytes);
 		snprintf(reason, sizeof(reason), "cannot create reader: %s",
 			 rc == -ENOSPC ? "the daemon's endpoint table is full" : strerror(-rc));
 		session_refuse(s, req->id, rc, reason);
@@ -870,7 +813,7 @@ static void session_handle_delete(struct session *s, const Sdds__Ctl__Request *r
 		s->retired.dropped += broker_reader_counters(sr->r)->dropped;
 		manager_reader_gone(s->m, sr->r);
 		broker_reader_free(sr->r);
-		session_arena_free(s, sr->range_off, sr->range_len);
+		arena_free(&s->arena, sr->range_off, sr->range_len);
 		memset(sr, 0, sizeof(*sr));
 		s->n_readers--;
 	} else {

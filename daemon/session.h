@@ -48,6 +48,7 @@
 #include <uv.h>
 
 #include "admission.h"
+#include "arena.h"
 #include "broker.h"
 #include "control.pb-c.h"
 #include "policy.h"
@@ -79,10 +80,6 @@ struct session_reader {
 	uint64_t range_off; /* in the arena */
 	uint64_t range_len;
 	uint32_t cap;
-};
-
-struct session_range {
-	uint64_t off, len;
 };
 
 struct session {
@@ -133,8 +130,7 @@ struct session {
 	uint32_t writer_bits, writer_serial, n_writers, max_writers;
 	struct session_reader *readers;
 	uint32_t reader_bits, reader_serial, n_readers, max_readers;
-	struct session_range *free_ranges; /* sorted by off, coalesced */
-	uint32_t n_free;
+	struct arena arena; /* the segment's ranges for reader rings (arena.h) */
 
 	/* The stalled record: its writer, its bytes in stall_buf, its blocker. */
 	bool stalled;
