@@ -207,7 +207,65 @@ def netif_seeds():
     return seeds
 
 
+# -------------------------------------------------------------------- elfdeps
+# Program files for fuzz_elfdeps.c: a small dynamic ELF64 (little endian,
+# x86-64) with PT_LOAD, PT_INTERP, PT_DYNAMIC (DT_NEEDED, DT_STRTAB,
+# DT_STRSZ, DT_RUNPATH) and PT_GNU_STACK, its W+X and executable-stack
+# variants, and "#!" scripts.
+
+PT_LOAD, PT_DYNAMIC, PT_INTERP, PT_GNU_STACK = 1, 2, 3, 0x6474e551
+PF_X, PF_W, PF_R = 1, 2, 4
+DT_NULL, DT_NEEDED, DT_STRTAB, DT_STRSZ, DT_RUNPATH = 0, 1, 5, 10, 29
+
+
+def elf_seed(load_flags=PF_R | PF_X, stack_flags=PF_R | PF_W, needed=(b'libc.so.6',),
+             runpath=b'$ORIGIN/lib', interp=b'/lib64/ld-linux-x86-64.so.2'):
+    n_ph = 4
+    ph_off = 64
+    interp_off = ph_off + 56 * n_ph
+    interp_z = interp + b'\0'
+    strtab = b'\0'
+    idx = []
+    for n in needed:
+        idx.append(len(strtab))
+        strtab += n + b'\0'
+    rp = len(strtab)
+    strtab += runpath + b'\0'
+    str_off = interp_off + len(interp_z)
+    dyn_off = (str_off + len(strtab) + 7) & ~7
+    dyn = b''.join(struct.pack('<qQ', DT_NEEDED, i) for i in idx)
+    dyn += struct.pack('<qQ', DT_STRTAB, str_off) + struct.pack('<qQ', DT_STRSZ, len(strtab))
+    dyn += struct.pack('<qQ', DT_RUNPATH, rp) + struct.pack('<qQ', DT_NULL, 0)
+    size = dyn_off + len(dyn)
+    ident = b'\x7fELF' + bytes([2, 1, 1, 0]) + b'\0' * 8
+    eh = ident + struct.pack('<HHIQQQIHHHHHH', 3, 62, 1, 0, ph_off, 0, 0, 64, 56, n_ph, 64, 0, 0)
+
+    def ph(ptype, flags, off, filesz):
+        return struct.pack('<IIQQQQQQ', ptype, flags, off, off, off, filesz, filesz, 8)
+    phs = (ph(PT_LOAD, load_flags, 0, size) + ph(PT_INTERP, PF_R, interp_off, len(interp_z)) +
+           ph(PT_DYNAMIC, PF_R | PF_W, dyn_off, len(dyn)) + ph(PT_GNU_STACK, stack_flags, 0, 0))
+    body = eh + phs + interp_z + strtab
+    return body + b'\0' * (dyn_off - len(body)) + dyn
+
+
+def elfdeps_seeds():
+    return {
+        'dynamic': elf_seed(),
+        'two_needed': elf_seed(needed=(b'libc.so.6', b'libm.so.6')),
+        'needed_path': elf_seed(needed=(b'./lib/libx.so',), runpath=b''),
+        'wx_load': elf_seed(load_flags=PF_R | PF_W | PF_X),
+        'exec_stack': elf_seed(stack_flags=PF_R | PF_W | PF_X),
+        'empty_interp': elf_seed(needed=(), interp=b''),
+        # Tables at offsets no linker writes: read in place, they were misaligned loads.
+        'misaligned_phoff': (lambda e: e[:32] + struct.pack('<Q', 65) + e[40:64] + b'\0' +
+                             e[64:])(elf_seed()),
+        'script': b'#!/bin/sh -e\necho hi\n',
+        'script_relative': b'#!./interp\n',
+    }
+
+
 if __name__ == '__main__':
+    write('fuzz_elfdeps', elfdeps_seeds())
     write('fuzz_ring_records', ring_seeds())
     write('fuzz_ctl', ctl_seeds())
     write('fuzz_netif', netif_seeds())

@@ -84,7 +84,9 @@ static int elf_open(const char *path, struct elf_file *f)
 	void *p;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking: a FIFO named by the program (PT_INTERP, DT_NEEDED) must
+	 * not stop the supervisor before fstat tells it is no file. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(ElfW(Ehdr))) {
@@ -108,7 +110,11 @@ static int elf_open(const char *path, struct elf_file *f)
 		munmap(p, f->size);
 		return -ENOEXEC;
 	}
-	f->ph = elf_at(f, f->eh->e_phoff, (uint64_t)f->eh->e_phnum * sizeof(ElfW(Phdr)));
+	/* The tables are read in place: their offsets must suit their types'
+	 * alignment (the file is mapped page-aligned), as a linker writes them. */
+	f->ph = f->eh->e_phoff % _Alignof(ElfW(Phdr)) == 0
+		    ? elf_at(f, f->eh->e_phoff, (uint64_t)f->eh->e_phnum * sizeof(ElfW(Phdr)))
+		    : NULL;
 	if (!f->ph) {
 		munmap(p, f->size);
 		return -ENOEXEC;
@@ -289,6 +295,11 @@ static int elf_walk_one(struct elfdeps *deps, const char *path, const char **ret
 			if (rc < 0)
 				goto out;
 		} else if (p->p_type == PT_DYNAMIC) {
+			/* Read in place: a misaligned table is no program a linker made. */
+			if (p->p_offset % _Alignof(ElfW(Dyn)) != 0) {
+				rc = -ENOEXEC;
+				goto out;
+			}
 			dyn = elf_at(&f, p->p_offset, p->p_filesz);
 			n_dyn = dyn ? p->p_filesz / sizeof(ElfW(Dyn)) : 0;
 		}
