@@ -17,6 +17,7 @@ set -eu
 # and socket tests boot a stock Debian kernel in QEMU (tests/vm/vm.sh)
 # gcc-arm-none-eabi: lib/snps is built alone for the STM32F4's Cortex-M4
 # (tests/snps, snps_cortex_m4)
+# groff-base, man-db: the man pages render without warnings (tests/install)
 PKGS="gcc clang clang-format make meson ninja-build pkg-config python3
 libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev
 libseccomp-dev iproute2 procps nftables
@@ -24,7 +25,8 @@ systemd debootstrap systemd-container
 libbpf-dev bpftool systemtap-sdt-dev
 gnuplot-nox valgrind cyclonedds-tools iceoryx libiceoryx-binding-c-dev libjson-c-dev
 qemu-system-x86 busybox-static cpio kmod xz-utils
-gcc-arm-none-eabi"
+gcc-arm-none-eabi
+groff-base man-db"
 
 missing=""
 for p in $PKGS; do

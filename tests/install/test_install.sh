@@ -13,7 +13,12 @@
 # library's); a program built with `pkg-config --cflags --libs
 # libsddsclient` against the DESTDIR links and runs with the installed
 # library; sddsd, sddsctl, sdds-gen and sdds-sandbox are
-# installed and answer --help; the systemd units are there.
+# installed and answer --help; the systemd units are there; the man pages
+# of the programs (sections 1 and 8) and of sddsd.conf and the policy file
+# (section 5) are under share/man/manN and render without a warning, with
+# `groff -man -ww -z` (every groff warning) and `man --warnings -l` at
+# MANWIDTH=80 (what a reader's man says). That each page names every
+# option of its program is check_man_options.sh's test.
 set -eu
 
 build=$(cd "$1" && pwd)
@@ -26,7 +31,7 @@ fail() {
 	exit 1
 }
 
-for tool in objdump nm pkg-config cc; do
+for tool in objdump nm pkg-config cc groff man; do
 	command -v "$tool" >/dev/null 2>&1 || {
 		echo "test_install: $tool not found: skipped" >&2
 		exit 77
@@ -119,4 +124,16 @@ done
 for unit in sddsd.service sddsd.socket sdds-app@.service; do
 	[ -n "$(find "$dest" -name "$unit")" ] || fail "$unit not installed"
 done
-echo "test_install: $real ($soname, $n symbols), headers, .pc $pcver, programs and units"
+
+# Man pages: each in its section, each renders without a warning.
+npages=0
+for page in man8/sddsd.8 man1/sddsctl.1 man1/sdds-gen.1 man1/sdds-sandbox.1 man5/sddsd.conf.5 man5/sdds-policy.5; do
+	f=$(find "$dest" -path "*/share/man/$page" -type f)
+	[ -n "$f" ] || fail "$page not installed under share/man"
+	warn=$(groff -man -ww -z "$f" 2>&1) || fail "groff failed on $page: $warn"
+	[ -z "$warn" ] || fail "groff warns on $page: $warn"
+	warn=$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null) || fail "man failed on $page: $warn"
+	[ -z "$warn" ] || fail "man warns on $page: $warn"
+	npages=$((npages + 1))
+done
+echo "test_install: $real ($soname, $n symbols), headers, .pc $pcver, programs, units and $npages man pages"
