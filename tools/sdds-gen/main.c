@@ -28,9 +28,11 @@
 
 static void usage(FILE *out)
 {
-	fputs("usage: sdds-gen [-o OUTDIR] [--depfile FILE] path/to/sdds.xml\n"
+	fputs("usage: sdds-gen [-o|--output OUTDIR] [--depfile FILE] path/to/sdds.xml\n"
 	      "       sdds-gen --dump path/to/sdds.xml\n"
-	      "Writes OUTDIR/<project>_sdds_impl.h and OUTDIR/<project>_sdds_impl.c.\n",
+	      "       sdds-gen -h|--help\n"
+	      "Writes OUTDIR/<project>_sdds_impl.h and OUTDIR/<project>_sdds_impl.c (OUTDIR and\n"
+	      "its parents are made when missing; default: the current directory).\n",
 	      out);
 }
 

@@ -77,10 +77,10 @@ static void usage(FILE *f)
 	      "              connections dropped or refused, Hellos refused\n"
 	      "\n"
 	      "Options:\n"
-	      "  --json          print one JSON object instead of tables\n"
-	      "  --socket PATH   the daemon's control socket (default: $SDDS_SOCKET or the\n"
-	      "                  per-user / system default path)\n"
-	      "  -h, --help      show this help\n",
+	      "  -j, --json          print one JSON object instead of tables\n"
+	      "  -s, --socket PATH   the daemon's control socket (default: $SDDS_SOCKET or\n"
+	      "                      the per-user / system default path)\n"
+	      "  -h, --help          show this help\n",
 	      f);
 }
 
