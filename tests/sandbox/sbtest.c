@@ -26,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include "cgroup.h"
 #include "sbtest.h"
 
 static void sbtest_sleep_ms(int ms)
@@ -215,19 +216,6 @@ static bool sbtest_write(const char *path, const char *text)
 	return ok;
 }
 
-static bool sbtest_has_word(const char *text, const char *word)
-{
-	size_t wl = strlen(word);
-	const char *p = text;
-
-	while ((p = strstr(p, word))) {
-		if ((p == text || p[-1] == ' ') && (p[wl] == ' ' || p[wl] == '\n' || p[wl] == '\0'))
-			return true;
-		p += wl;
-	}
-	return false;
-}
-
 /* rmdir dir and the cgroups under it, waiting out dying tasks. */
 static void sbtest_cg_rmdir(const char *dir, int depth)
 {
@@ -305,8 +293,10 @@ static void sbtest_cg_remove(void)
 		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", sbtest_cg_mnt);
 		/* Fails (EBUSY) while another cgroup enabled them for its own
 		 * children: then they stay, and so does the list. */
-		if ((!sbtest_has_word(list, "memory") || sbtest_write(path, "-memory")) &&
-		    (!sbtest_has_word(list, "pids") || sbtest_write(path, "-pids")))
+		unsigned had = cgroup_ctrl_parse(list);
+
+		if ((!(had & CGROUP_CTRL_MEMORY) || sbtest_write(path, "-memory")) &&
+		    (!(had & CGROUP_CTRL_PIDS) || sbtest_write(path, "-pids")))
 			(void)ftruncate(fd, 0);
 	}
 	sbtest_cg_unlock(fd);
@@ -335,8 +325,7 @@ const char *sbtest_cgroup_delegated(void)
 		fclose(f);
 	snprintf(path, sizeof(path), "%s/cgroup.controllers", mnt);
 	/* Only where sdds-sandbox takes the v2 path (not a hybrid host's). */
-	if (!mnt[0] || !sbtest_read(path, text, sizeof(text)) || !sbtest_has_word(text, "memory") ||
-	    !sbtest_has_word(text, "pids"))
+	if (!mnt[0] || !sbtest_read(path, text, sizeof(text)) || cgroup_ctrl_parse(text) != CGROUP_CTRL_ALL)
 		return NULL;
 	/* The root cgroup may be shared: nothing to do there. */
 	if (!sbtest_read("/proc/self/cgroup", text, sizeof(text)) || !strstr(text, "0::/") ||
@@ -352,13 +341,15 @@ const char *sbtest_cgroup_delegated(void)
 		char list[64] = "";
 		ssize_t n = fd >= 0 ? pread(fd, list, sizeof(list) - 1, 0) : 0;
 
+		unsigned was = cgroup_ctrl_parse(text);
+
 		list[n > 0 ? n : 0] = '\0';
-		on_mem = !sbtest_has_word(text, "memory") && sbtest_write(path, "+memory");
-		on_pids = !sbtest_has_word(text, "pids") && sbtest_write(path, "+pids");
+		on_mem = !(was & CGROUP_CTRL_MEMORY) && sbtest_write(path, "+memory");
+		on_pids = !(was & CGROUP_CTRL_PIDS) && sbtest_write(path, "+pids");
 		if (fd >= 0 && (on_mem || on_pids)) {
-			snprintf(text, sizeof(text), "%s%s",
-				 on_mem || sbtest_has_word(list, "memory") ? "memory " : "",
-				 on_pids || sbtest_has_word(list, "pids") ? "pids" : "");
+			(void)cgroup_ctrl_text((on_mem ? CGROUP_CTRL_MEMORY : 0) |
+						   (on_pids ? CGROUP_CTRL_PIDS : 0) | cgroup_ctrl_parse(list),
+					       0, text, sizeof(text));
 			if (ftruncate(fd, 0) < 0 || pwrite(fd, text, strlen(text), 0) < 0)
 				fprintf(stderr, "sbtest: %s: %s\n", SBTEST_CG_LOCK, strerror(errno));
 		}

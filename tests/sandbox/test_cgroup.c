@@ -185,19 +185,6 @@ static bool cg_read(const char *path, char *buf, size_t cap)
 	return true;
 }
 
-static bool cg_has_word(const char *text, const char *word)
-{
-	size_t wl = strlen(word);
-	const char *p = text;
-
-	while ((p = strstr(p, word))) {
-		if ((p == text || p[-1] == ' ') && (p[wl] == ' ' || p[wl] == '\n' || p[wl] == '\0'))
-			return true;
-		p += wl;
-	}
-	return false;
-}
-
 /* This process's cgroup directory in a hierarchy (NULL: the unified one),
  * found as sdds-sandbox finds its own (cgroup.c's parsers). */
 static bool cg_own(const char *controller, char *ret, size_t cap)
@@ -233,8 +220,7 @@ static int cg_bases(char dirs[2][4096], bool *v2)
 	*v2 = false;
 	if (cg_own(NULL, dirs[0], sizeof(dirs[0]))) {
 		snprintf(path, sizeof(path), "%s/cgroup.controllers", dirs[0]);
-		if (cg_read(path, text, sizeof(text)) && cg_has_word(text, "memory") &&
-		    cg_has_word(text, "pids")) {
+		if (cg_read(path, text, sizeof(text)) && cgroup_ctrl_parse(text) == CGROUP_CTRL_ALL) {
 			*v2 = true;
 			return 1;
 		}
@@ -708,8 +694,8 @@ static void test_enabled_xattr(struct sbtest_daemon *d)
 		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dirs[0]);
 		assert_true(cg_read(path, text, sizeof(text)));
 		print_message("%s: '%s'\n", path, text);
-		assert_false(cg_has_word(text, "memory"));
-		assert_false(cg_has_word(text, "pids"));
+		/* Neither memory nor pids is left enabled. */
+		assert_int_equal(cgroup_ctrl_parse(text), 0);
 		assert_true(getxattr(dirs[0], CG_XATTR, text, sizeof(text)) < 0);
 	}
 	sbtest_out_free(&o);

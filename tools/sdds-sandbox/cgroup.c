@@ -607,11 +607,8 @@ static int create_v2(const char *base, uint64_t mem_max, uint64_t pids_max, stru
 	/* The root cgroup is exempt from the no-internal-process rule. */
 	snprintf(path, sizeof(path), "%s/cgroup.type", base);
 	root_cgroup = access(path, F_OK) != 0;
-	text[strcspn(text, "\n")] = '\0';
-	if (!has_word(text, "memory", " "))
-		strcat(cg->enabled, "memory");
-	if (!has_word(text, "pids", " "))
-		strcat(cg->enabled, cg->enabled[0] ? " pids" : "pids");
+	(void)cgroup_ctrl_text(CGROUP_CTRL_ALL & ~cgroup_ctrl_parse(text), 0, cg->enabled,
+			       sizeof(cg->enabled));
 
 	if ((size_t)snprintf(cg->sup, sizeof(cg->sup), "%s/" CGROUP_LEAF "%d" CGROUP_SUP_SUFFIX, base,
 			     (int)getpid()) >= sizeof(cg->sup) ||
@@ -792,8 +789,7 @@ int cgroup_create(uint64_t mem_max, uint64_t pids_max, struct cgroup *ret, char 
 	cg->lock_fd = -1;
 	if (own_dir(NULL, base, sizeof(base)) == 0) {
 		snprintf(path, sizeof(path), "%s/cgroup.controllers", base);
-		if (read_text(path, text, sizeof(text)) == 0 && has_word(text, "memory", " \n") &&
-		    has_word(text, "pids", " \n")) {
+		if (read_text(path, text, sizeof(text)) == 0 && cgroup_ctrl_parse(text) == CGROUP_CTRL_ALL) {
 			rc = base_lock(base, &cg->lock_fd, cg->lock_path, sizeof(cg->lock_path), cg->unlocked,
 				       sizeof(cg->unlocked), why, why_cap);
 			if (rc == 0)

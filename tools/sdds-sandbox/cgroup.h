@@ -132,6 +132,9 @@ int cgroup_proc_path(FILE *f, const char *controller, char *ret, size_t cap);
  * "+memory +pids" (sign '+' or '-'): 0, or -ENAMETOOLONG and "" when it
  * does not fit cap.
  */
+#define CGROUP_CTRL_MEMORY 1u
+#define CGROUP_CTRL_PIDS 2u
+#define CGROUP_CTRL_ALL (CGROUP_CTRL_MEMORY | CGROUP_CTRL_PIDS)
 unsigned cgroup_ctrl_parse(const char *text);
 int cgroup_ctrl_text(unsigned mask, char sign, char *buf, size_t cap);
 
