@@ -209,16 +209,20 @@ static void test_datatype(void **state)
 	gen_project_free(p);
 }
 
+/* A topic of a char, a struct outer (octet, struct inner, long) and a struct inner
+ * (short, string of 2); inner is declared after outer: declaration order of types does
+ * not matter. */
+static const char nested_decls[] =
+    "<struct name=\"outer\"><attribute name=\"a\" type=\"DDS_octet\"/>"
+    "<attribute name=\"in\" type=\"inner\"/><attribute name=\"b\" type=\"DDS_long\"/></struct>"
+    "<struct name=\"inner\"><attribute name=\"x\" type=\"DDS_short\"/>"
+    "<attribute name=\"s\" type=\"DDS_string\" size=\"2\"/></struct>";
+static const char nested_attrs[] = "<attribute name=\"h\" type=\"DDS_char\"/><attribute name=\"o\" "
+				   "type=\"outer\"/><attribute name=\"i\" type=\"inner\"/>";
+
 static void test_struct_flattening(void **state)
 {
-	/* inner is declared after outer: declaration order of types does not matter. */
-	gen_project *p = load_topic(
-	    "<struct name=\"outer\"><attribute name=\"a\" type=\"DDS_octet\"/>"
-	    "<attribute name=\"in\" type=\"inner\"/><attribute name=\"b\" type=\"DDS_long\"/></struct>"
-	    "<struct name=\"inner\"><attribute name=\"x\" type=\"DDS_short\"/>"
-	    "<attribute name=\"s\" type=\"DDS_string\" size=\"2\"/></struct>",
-	    "<attribute name=\"h\" type=\"DDS_char\"/><attribute name=\"o\" type=\"outer\"/>"
-	    "<attribute name=\"i\" type=\"inner\"/>");
+	gen_project *p = load_topic(nested_decls, nested_attrs);
 	const gen_topic *t = &p->topics[0];
 
 	(void)state;
@@ -260,13 +264,7 @@ static int see_leaf(const gen_leaf *l, void *ctx)
 /* gen_topic_leaves: names, offsets and kinds through nested structs and a datatype, and the stop. */
 static void test_topic_leaves(void **state)
 {
-	gen_project *p = load_topic(
-	    "<struct name=\"outer\"><attribute name=\"a\" type=\"DDS_octet\"/>"
-	    "<attribute name=\"in\" type=\"inner\"/><attribute name=\"b\" type=\"DDS_long\"/></struct>"
-	    "<struct name=\"inner\"><attribute name=\"x\" type=\"DDS_short\"/>"
-	    "<attribute name=\"s\" type=\"DDS_string\" size=\"2\"/></struct>",
-	    "<attribute name=\"h\" type=\"DDS_char\"/><attribute name=\"o\" type=\"outer\"/>"
-	    "<attribute name=\"i\" type=\"inner\"/>");
+	gen_project *p = load_topic(nested_decls, nested_attrs);
 	static const char *const names[] = {"h", "o.a", "o.in.x", "o.in.s", "o.b", "i.x", "i.s"};
 	static const uint32_t offsets[] = {0, 1, 2, 4, 7, 11, 13};
 	static const gen_kind kinds[] = {GEN_CHAR, GEN_OCTET, GEN_SHORT, GEN_STRING,
