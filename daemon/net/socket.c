@@ -611,23 +611,26 @@ static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, i
 		}
 		r = sendmmsg(b->links[link].fd[from_mcast ? 1 : 0], mm, k, MSG_DONTWAIT);
 		if (r < 0) {
-			if (errno == EINTR)
+			struct sock_link *l = &b->links[link];
+			int err = errno; /* sock_gso_probe's calls may change errno */
+
+			if (err == EINTR)
 				continue;
 			/* The link's MTU shrank under a segment: learn it again, then try again. */
-			if (segs[0] > 1 && errno == EMSGSIZE) {
-				uint32_t was = b->links[link].gso_max;
+			if (segs[0] > 1 && err == EMSGSIZE) {
+				uint32_t was = l->gso_max;
 
-				sock_gso_probe(&b->links[link]);
-				if (b->links[link].gso_max < was)
+				sock_gso_probe(l);
+				if (l->gso_max < was)
 					continue;
 			}
-			if (segs[0] > 1 && (sock_gso_refused(errno) || errno == EMSGSIZE)) {
+			if (segs[0] > 1 && (sock_gso_refused(err) || err == EMSGSIZE)) {
 				/* Not on this link: plain datagrams from now on. */
-				b->links[link].gso_off[from_mcast ? 1 : 0] = true;
-				b->links[link].info.gso_refused = true;
+				l->gso_off[from_mcast ? 1 : 0] = true;
+				l->info.gso_refused = true;
 				continue;
 			}
-			*ret_err = -errno;
+			*ret_err = -err;
 			return (int)done;
 		}
 		/* A short count: the next call says why the next message did not go. */
