@@ -261,7 +261,7 @@ static int see_leaf(const gen_leaf *l, void *ctx)
 	return ++s->n == s->stop_at ? 42 : 0;
 }
 
-/* gen_topic_leaves: names, offsets and kinds through nested structs and a datatype, and the stop. */
+/* gen_topic_leaves: names, offsets and kinds through nested structs, and the stop. */
 static void test_topic_leaves(void **state)
 {
 	gen_project *p = load_topic(nested_decls, nested_attrs);
