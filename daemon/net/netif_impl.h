@@ -314,4 +314,53 @@ enum netif_seq_verdict { NETIF_SEQ_TAKE, NETIF_SEQ_DUP, NETIF_SEQ_GAP };
  */
 #define NETIF_SEQ_RESYNC 64u
 
+/* netif_txpool.c */
+void netif_tx_send(struct netif *n);
+struct snps_frame *netif_tx_direct(struct netif *n, const struct net_addr *dst, bool from_mcast);
+int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topic *t, const uint8_t *sample,
+		    bool swap, const struct snps_seqnr *seq);
+void netif_disc_send(void *ctx, const uint8_t *buf, uint32_t len, const struct disc_locator *dst);
+void netif_buffers_init(struct netif *n);
+
+/* netif_relwriter.c */
+void netif_rel_push(struct netif *n, struct netif_topic *t, const uint8_t *sample);
+bool netif_nack_room(struct netif_topic *t, int64_t now);
+void netif_nack_push(struct netif *n, struct netif_topic *t, const uint8_t *sample, int64_t now);
+void netif_nack_answer(struct netif *n, struct netif_topic *t, const struct net_addr *src, bool mcast,
+		       uint32_t seq);
+void netif_rel_ack(struct netif *n, struct netif_topic *t, const struct net_addr *src, uint32_t seq);
+void netif_rel_resend(struct netif *n);
+
+/* netif_relreader.c */
+enum netif_seq_verdict netif_seq_check(struct netif *n, struct net_peer *p, uint16_t topic,
+				       const struct snps_seqnr *s, bool strict);
+void netif_send_ack(struct netif *n, const struct net_addr *src, bool mcast, uint8_t domain, uint16_t topic,
+		    const struct snps_seqnr *s);
+void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr *src, bool mcast,
+		      const struct snps_seqnr *sq, const uint8_t *data);
+bool netif_nrx_tick(struct netif *n, int64_t now);
+
+/* netif_rx.c */
+struct netif_topic *netif_topic_of(struct netif *n, uint32_t id);
+
+/* netif_bridge.c */
+void netif_topic_drain(struct netif *n, struct netif_topic *t);
+void netif_take(struct netif *n, uint32_t ti, const uint8_t *data);
+bool netif_packs(const struct netif *n, const struct in6_addr *ip);
+bool netif_swapped(const struct netif *n, const struct in6_addr *ip);
+void netif_topic_fini(struct netif_topic *t);
+int netif_topic_reader_new(struct netif *n, struct netif_topic *t);
+int netif_topic_init(struct netif *n, struct netif_topic *t, const struct nodecfg_topic *cfg, char *why,
+		     size_t why_len);
+int netif_add_dests(struct netif *n, char *why, size_t why_len);
+void netif_dests_rebuild(struct netif *n);
+int netif_disc_init(struct netif *n, char *why, size_t why_len);
+
+/* netif.c */
+void netif_enter(struct netif *n);
+int64_t netif_now(const struct netif *n);
+void netif_rel_timer_on(struct netif *n);
+void netif_rel_timer_off(struct netif *n);
+void netif_retry_timer(struct netif *n, bool on);
+
 #endif /* SDDS_DAEMON_NET_NETIF_IMPL_H */
