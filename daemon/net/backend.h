@@ -30,6 +30,18 @@
  * loop through the `readable` callback given to open (called on the loop
  * thread; the network layer then calls rx until it returns 0).
  *
+ * The base struct: every backend's state embeds struct net_backend as its
+ * member `base`, and its ops get their own struct back with
+ * net_backend_of (container_of), as ixy's drivers embed struct
+ * ixy_device. open fills base.ops; the network layer owns base.link_base
+ * (the layer's id of the backend's link 0: the layer numbers the links of
+ * all its backends in one sequence) and base.index (its place among the
+ * layer's backends). Link numbers in this interface (net_dgram.link, join,
+ * link) are the backend's own, 0..n_links-1.
+ *
+ * The loop: a backend never sees libuv; it watches its fds through
+ * netloop.h, on the opaque loop open is given.
+ *
  * Errors: 0 or -errno; out-parameters only on success. Backends never log.
  */
 #ifndef SDDS_DAEMON_NET_BACKEND_H
@@ -38,11 +50,15 @@
 #include <netinet/in.h>
 #include <net/if.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <uv.h>
+
+#include "netloop.h"
 
 /* Most links one backend serves (config `interface`, repeatable). */
 #define NET_MAX_LINKS 8u
+/* Most backends one network layer holds (config `backend`, repeatable). */
+#define NET_MAX_BACKENDS 4u
 
 struct net_addr {
 	struct in6_addr ip;
@@ -98,7 +114,17 @@ struct net_backend_config {
 	bool gso;
 };
 
-struct net_backend;
+struct net_backend_ops;
+
+/* The part every backend's state starts from (see OVERVIEW). */
+struct net_backend {
+	const struct net_backend_ops *ops; /* set by open */
+	uint32_t link_base;		   /* set by the network layer: its id of our link 0 */
+	uint32_t index;			   /* set by the network layer: our place among its backends */
+};
+
+/* The backend struct `type` whose member `member` (a struct net_backend) is at b. */
+#define net_backend_of(b, type, member) ((type *)(void *)((char *)(b)-offsetof(type, member)))
 
 /* Called on the loop thread when rx would return datagrams. */
 typedef void (*net_readable_fn)(struct net_backend *b, void *ctx);
@@ -106,11 +132,12 @@ typedef void (*net_readable_fn)(struct net_backend *b, void *ctx);
 struct net_backend_ops {
 	const char *name;
 	/*
-	 * Open the links of cfg on loop; *ret is the backend's (freed by
-	 * close). Returns 0 or -errno (-ENODEV: no such interface,
-	 * -EADDRNOTAVAIL: no usable link-local address on it yet).
+	 * Open the links of cfg on loop; *ret is the base of the backend's
+	 * state (freed by close), ops set, link_base and index 0. Returns 0
+	 * or -errno (-ENODEV: no such interface, -EADDRNOTAVAIL: no usable
+	 * link-local address on it yet).
 	 */
-	int (*open)(uv_loop_t *loop, const struct net_backend_config *cfg, net_readable_fn readable,
+	int (*open)(struct net_loop *loop, const struct net_backend_config *cfg, net_readable_fn readable,
 		    void *ctx, struct net_backend **ret);
 	/* Receive up to n datagrams into d[0..n); returns how many (0: none now) or -errno. */
 	int (*rx)(struct net_backend *b, struct net_dgram *d, unsigned n);

@@ -249,7 +249,7 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	bc.rcvbuf = o->rcvbuf;
 	bc.sndbuf = o->sndbuf;
 	bc.gso = o->gso;
-	rc = n->ops->open(loop, &bc, netif_on_readable, n, &n->be);
+	rc = n->ops->open(net_loop_uv(loop), &bc, netif_on_readable, n, &n->be);
 	if (rc < 0) {
 		snprintf(why, why_len, "cannot open the %s backend on %s%s (port %u): %s", n->ops->name,
 			 o->links[0], o->n_links > 1 ? ",..." : "", n->node.port, strerror(-rc));

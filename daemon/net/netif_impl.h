@@ -101,6 +101,7 @@
 #include <string.h>
 
 #include "gaptrack.h"
+#include "netloop_uv.h"
 #include "ring.h"
 #include <snps/snps.h>
 #include "ipc/probes.h"

@@ -13,7 +13,8 @@
  *     link, hop limit 1 (§1), loopback off (our own frames never come back);
  *     what it sends carries the unicast socket's address as its source
  *     (IPV6_PKTINFO), so a node has one address on the wire.
- * Every socket is non-blocking and watched by a uv_poll_t; a readable
+ * Every socket is non-blocking and watched through the loop's netloop.h
+ * (a uv_poll_t in sddsd; this file has no libuv); a readable
  * socket calls the network layer's callback, which drains the sockets
  * epoll reported (ready[]) with rx (recvmmsg per socket, MSG_TRUNC so the
  * true size of an oversized datagram is known and it can be counted, not
@@ -56,12 +57,13 @@ struct sock_link {
 	bool ready[2];	  /* epoll said readable and a read has not come back short since */
 	bool gso_off[2];  /* no UDP_SEGMENT for this socket: configured off, or the kernel refused */
 	uint32_t gso_max; /* longest datagram a GSO message may carry: the link's MTU less headers */
-	uv_poll_t poll[2];
-	bool poll_open[2];
+	struct net_watch *watch[2];
 };
 
-struct net_backend {
-	uv_loop_t *loop;
+/* The backend's state; base is what the network layer holds (backend.h). */
+struct sock_backend {
+	struct net_backend base;
+	struct net_loop *loop;
 	net_readable_fn readable;
 	void *ctx;
 	uint16_t port;
@@ -74,20 +76,28 @@ struct net_backend {
 	void *done_ctx;
 };
 
-static void sock_on_poll(uv_poll_t *h, int status, int events)
+static struct sock_backend *sock_of(struct net_backend *nb)
 {
-	struct net_backend *b = h->data;
+	return net_backend_of(nb, struct sock_backend, base);
+}
 
-	(void)status;
-	(void)events;
+static const struct sock_backend *sock_of_const(const struct net_backend *nb)
+{
+	return net_backend_of(nb, const struct sock_backend, base);
+}
+
+static void sock_on_readable(void *ctx, int fd)
+{
+	struct sock_backend *b = ctx;
+
 	for (uint32_t i = 0; i < b->n_links; i++) {
 		for (unsigned k = 0; k < 2; k++) {
-			if (h == &b->links[i].poll[k])
+			if (fd == b->links[i].fd[k])
 				b->links[i].ready[k] = true;
 		}
 	}
 	if (!b->closing)
-		b->readable(b, b->ctx);
+		b->readable(&b->base, b->ctx);
 }
 
 /* The link-local address of ifindex: prefer if it has it, else its first. */
@@ -206,8 +216,8 @@ static void sock_gso_probe(struct sock_link *l)
 	l->gso_max = (uint32_t)ifr.ifr_mtu - SOCK_UDP6_HEADERS;
 }
 
-/* uv_close never closes a polled fd: we do, once its handle is gone. */
-static void sock_close_fds(struct net_backend *b)
+/* The loop never closes a watched fd: we do, once its watch is gone. */
+static void sock_close_fds(struct sock_backend *b)
 {
 	for (uint32_t i = 0; i < b->n_links; i++) {
 		for (int k = 0; k < 2; k++) {
@@ -219,7 +229,7 @@ static void sock_close_fds(struct net_backend *b)
 	}
 }
 
-static void sock_finish(struct net_backend *b)
+static void sock_finish(struct sock_backend *b)
 {
 	void (*done)(void *ctx) = b->done;
 	void *ctx = b->done_ctx;
@@ -230,15 +240,15 @@ static void sock_finish(struct net_backend *b)
 		done(ctx);
 }
 
-static void sock_on_close(uv_handle_t *h)
+static void sock_on_watch_closed(void *ctx)
 {
-	struct net_backend *b = h->data;
+	struct sock_backend *b = ctx;
 
 	if (--b->open_handles == 0)
 		sock_finish(b);
 }
 
-static void sock_close(struct net_backend *b, void (*done)(void *ctx), void *ctx)
+static void sock_close_b(struct sock_backend *b, void (*done)(void *ctx), void *ctx)
 {
 	if (b == NULL) {
 		if (done != NULL)
@@ -256,19 +266,23 @@ static void sock_close(struct net_backend *b, void (*done)(void *ctx), void *ctx
 		for (int k = 0; k < 2; k++) {
 			struct sock_link *l = &b->links[i];
 
-			if (l->poll_open[k]) {
-				l->poll_open[k] = false;
-				uv_poll_stop(&l->poll[k]);
-				uv_close((uv_handle_t *)&l->poll[k], sock_on_close);
+			if (l->watch[k] != NULL) {
+				net_watch_close(l->watch[k], sock_on_watch_closed, b);
+				l->watch[k] = NULL;
 			}
 		}
 	}
 }
 
-static int sock_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_readable_fn readable,
+static void sock_close(struct net_backend *nb, void (*done)(void *ctx), void *ctx)
+{
+	sock_close_b(nb != NULL ? sock_of(nb) : NULL, done, ctx);
+}
+
+static int sock_open(struct net_loop *loop, const struct net_backend_config *cfg, net_readable_fn readable,
 		     void *ctx, struct net_backend **ret)
 {
-	struct net_backend *b;
+	struct sock_backend *b;
 	int rc = 0;
 
 	if (cfg->n_links == 0 || cfg->n_links > NET_MAX_LINKS || readable == NULL || cfg->port == 0 ||
@@ -277,6 +291,7 @@ static int sock_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_
 	b = calloc(1, sizeof(*b));
 	if (b == NULL)
 		return -ENOMEM;
+	b->base.ops = &net_socket_ops;
 	b->loop = loop;
 	b->readable = readable;
 	b->ctx = ctx;
@@ -318,21 +333,18 @@ static int sock_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_
 		for (int k = 0; k < 2; k++) {
 			struct sock_link *l = &b->links[i];
 
-			rc = uv_poll_init(loop, &l->poll[k], l->fd[k]);
+			rc = net_watch_new(loop, l->fd[k], sock_on_readable, b, &l->watch[k]);
 			if (rc < 0)
 				goto fail_close;
-			l->poll[k].data = b;
-			l->poll_open[k] = true;
 			b->open_handles++;
-			uv_poll_start(&l->poll[k], UV_READABLE, sock_on_poll);
 		}
 	}
-	*ret = b;
+	*ret = &b->base;
 	return 0;
 
 fail_close:
-	/* Handles already made close through the loop; the caller runs it. */
-	sock_close(b, NULL, NULL);
+	/* Watches already made close through the loop; the caller runs it. */
+	sock_close_b(b, NULL, NULL);
 	return rc;
 }
 
@@ -356,7 +368,7 @@ static void sock_note_overflow(struct sock_link *l, unsigned k, struct msghdr *m
  * d[0..want): how many, 0 when none now (or an ICMP error was consumed), or
  * -errno.
  */
-static int sock_rx_one(struct net_backend *b, uint32_t s, struct net_dgram *d, unsigned want)
+static int sock_rx_one(struct sock_backend *b, uint32_t s, struct net_dgram *d, unsigned want)
 {
 	struct sock_link *l = &b->links[s / 2];
 	struct mmsghdr mm[SOCK_BATCH];
@@ -405,8 +417,9 @@ static int sock_rx_one(struct net_backend *b, uint32_t s, struct net_dgram *d, u
 	return r;
 }
 
-static int sock_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
+static int sock_rx(struct net_backend *nb, struct net_dgram *d, unsigned n)
 {
+	struct sock_backend *b = sock_of(nb);
 	uint32_t n_socks = b->n_links * 2;
 	unsigned got = 0;
 
@@ -438,8 +451,9 @@ static int sock_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
 
 /* The polling turn's receive: the unicast sockets only (the data path, one
  * recvmmsg each); multicast (discovery) waits for the readable callback. */
-static int sock_poll_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
+static int sock_poll_rx(struct net_backend *nb, struct net_dgram *d, unsigned n)
 {
+	struct sock_backend *b = sock_of(nb);
 	unsigned got = 0;
 
 	if (b->closing)
@@ -457,7 +471,7 @@ static int sock_poll_rx(struct net_backend *b, struct net_dgram *d, unsigned n)
 	return (int)got;
 }
 
-static int sock_link_of(const struct net_backend *b, uint32_t ifindex)
+static int sock_link_of(const struct sock_backend *b, uint32_t ifindex)
 {
 	for (uint32_t i = 0; i < b->n_links; i++) {
 		if (b->links[i].info.ifindex == ifindex)
@@ -551,8 +565,9 @@ static bool sock_gso_refused(int err)
 	return err == EIO || err == EINVAL || err == EOPNOTSUPP;
 }
 
-static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, int *ret_err)
+static int sock_tx(struct net_backend *nb, const struct net_tx *tx, unsigned n, int *ret_err)
 {
+	struct sock_backend *b = sock_of(nb);
 	unsigned done = 0;
 
 	if (b->closing)
@@ -643,8 +658,9 @@ static int sock_tx(struct net_backend *b, const struct net_tx *tx, unsigned n, i
 	return (int)done;
 }
 
-static int sock_join(struct net_backend *b, uint32_t link, const struct in6_addr *group)
+static int sock_join(struct net_backend *nb, uint32_t link, const struct in6_addr *group)
 {
+	struct sock_backend *b = sock_of(nb);
 	struct ipv6_mreq mr;
 
 	if (link >= b->n_links)
@@ -656,18 +672,23 @@ static int sock_join(struct net_backend *b, uint32_t link, const struct in6_addr
 	return 0;
 }
 
-static uint32_t sock_n_links(const struct net_backend *b)
+static uint32_t sock_n_links(const struct net_backend *nb)
 {
+	const struct sock_backend *b = sock_of_const(nb);
+
 	return b->n_links;
 }
 
-static const struct net_link_info *sock_link(const struct net_backend *b, uint32_t link)
+static const struct net_link_info *sock_link(const struct net_backend *nb, uint32_t link)
 {
+	const struct sock_backend *b = sock_of_const(nb);
+
 	return link < b->n_links ? &b->links[link].info : NULL;
 }
 
-static int64_t sock_clock_ns(struct net_backend *b)
+static int64_t sock_clock_ns(struct net_backend *nb)
 {
+	struct sock_backend *b = sock_of(nb);
 	struct timespec ts;
 
 	(void)b;

@@ -12,9 +12,16 @@
 #include <string.h>
 #include <time.h>
 
-struct net_backend {
+/* The fake's state, with the base the network layer holds (backend.h). */
+struct fake_backend {
+	struct net_backend base;
 	struct net_link_info link;
 };
+
+static struct fake_backend *fake_of(const struct net_backend *b)
+{
+	return net_backend_of(b, struct fake_backend, base);
+}
 
 static struct fake_dgram fake_rxq[FAKE_MAX], fake_txq[FAKE_MAX];
 static uint32_t fake_rx_head, fake_rx_n, fake_tx_n, fake_joins;
@@ -66,10 +73,10 @@ int fake_open_count(void)
 	return fake_opened;
 }
 
-static int fake_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_readable_fn readable,
+static int fake_open(struct net_loop *loop, const struct net_backend_config *cfg, net_readable_fn readable,
 		     void *ctx, struct net_backend **ret)
 {
-	struct net_backend *b;
+	struct fake_backend *b;
 
 	(void)loop;
 	(void)readable;
@@ -82,8 +89,9 @@ static int fake_open(uv_loop_t *loop, const struct net_backend_config *cfg, net_
 	strcpy(b->link.name, "fk0");
 	b->link.ifindex = FAKE_IFINDEX;
 	inet_pton(AF_INET6, "fe80::1", &b->link.addr);
+	b->base.ops = &fake_backend_ops;
 	fake_opened++;
-	*ret = b;
+	*ret = &b->base;
 	return 0;
 }
 
@@ -145,7 +153,7 @@ static uint32_t fake_n_links(const struct net_backend *b)
 
 static const struct net_link_info *fake_link(const struct net_backend *b, uint32_t link)
 {
-	return link == 0 ? &b->link : NULL;
+	return link == 0 ? &fake_of(b)->link : NULL;
 }
 
 static int64_t fake_clock_ns(struct net_backend *b)
@@ -163,7 +171,7 @@ static void fake_close(struct net_backend *b, void (*done)(void *ctx), void *ctx
 {
 	if (b != NULL) {
 		fake_opened--;
-		free(b);
+		free(fake_of(b));
 	}
 	if (done != NULL)
 		done(ctx);

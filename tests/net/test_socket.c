@@ -46,6 +46,7 @@
 #include <uv.h>
 
 #include "netns_harness.h"
+#include "netloop_uv.h"
 #include "socket.h"
 
 #define A 0
@@ -87,7 +88,7 @@ static struct net_backend *open_backend(uv_loop_t *loop, const char *dev, const 
 
 	cfg.links[0] = dev;
 	assert_int_equal(inet_pton(AF_INET6, ip, &cfg.prefer), 1);
-	rc = net_socket_ops.open(loop, &cfg, on_readable, NULL, &be);
+	rc = net_socket_ops.open(net_loop_uv(loop), &cfg, on_readable, NULL, &be);
 	if (rc < 0)
 		fail_msg("open the socket backend on %s: %s", dev, strerror(-rc));
 	return be;
