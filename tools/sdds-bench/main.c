@@ -16,6 +16,7 @@
  * and prints a table or one JSON object (report.c) with ratios against the
  * baselines and the goals. With --pin it pins every process and tries
  * several placements of the daemon and the two clients (or the one given).
+ * `sdds-bench report` runs report.py (every benchmark, one Markdown report).
  *
  * The main process stays single-threaded and holds no client: every
  * measured party is a forked child, and each daemon run is stopped and its
@@ -30,13 +31,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "baseline.h"
 #include "bench.h"
 #include "iceoryx.h"
 #include "callgrind.h"
 #include "local.h"
-#include "mdreport.h"
 #include "net.h"
 #include "proc.h"
 #include "report.h"
@@ -52,6 +53,41 @@
 /* "Very large": longer than any wait of the benchmark, so polling clients never sleep. */
 #define MAIN_DEFAULT_POLL_SPIN_NS (10 * 1000000000LL)
 #define MAIN_DEFAULT_POLL_YIELD_NS 0LL
+
+#ifndef SDDS_BENCH_REPORT_PY
+#define SDDS_BENCH_REPORT_PY "report.py"
+#endif
+
+/*
+ * `sdds-bench report`: the script SDDS_BENCH_REPORT_PY (the source tree's
+ * tools/sdds-bench/report.py, baked in by meson) under python3, given this
+ * binary as --bench and the rest of argv (argv[0] is "report") as typed.
+ * Returns only when it cannot be started.
+ */
+static int main_report(int argc, char **argv)
+{
+	char self[PATH_MAX];
+	char **args = calloc((size_t)argc + 4, sizeof(*args));
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (args == NULL || len <= 0) {
+		fprintf(stderr, "sdds-bench report: cannot find my own binary\n");
+		free(args);
+		return 1;
+	}
+	self[len] = '\0';
+	args[0] = "python3";
+	args[1] = SDDS_BENCH_REPORT_PY;
+	args[2] = "--bench";
+	args[3] = self;
+	for (int i = 1; i < argc; i++)
+		args[3 + i] = argv[i];
+	execvp(args[0], args);
+	fprintf(stderr, "sdds-bench report: cannot run python3 %s: %s\n", SDDS_BENCH_REPORT_PY,
+		strerror(errno));
+	free(args);
+	return 1;
+}
 
 static void main_usage(FILE *f)
 {
@@ -398,11 +434,11 @@ int main(int argc, char **argv)
 		return iceoryx_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "scale") == 0)
 		return scale_main(argc - 1, argv + 1);
-	/* `sdds-bench callgrind`: instructions per sample (callgrind.c); `report`: all of it (mdreport.c). */
+	/* `sdds-bench callgrind`: instructions per sample (callgrind.c); `report`: all of it (report.py). */
 	if (argc >= 2 && strcmp(argv[1], "callgrind") == 0)
 		return callgrind_main(argc - 1, argv + 1);
 	if (argc >= 2 && strcmp(argv[1], "report") == 0)
-		return mdreport_main(argc - 1, argv + 1);
+		return main_report(argc - 1, argv + 1);
 	rc = main_parse(argc, argv, &o);
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;

@@ -7,9 +7,10 @@ usage: test_report.py MODE SDDS-BENCH
   refusal  (default suite, no root needed, ~15 s): the local part only,
            ddsperf given as /nonexistent/ddsperf. The ratio against ddsperf
            must be n/a with the reason in report.md and null with the reason
-           in --json; the ratio of two figures that were measured (sddsd
-           blocking / futex hop, and sddsd polling / the one-CPU yield floor,
-           explained in the polling note) must be a number; the local latency profile
+           in --json; the ratio of two figures that were measured in full
+           (sddsd blocking / futex hop, and sddsd polling / the one-CPU yield
+           floor, explained in the polling note) must be a number, and one
+           whose figure hit its time cap must be n/a; the local latency profile
            is a PNG; a bad --skip is a usage error (2).
   quick    (root: network namespaces; otherwise exit 77): the whole
            `report --quick`. Every section heading is there; each part either
@@ -120,6 +121,10 @@ def check_common(md, js, out):
             check(p["why"], "plot %s missing without a reason" % p["file"])
             check("not drawn: " in md, "report.md does not say why %s is missing" % p["file"])
             check(not os.path.exists(path), "%s exists but is reported missing" % p["file"])
+    for x in js["latency"]:
+        if x["ok"] and not x["full"]:
+            check("not used in ratios" in ratio_line(md, x["path"]),
+                  "row '%s' was capped but report.md does not say so" % x["path"])
     check_ratios(md, js)
 
 
@@ -147,12 +152,17 @@ def mode_refusal(bench, out):
     check(cell.startswith("n/a ("), "the ddsperf ratio cell is not n/a: " + cell)
     hop = [r for r in js["ratios"] if "futex hop" in r["name"]][0]
     lat = {x["path"]: x for x in js["latency"]}
-    if lat["sddsd blocking"]["ok"] and lat["baseline: futex wait/wake (one hop)"]["ok"]:
-        check(hop["value"] is not None, "blocking / futex hop missing although both ran")
+    blk, futex = lat["sddsd blocking"], lat["baseline: futex wait/wake (one hop)"]
+    if blk.get("full") and futex.get("full"):
+        check(hop["value"] is not None, "blocking / futex hop missing although both ran in full")
+    elif blk["ok"] and futex["ok"]:
+        check(hop["value"] is None and ("time cap" in hop["why"] or "fell short" in hop["why"]),
+              "blocking / futex hop has a value from a capped run: %r" % hop)
     floor = [r for r in js["ratios"] if "yield-spin on one CPU" in r["name"]]
     check(len(floor) == 1, "no ratio sddsd polling / yield-spin floor")
+    if lat["sddsd polling"].get("full") and lat[FLOOR].get("full"):
+        check(floor[0]["value"] is not None, "polling / yield floor missing although both ran in full")
     if lat["sddsd polling"]["ok"] and lat[FLOOR]["ok"]:
-        check(floor[0]["value"] is not None, "polling / yield floor missing although both ran")
         check("The floor of a hop" in md, "the polling note does not explain the floor")
     check(plot_ok(js, "latency-local.png"), "no local latency profile")
     p = subprocess.run([bench, "report", "--skip", "bogus", "--out", out],

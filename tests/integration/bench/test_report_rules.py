@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""test_report_rules.py - the rules of tools/sdds-bench/report.py, without
+running a benchmark: small JSON documents as the benchmarks print them go
+through the script's own readers and ratio code.
+
+usage: test_report_rules.py PATH/TO/report.py
+
+The refusal rule: a ratio is printed only when both of its figures were
+measured in full. A baseline that hit its time cap gives no ratio and says
+why; so does one that fell short of its iterations; a full pair gives the
+ratio. Also: ddsperf's summary lines (copied from Cyclone DDS 0.10.2's
+ddsperf) and the latency profile data of a per-iteration file.
+"""
+import importlib.util
+import os
+import sys
+import tempfile
+import unittest
+
+spec = importlib.util.spec_from_file_location("report", sys.argv.pop(1) if len(sys.argv) > 1 else "report.py")
+rp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(rp)
+
+
+def lat_doc(n, truncated, median=20.0):
+    """One latency object as `sdds-bench net --json` prints it."""
+    return {"ok": True, "n": n, "truncated": truncated, "median_us": median, "p99_us": 40.0,
+            "p999_us": 50.0, "max_us": 60.0}
+
+
+def net_doc(sddsd, raw_busy):
+    return {"bench": "net", "iterations": 100000, "latency": {"sddsd": sddsd, "raw_udp6_busy": raw_busy}}
+
+
+def lat_from(doc, key):
+    l = rp.Lat(key)
+    rp.lat_json(l, doc, "latency." + key, "n", "why", rp.jnum(doc, "iterations"))
+    return l
+
+
+def busy_ratio(doc):
+    r = rp.Ratio("net one-way, sddsd polling / raw UDPv6 busy-polled (median)", "x")
+    return r.div(rp.fig_p50("net sddsd (polling daemons)", lat_from(doc, "sddsd")),
+                 rp.fig_p50("busy-polled raw UDPv6", lat_from(doc, "raw_udp6_busy")))
+
+
+class Refusal(unittest.TestCase):
+    def test_capped_baseline_gives_no_ratio(self):
+        # The run of issue 11: the baseline reached its time cap after 7,776 of 100,000 round trips.
+        r = busy_ratio(net_doc(lat_doc(100000, False, 250.0), lat_doc(7776, True, 25000.0)))
+        self.assertFalse(r.ok)
+        self.assertEqual(r.why, "busy-polled raw UDPv6 hit its time cap after 7,776 of 100,000 round trips")
+        self.assertEqual(r.cell(), "n/a (%s)" % r.why)
+        self.assertIsNone(r.met())
+
+    def test_short_run_gives_no_ratio(self):
+        r = busy_ratio(net_doc(lat_doc(90000, False), lat_doc(100000, False)))
+        self.assertFalse(r.ok)
+        self.assertIn("net sddsd (polling daemons) fell short", r.why)
+        self.assertIn("90,000 of 100,000 round trips", r.why)
+
+    def test_failed_figure_says_why(self):
+        doc = net_doc(lat_doc(100000, False), {"ok": False, "why": "no CPU to spare"})
+        r = busy_ratio(doc)
+        self.assertFalse(r.ok)
+        self.assertEqual(r.why, "busy-polled raw UDPv6 not measured: no CPU to spare")
+
+    def test_full_pair_gives_the_ratio(self):
+        r = busy_ratio(net_doc(lat_doc(100000, False, 30.0), lat_doc(100000, False, 20.0)))
+        self.assertTrue(r.ok, r.why)
+        self.assertAlmostEqual(r.v, 1.5)
+        self.assertEqual(r.cell(), "1.50x")
+
+    def test_row_requested_and_capped_fields(self):
+        # The harness's own fields (requested, done, capped) win over the run's iterations.
+        doc = {"iterations": 100000, "baseline": {"futex": {
+            "ok": True, "iterations": 500, "requested": 500, "done": 500, "capped": False,
+            "median_us": 5.0, "p99_us": 9.0, "max_us": 12.0}}}
+        l = rp.Lat("futex")
+        rp.lat_json(l, doc, "baseline.futex", "iterations", "error", 100000)
+        self.assertIsNone(rp.fig_refusal(rp.fig_p50("futex hop", l)))
+        doc["baseline"]["futex"]["capped"] = True
+        rp.lat_json(l, doc, "baseline.futex", "iterations", "error", 100000)
+        self.assertEqual(rp.fig_refusal(rp.fig_p50("futex hop", l)),
+                         "futex hop hit its time cap after 500 of 500 round trips")
+
+    def test_goal_and_units(self):
+        a, b = rp.Fig("a", True, 3.0), rp.Fig("b", True, 2.0)
+        r = rp.Ratio("cost", "%", -1, 5, "<= 5%").div(a, b, 100, -1)
+        self.assertEqual(r.cell(), "+50.0%")
+        self.assertFalse(r.met())
+        self.assertEqual(rp.Ratio("z", "x").div(a, rp.Fig("b", True, 0.0)).why, "b is zero")
+
+    def test_capped_row_in_the_table(self):
+        l = lat_from(net_doc(lat_doc(100000, False), lat_doc(7776, True)), "raw_udp6_busy")
+        row = rp.lat_table([l]).splitlines()[2]
+        self.assertIn("hit its time cap after 7,776 of 100,000 round trips; not used in ratios", row)
+
+
+PING = """[3921] participant vm:3921: new (self)
+[3921] 1.000  vm:3860 size 12 mean 90.000us min 10.229us 50% 80.000us 90% 16.476us 99% 900.000us max 9999.000us cnt 100
+[3921] 2.000  vm:3860 size 12 mean 17.347us min 10.229us 50% 11.266us 90% 16.476us 99% 42.285us max 2729.139us cnt 28665
+[3921] 2.000  rss:7.6MB vcsw:14445 ivcsw:14374 ddsperf:0%+1% recvUC:11%+26%
+[3921] 3.000  vm:3860 size 12 mean 19.734us min 10.249us 50% 11.230us 90% 12.553us 99% 41.954us max 3012.719us cnt 25217
+[3921] 4.000  vm:3860 size 12 mean 19.120us min 10.254us 50% 11.251us 90% 12.669us 99% 41.884us max 2735.923us cnt 26061
+"""
+SUB = """[9114] 0.500  rss:7.0MB vcsw:10 ivcsw:2
+[9114] 1.002  size 4 total 375828 lost 0 delta 375828 lost 0 rate 374.97 kS/s 12.00 Mb/s (37.50 kS/s 1.20 Mb/s)
+[9114] 2.000  size 4 total 1229894 lost 0 delta 854066 lost 0 rate 855.90 kS/s 27.39 Mb/s (123.25 kS/s 3.94 Mb/s)
+[9114] 3.004  size 4 total 1827363 lost 0 delta 597469 lost 0 rate 595.06 kS/s 19.04 Mb/s (182.00 kS/s 5.82 Mb/s)
+[9114] 4.000  size 4 total 2623039 lost 0 delta 795676 lost 0 rate 798.68 kS/s 25.56 Mb/s (263.29 kS/s 8.43 Mb/s)
+[9114] 5.000  size 4 total 2909595 lost 0 delta 286556 lost 0 rate 286.65 kS/s 9.17 Mb/s (291.05 kS/s 9.31 Mb/s)
+[9114] 6.000  size 4 total 2909595 lost 0 delta 0 lost 0 rate 0.00 kS/s 0.00 Mb/s (0.00 kS/s 0.00 Mb/s)
+"""
+
+
+class Readers(unittest.TestCase):
+    def test_ddsperf_four_seconds(self):
+        # The first (warm-up) second is dropped; medians of the other three.
+        d = rp.ddsperf_lat(PING)
+        self.assertEqual((d["seconds"], d["first_dropped"]), (3, True))
+        self.assertAlmostEqual(d["p50"], 11.251)
+        self.assertAlmostEqual(d["p99"], 41.954)
+        self.assertAlmostEqual(d["max"], 3012.719)
+        self.assertEqual(d["count"], 28665 + 25217 + 26061)
+
+    def test_ddsperf_two_seconds(self):
+        d = rp.ddsperf_lat(PING[PING.index("[3921] 3.000"):])
+        self.assertFalse(d["first_dropped"])
+        self.assertAlmostEqual(d["p50"], (11.230 + 11.251) / 2)
+        self.assertIsNone(rp.ddsperf_lat("[1] 1.000  rss:7.6MB vcsw:1\nddsperf: error\n"))
+
+    def test_ddsperf_tput(self):
+        # The first and last intervals with data are left out.
+        d = rp.ddsperf_tput(SUB)
+        self.assertEqual(d["intervals"], 3)
+        self.assertAlmostEqual(d["rate"], (854066 + 597469 + 795676) / (4.000 - 1.002))
+        self.assertIsNone(rp.ddsperf_tput(SUB[SUB.index("[9114] 4.000"):]))
+
+    def test_ccdf(self):
+        # 5 samples (ns) 5,1,3,3,2: at or above 1 us/1000: 5; 2: 4; 3: 3 (the tie once); 5: 1.
+        with tempfile.TemporaryDirectory() as d:
+            raw, dat = os.path.join(d, "raw.txt"), os.path.join(d, "out.dat")
+            with open(raw, "w") as f:
+                f.write("5\n1\n3\n3\n2\n")
+            self.assertEqual(rp.ccdf_write(raw, dat), 5)
+            with open(dat) as f:
+                self.assertEqual(f.read().splitlines(), ["0.0010 5", "0.0020 4", "0.0030 3", "0.0050 1"])
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
