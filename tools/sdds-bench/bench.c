@@ -34,34 +34,6 @@ void bench_why(char *why, const char *fmt, ...)
 	va_end(ap);
 }
 
-void bench_pace_start(struct bench_pace *p, uint64_t warmup, double max_seconds)
-{
-	p->t_prev = bench_now_ns();
-	p->t_cap = 0;
-	p->warm_cap = p->t_prev + (int64_t)(max_seconds / 4 * 1e9);
-	p->warmup = warmup;
-	p->max_seconds = max_seconds;
-	p->measuring = warmup == 0;
-}
-
-bool bench_pace_round(struct bench_pace *p, uint64_t i, uint64_t *rtt, uint64_t *n)
-{
-	int64_t t = bench_now_ns();
-
-	if (p->measuring) {
-		rtt[(*n)++] = (uint64_t)(t - p->t_prev);
-		/* The cap counts from the first measured round, not from the warm-up. */
-		if (*n == 1)
-			p->t_cap = t + (int64_t)(p->max_seconds * 1e9);
-		else if (t > p->t_cap)
-			return true;
-	} else if (i + 1 >= p->warmup || t > p->warm_cap) {
-		p->measuring = true;
-	}
-	p->t_prev = t;
-	return false;
-}
-
 int bench_parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *ret)
 {
 	char *end;

@@ -62,7 +62,9 @@ struct lat_result {
 	bool ok;
 	char why[BENCH_WHY_MAX];
 	uint64_t requested; /* iterations asked for */
-	bool truncated;	    /* stopped by max_seconds before `requested` */
+	uint64_t done;	    /* iterations measured */
+	uint64_t lost;	    /* pings never answered (a lossy wire: sdds-bench net) */
+	bool capped;	    /* the --max-seconds cap stopped it before `requested` (why says so) */
 	struct stats st;    /* one-way, ns */
 };
 
@@ -132,30 +134,6 @@ void bench_lat_finish(const struct bench_opts *o, const char *name, uint64_t *rt
 
 /* snprintf into a result's why; returns nothing, truncates silently. */
 void bench_why(char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/*
- * The clock of a ping-pong loop: warm-up rounds until `warmup` of them
- * are done or a quarter of max_seconds has passed, then one round-trip
- * time per round, until the caller has its iterations or max_seconds has
- * passed since the first measured round. Start it just before round 0.
- */
-struct bench_pace {
-	int64_t t_prev;	  /* end of the previous round (or the start) */
-	int64_t t_cap;	  /* measuring ends after this */
-	int64_t warm_cap; /* warming up ends after this */
-	uint64_t warmup;
-	double max_seconds;
-	bool measuring;
-};
-
-void bench_pace_start(struct bench_pace *p, uint64_t warmup, double max_seconds);
-
-/*
- * Round i has just ended: while measuring, its time goes to rtt[*n] (the
- * caller's array, room for every iteration) and *n grows. Returns true when
- * the time cap has passed: the loop ends there.
- */
-bool bench_pace_round(struct bench_pace *p, uint64_t i, uint64_t *rtt, uint64_t *n);
 
 /*
  * The whole of s (borrowed) as an unsigned number in strtoull's base

@@ -11,11 +11,8 @@
  * files before the default action; the children die with their parent
  * (PR_SET_PDEATHSIG).
  *
- * Shared state (struct ix_shm, a memfd mapping made before the fork) and
- * the ping-pong protocol are those of local.c: `ready` (the follower is
- * connected), `abort` (a side failed), `stop` (the leader is done; it sets
- * it and publishes one last ping that the follower does not answer) and
- * rtt[] (leader only). Service "sdds-bench"/<instance>/"ping" and "pong",
+ * The leader (ping) and the follower (pong) are the ping-pong harness
+ * (pingpong.h) over iceoryx publishers and subscribers. Service "sdds-bench"/<instance>/"ping" and "pong",
  * the instance unique per run, so a stale subscriber of an earlier run can
  * never connect. The leader sends its first ping only when its ping has a
  * subscriber and its pong subscription is up: iceoryx drops a sample
@@ -23,8 +20,8 @@
  *
  * Waiting: polling reads the clock and the flags every 1024 empty takes,
  * so the measured path is a bare take loop; waitset mode waits in slices
- * of IX_SLICE_NS (iox_ws_timed_wait; HAS_DATA is a state, so a sample
- * already queued ends the wait at once).
+ * of PINGPONG_SLICE_NS (iox_ws_timed_wait; HAS_DATA is a state, so a
+ * sample already queued ends the wait at once).
  */
 #include "iceoryx.h"
 
@@ -44,6 +41,7 @@
 
 #include "bench.h"
 #include "json.h"
+#include "pingpong.h"
 #include "proc.h"
 #include "roudi.h"
 
@@ -59,14 +57,10 @@
 #define IX_DEFAULT_WARMUP 1000
 #define IX_DEFAULT_SIZE 2
 #define IX_DEFAULT_MAX_SECONDS 30.0
-#define IX_SLICE_NS (100 * 1000000LL)
-#define IX_HOP_TIMEOUT_NS (5 * 1000000000LL)
 #define IX_CONNECT_TIMEOUT_NS (10 * 1000000000LL)
 #define IX_NOT_BUILT "not built: iceoryx C binding not found at build time"
-#define IX_CACHELINE 64
 
 enum { IX_POLLING = 0, IX_WAITSET = 1, IX_N_MODES = 2 };
-enum { IX_SIDE_A = 0, IX_SIDE_B = 1 };
 
 static const char *const ix_mode_name[IX_N_MODES] = {"polling", "waitset"};
 
@@ -88,19 +82,8 @@ struct ix_results {
 	struct lat_result mode[IX_N_MODES];
 };
 
-struct ix_shm {
-	alignas(IX_CACHELINE) _Atomic uint32_t ready;
-	_Atomic uint32_t abort;
-	alignas(IX_CACHELINE) _Atomic uint32_t stop;
-	uint64_t n_measured;
-	uint32_t truncated;
-	char why[2][BENCH_WHY_MAX];
-	alignas(IX_CACHELINE) uint64_t rtt[];
-};
-
 struct ix_args {
 	const struct ix_opts *o;
-	struct ix_shm *s;
 	bool waitset;
 	char instance[64];
 	char name_a[64], name_b[64];
@@ -134,14 +117,6 @@ static void ix_on_signal(int sig)
 	raise(sig);
 }
 
-/* Record why `side` failed and tell the peer to give up; returns code. */
-static int ix_fail(struct ix_shm *s, int side, int code, const char *what)
-{
-	bench_why(s->why[side], "%s", what);
-	atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
-	return code;
-}
-
 #ifdef SDDS_BENCH_HAVE_ICEORYX
 
 /* The endpoints of one side; ix_close frees whatever is set. */
@@ -153,6 +128,7 @@ struct ix_side {
 	iox_sub_t sub;
 	iox_ws_t ws;
 	bool runtime;
+	uint32_t size; /* sample bytes */
 };
 
 static void ix_close(struct ix_side *x)
@@ -215,7 +191,7 @@ static int ix_open(const struct ix_args *a, const char *name, const char *in, co
 }
 
 /* Both directions connected: our publisher has a subscriber, our subscription is up. */
-static int ix_wait_connected(struct ix_side *x, struct ix_shm *s)
+static int ix_wait_connected(struct ix_side *x, struct pingpong_shm *s)
 {
 	int64_t deadline = bench_now_ns() + IX_CONNECT_TIMEOUT_NS;
 
@@ -231,62 +207,44 @@ static int ix_wait_connected(struct ix_side *x, struct ix_shm *s)
 }
 
 /*
- * Take one chunk within IX_HOP_TIMEOUT_NS. Returns 0 (*ret owned by the
- * caller until iox_sub_release_chunk), 1 when `stop` was seen while
- * waiting (only when watch_stop), -ECANCELED (peer failed), -ETIMEDOUT, or
- * -EIO (iceoryx refused the take; *ret_res says why).
+ * The harness's transport (pingpong.h). A take copies the chunk out and
+ * releases it, a publish loans one and copies in: both sides of the
+ * ping-pong copy the sample as the other benchmarks' do.
  */
-static int ix_take(struct ix_side *x, struct ix_shm *s, bool watch_stop, const void **ret,
-		   enum iox_ChunkReceiveResult *ret_res)
+static int ix_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 {
-	int64_t deadline = 0;
+	struct ix_side *x = arg;
 
-	for (uint64_t spins = 0;; spins++) {
-		enum iox_ChunkReceiveResult r = iox_sub_take_chunk(x->sub, ret);
+	/* Polling: 1024 empty takes per slice, so the measured path is a bare take loop. */
+	for (int spins = 0; spins < 1024; spins++) {
+		const void *chunk = NULL;
+		enum iox_ChunkReceiveResult r = iox_sub_take_chunk(x->sub, &chunk);
 
-		if (r == ChunkReceiveResult_SUCCESS)
+		if (r == ChunkReceiveResult_SUCCESS) {
+			/* The C binding tells no payload size: every sample has the run's. */
+			memcpy(buf, chunk, x->size < cap ? x->size : cap);
+			*ret_len = x->size;
+			iox_sub_release_chunk(x->sub, chunk);
 			return 0;
-		if (r != ChunkReceiveResult_NO_CHUNK_AVAILABLE) {
-			*ret_res = r;
-			return -EIO;
 		}
+		if (r != ChunkReceiveResult_NO_CHUNK_AVAILABLE)
+			return r == ChunkReceiveResult_TOO_MANY_CHUNKS_HELD_IN_PARALLEL ? -EMFILE : -EIO;
 		if (x->ws) {
+			/* HAS_DATA is a state: a sample already queued ends the wait at once. */
 			iox_notification_info_t info[1];
 			uint64_t missed = 0;
-			struct timespec ts = {0, IX_SLICE_NS};
+			struct timespec ts = {0, PINGPONG_SLICE_NS};
 
 			iox_ws_timed_wait(x->ws, ts, info, 1, &missed);
-		} else if ((spins & 1023) != 1023) {
-			continue;
+			return -EAGAIN;
 		}
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
-			return -ECANCELED;
-		if (watch_stop && atomic_load_explicit(&s->stop, memory_order_acquire))
-			return 1;
-		if (deadline == 0)
-			deadline = bench_now_ns() + IX_HOP_TIMEOUT_NS;
-		else if (bench_now_ns() > deadline)
-			return -ETIMEDOUT;
 	}
+	return -EAGAIN;
 }
 
-static const char *ix_err_str(int err, enum iox_ChunkReceiveResult res)
+static int ix_send(void *arg, const void *p, uint32_t len)
 {
-	if (err == -ECANCELED)
-		return "peer failed";
-	if (err == -ETIMEDOUT)
-		return "nothing within 5 s";
-	if (err == -EPROTO)
-		return "wrong sample";
-	if (err == -EIO)
-		return res == ChunkReceiveResult_TOO_MANY_CHUNKS_HELD_IN_PARALLEL ? "too many chunks held"
-										  : "iceoryx take error";
-	return strerror(-err);
-}
-
-/* Loan, fill (copy len bytes of p) and publish. Returns 0 or -ENOMEM. */
-static int ix_publish(struct ix_side *x, const void *p, uint32_t len)
-{
+	struct ix_side *x = arg;
 	void *chunk = NULL;
 
 	if (iox_pub_loan_chunk(x->pub, &chunk, len) != AllocationResult_SUCCESS)
@@ -296,107 +254,36 @@ static int ix_publish(struct ix_side *x, const void *p, uint32_t len)
 	return 0;
 }
 
-static void ix_put_counter(uint8_t *p, uint32_t size, uint64_t i)
+static const char *ix_strerror(int err)
 {
-	for (uint32_t k = 0; k < size && k < 8; k++)
-		p[k] = (uint8_t)(i >> (8 * k));
+	return err == -ENOMEM	? "no chunk to loan"
+	       : err == -EMFILE ? "too many chunks held"
+	       : err == -EIO	? "iceoryx take error"
+				: strerror(-err);
 }
 
-static int ix_leader(struct ix_args *a, struct ix_side *x)
+static const struct pingpong_ops ix_ops = {.send = ix_send, .recv = ix_recv, .strerror = ix_strerror};
+
+/* Side 0 (leader) publishes ping and takes pong; side 1 (follower) the reverse. */
+static int ix_side_run(struct pingpong_shm *s, struct ix_args *a, int side, struct ix_side *x)
 {
-	const struct bench_opts *o = &a->o->b;
-	struct ix_shm *s = a->s;
-	uint8_t out[BENCH_MAX_SIZE] = {0};
-	uint64_t i, n = 0;
-	struct bench_pace pace;
-	char what[128];
+	const char *who = side ? "follower" : "leader";
 	int err;
 
-	if (ix_open(a, a->name_a, "pong", "ping", x) < 0)
-		return ix_fail(s, IX_SIDE_A, 2, "leader: iceoryx publisher, subscriber or waitset refused");
+	x->size = a->o->b.size;
+	if (ix_open(a, side ? a->name_b : a->name_a, side ? "ping" : "pong", side ? "pong" : "ping", x) < 0)
+		return pingpong_fail(s, side, 2, "%s: iceoryx publisher, subscriber or waitset refused", who);
+	/*
+	 * Both directions connected before the first ping: iceoryx drops a
+	 * sample published before its subscriber connected.
+	 */
 	err = ix_wait_connected(x, s);
-	while (err == 0 && !atomic_load_explicit(&s->ready, memory_order_acquire)) {
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
-			err = -ECANCELED;
-		usleep(1000);
-	}
-	if (err < 0) {
-		return ix_fail(s, IX_SIDE_A, 2,
-			       err == -ETIMEDOUT ? "leader: ping and pong not connected within 10 s"
-						 : "leader: peer failed before the start");
-	}
-	bench_pace_start(&pace, o->warmup, o->max_seconds);
-	for (i = 0; n < o->iterations; i++) {
-		enum iox_ChunkReceiveResult res = ChunkReceiveResult_SUCCESS;
-		const void *in = NULL;
-
-		ix_put_counter(out, o->size, i);
-		if (ix_publish(x, out, o->size) < 0) {
-			snprintf(what, sizeof(what), "leader: no chunk to loan for ping %llu",
-				 (unsigned long long)i);
-			return ix_fail(s, IX_SIDE_A, 3, what);
-		}
-		err = ix_take(x, s, false, &in, &res);
-		if (err == 0) {
-			if (memcmp(in, out, o->size) != 0)
-				err = -EPROTO;
-			iox_sub_release_chunk(x->sub, in);
-		}
-		if (err < 0) {
-			snprintf(what, sizeof(what), "leader: take pong %llu: %s", (unsigned long long)i,
-				 ix_err_str(err, res));
-			return ix_fail(s, IX_SIDE_A, 3, what);
-		}
-		if (bench_pace_round(&pace, i, s->rtt, &n))
-			break;
-	}
-	s->n_measured = n;
-	s->truncated = n < o->iterations;
-	atomic_store_explicit(&s->stop, 1, memory_order_release);
-	/* The last ping only carries `stop`; the follower does not answer it. */
-	ix_publish(x, out, o->size);
-	return 0;
-}
-
-static int ix_follower(struct ix_args *a, struct ix_side *x)
-{
-	const struct bench_opts *o = &a->o->b;
-	struct ix_shm *s = a->s;
-	char what[128];
-	int err;
-
-	if (ix_open(a, a->name_b, "ping", "pong", x) < 0)
-		return ix_fail(s, IX_SIDE_B, 2, "follower: iceoryx publisher, subscriber or waitset refused");
-	err = ix_wait_connected(x, s);
-	if (err < 0) {
-		return ix_fail(s, IX_SIDE_B, 2,
-			       err == -ETIMEDOUT ? "follower: ping and pong not connected within 10 s"
-						 : "follower: peer failed before the start");
-	}
-	atomic_store_explicit(&s->ready, 1, memory_order_release);
-	for (uint64_t i = 0;; i++) {
-		enum iox_ChunkReceiveResult res = ChunkReceiveResult_SUCCESS;
-		const void *in = NULL;
-
-		err = ix_take(x, s, true, &in, &res);
-		if (err == 0 && atomic_load_explicit(&s->stop, memory_order_acquire)) {
-			iox_sub_release_chunk(x->sub, in);
-			err = 1;
-		}
-		if (err == 1)
-			break;
-		if (err == 0) {
-			err = ix_publish(x, in, o->size);
-			iox_sub_release_chunk(x->sub, in);
-		}
-		if (err < 0) {
-			snprintf(what, sizeof(what), "follower: take ping or publish pong %llu: %s",
-				 (unsigned long long)i,
-				 err == -ENOMEM ? "no chunk to loan" : ix_err_str(err, res));
-			return ix_fail(s, IX_SIDE_B, 3, what);
-		}
-	}
-	return 0;
+	if (err < 0)
+		return pingpong_fail(s, side, 2, "%s: %s", who,
+				     err == -ETIMEDOUT ? "ping and pong not connected within 10 s"
+						       : "peer failed before the start");
+	return side ? pingpong_pong(s, &a->o->b, &ix_ops, x, who)
+		    : pingpong_ping(s, &a->o->b, &ix_ops, x, who);
 }
 
 /*
@@ -405,10 +292,10 @@ static int ix_follower(struct ix_args *a, struct ix_side *x)
  * static destructor, and a runtime that vanishes unregistered makes RouDi
  * 2.0.3 try to kill it later and abort on the failure.
  */
-static int ix_leader_role(void *arg)
+static int ix_role(struct pingpong_shm *s, struct ix_args *a, int side)
 {
 	struct ix_side x = {0};
-	int rc = ix_leader(arg, &x);
+	int rc = ix_side_run(s, a, side, &x);
 
 	ix_close(&x);
 	fflush(stdout);
@@ -416,31 +303,30 @@ static int ix_leader_role(void *arg)
 	exit(rc);
 }
 
-static int ix_follower_role(void *arg)
+static int ix_leader_role(struct pingpong_shm *s, void *arg)
 {
-	struct ix_side x = {0};
-	int rc = ix_follower(arg, &x);
-
-	ix_close(&x);
-	fflush(stdout);
-	fflush(stderr);
-	exit(rc);
+	return ix_role(s, arg, 0);
 }
 
-/* One mode: fork follower then leader, wait, fill *ret. */
+static int ix_follower_role(struct pingpong_shm *s, void *arg)
+{
+	return ix_role(s, arg, 1);
+}
+
+/* One mode: the harness's run of follower and leader. */
 static void ix_run_mode(const struct ix_opts *o, int mode, struct lat_result *ret)
 {
 	struct ix_args a = {.o = o, .waitset = mode == IX_WAITSET};
-	struct proc_shm shm;
-	char name[64], s0[64], s1[64];
-	pid_t pids[2];
-	int st[2] = {0, 0};
-	int64_t deadline;
-	int err;
+	char name[64];
+	struct pingpong_run_args r = {.ping = ix_leader_role,
+				      .pong = ix_follower_role,
+				      .arg = &a,
+				      .ping_cpu = o->a_cpu,
+				      .pong_cpu = o->b_cpu,
+				      .name = name,
+				      .running = ix_children};
 
-	memset(ret, 0, sizeof(*ret));
-	ret->ran = true;
-	ret->requested = o->b.iterations;
+	snprintf(name, sizeof(name), "iceoryx-%s", ix_mode_name[mode]);
 	snprintf(a.instance, sizeof(a.instance), "run%d-%s", (int)getpid(), ix_mode_name[mode]);
 	snprintf(a.name_a, sizeof(a.name_a), ROUDI_APP_PREFIX "%d-%s-leader", (int)getpid(),
 		 ix_mode_name[mode]);
@@ -450,48 +336,7 @@ static void ix_run_mode(const struct ix_opts *o, int mode, struct lat_result *re
 	snprintf(ix_app_files[1], sizeof(ix_app_files[1]), "/tmp/%s.lock", a.name_a);
 	snprintf(ix_app_files[2], sizeof(ix_app_files[2]), "/tmp/%s", a.name_b);
 	snprintf(ix_app_files[3], sizeof(ix_app_files[3]), "/tmp/%s.lock", a.name_b);
-	err = proc_shm_new(sizeof(struct ix_shm) + o->b.iterations * sizeof(uint64_t), &shm);
-	if (err < 0) {
-		bench_why(ret->why, "shared memory: %s", strerror(-err));
-		return;
-	}
-	a.s = shm.base;
-	err = proc_spawn(o->b_cpu, ix_follower_role, &a, &pids[1]);
-	if (err < 0) {
-		bench_why(ret->why, "fork: %s", strerror(-err));
-		goto out_free_shm;
-	}
-	ix_children[1] = pids[1];
-	err = proc_spawn(o->a_cpu, ix_leader_role, &a, &pids[0]);
-	if (err < 0) {
-		bench_why(ret->why, "fork: %s", strerror(-err));
-		kill(pids[1], SIGKILL);
-		proc_wait_all(&pids[1], 1, 0, st);
-		ix_children[1] = 0;
-		goto out_free_shm;
-	}
-	ix_children[0] = pids[0];
-	deadline = bench_now_ns() + (int64_t)((o->b.max_seconds * 2 + 60) * 1e9);
-	err = proc_wait_all(pids, 2, deadline, st);
-	ix_children[0] = ix_children[1] = 0;
-	if (err < 0) {
-		struct ix_shm *s = a.s;
-
-		proc_status_str(st[0], s0, sizeof(s0));
-		proc_status_str(st[1], s1, sizeof(s1));
-		if (s->why[0][0] || s->why[1][0])
-			bench_why(ret->why, "%s%s%s%s", err == -ETIMEDOUT ? "killed at the deadline: " : "",
-				  s->why[0], s->why[0][0] && s->why[1][0] ? "; " : "", s->why[1]);
-		else
-			bench_why(ret->why, "a side died (leader %s, follower %s)", s0, s1);
-		goto out_free_shm;
-	}
-	ret->truncated = a.s->truncated != 0;
-	snprintf(name, sizeof(name), "iceoryx-%s", ix_mode_name[mode]);
-	bench_lat_finish(&o->b, name, a.s->rtt, a.s->n_measured, ret);
-
-out_free_shm:
-	proc_shm_free(&shm);
+	pingpong_run(&o->b, &r, ret);
 }
 
 /* Start RouDi, run both modes, stop it. */
@@ -549,7 +394,6 @@ static void ix_run(const struct ix_opts *o, struct ix_results *r)
 static void ix_run(const struct ix_opts *o, struct ix_results *r)
 {
 	(void)o;
-	(void)ix_fail;
 	(void)ix_on_signal;
 	(void)ix_roudi;
 	if (roudi_find(NULL, r->roudi, sizeof(r->roudi)) < 0)
@@ -613,8 +457,9 @@ static void ix_json(const struct ix_opts *o, const struct ix_results *r)
 			json_num(&j, "min_us", l->st.min / 1e3);
 			json_num(&j, "mean_us", l->st.mean / 1e3);
 			json_uint(&j, "iterations", l->st.n);
-			json_bool(&j, "truncated", l->truncated);
+			json_bool(&j, "truncated", l->capped);
 		}
+		pingpong_json(&j, l);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -644,7 +489,7 @@ static void ix_table(const struct ix_opts *o, const struct ix_results *r)
 		}
 		printf("%-8s %10llu %10.2f %10.2f %10.2f %10.2f%s\n", ix_mode_name[m],
 		       (unsigned long long)l->st.n, l->st.median / 1e3, l->st.p99 / 1e3, l->st.p999 / 1e3,
-		       l->st.max / 1e3, l->truncated ? "  (time cap)" : "");
+		       l->st.max / 1e3, l->capped ? "  (time cap)" : "");
 	}
 	if (r->roudi_note[0])
 		printf("\nRouDi: %s\n", r->roudi_note);

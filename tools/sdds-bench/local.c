@@ -4,28 +4,24 @@
  * throughput (see local.h).
  *
  * OVERVIEW
- * Shared state (struct lc_shm, one memfd mapping made before the fork):
- *   - `ready`: B (pong side, or reader) has created its endpoints. A waits
- *     for it before its first write, so no sample is written before its
- *     reader exists (a best-effort writer would lose it silently).
- *   - `stop`: A is done. A sets it (release) and then writes one last ping;
- *     the daemon's acquire/release chain carries the flag to B with that
- *     ping, and B, having taken a ping while `stop` is set, exits without
- *     answering. B also checks it whenever a take times out, in case the
- *     last ping died with A's connection.
+ * Latency is the ping-pong harness (pingpong.h) over two clients of the
+ * daemon: a ping and a pong topic, each side a reader and a writer.
+ *
+ * Throughput shares struct lc_shm, one memfd mapping made before the fork:
+ *   - `ready`: the reader has created its endpoints. The writer waits for
+ *     it before its first write, so no sample is written before its reader
+ *     exists (a best-effort writer would lose it silently).
  *   - `abort`: a side failed; the other gives up at its next timeout slice
- *     instead of waiting out the whole hop timeout.
- *   - throughput: `done`/`written` from the writer, the reader's counters
- *     and timestamps, `reader_done`: the writer keeps its connection until
- *     the reader has finished, so no sample in flight is lost to a
- *     disconnect.
- *   - rtt[]: one round-trip time per measured iteration (A only).
+ *     instead of waiting out the whole timeout.
+ *   - `done`/`written` from the writer, the reader's counters and
+ *     timestamps, `reader_done`: the writer keeps its connection until the
+ *     reader has finished, so no sample in flight is lost to a disconnect.
  * Each side frees every handle it made before it exits 0; an error exit
  * leaves cleanup to process exit (the daemon sees the hang-up).
  *
- * Takes wait in slices of LC_SLICE_NS so that `abort` and `stop` are seen
- * quickly; a slice that times out costs nothing on the measured path (a
- * sample that arrives ends the wait at once).
+ * Takes wait in slices of LC_SLICE_NS so that `abort` is seen quickly; a
+ * slice that times out costs nothing on the measured path (a sample that
+ * arrives ends the wait at once).
  */
 #include "local.h"
 
@@ -42,11 +38,10 @@
 
 #include "callgrind.h"
 #include "layout.h"
+#include "pingpong.h"
 #include "proc.h"
 
-#define LC_SLICE_NS (100 * 1000000LL)
-/* A hop slower than this is a failure, not a figure. */
-#define LC_HOP_TIMEOUT_NS (5 * 1000000000LL)
+#define LC_SLICE_NS PINGPONG_SLICE_NS
 #define LC_READY_TIMEOUT_NS (10 * 1000000000LL)
 /* The reader of a throughput run must finish this long after the writer. */
 #define LC_DRAIN_TIMEOUT_NS (10 * 1000000000LL)
@@ -60,7 +55,6 @@ enum { LC_SIDE_A = 0, LC_SIDE_B = 1 };
 struct lc_shm {
 	alignas(SDDS_CACHELINE) _Atomic uint32_t ready;
 	_Atomic uint32_t abort;
-	alignas(SDDS_CACHELINE) _Atomic uint32_t stop;
 	alignas(SDDS_CACHELINE) _Atomic uint32_t done; /* writer finished; `written` is final */
 	uint64_t written;
 	int64_t w_t0, w_t1;
@@ -69,10 +63,7 @@ struct lc_shm {
 	uint64_t lost;
 	uint64_t count_mark; /* samples taken at t_mark */
 	int64_t t_first, t_mark;
-	uint64_t n_measured;
-	uint32_t truncated;
 	char why[2][BENCH_WHY_MAX];
-	alignas(SDDS_CACHELINE) uint64_t rtt[];
 };
 
 struct lc_args {
@@ -171,39 +162,6 @@ static void lc_put_counter(uint8_t *p, uint32_t size, uint64_t i)
 		p[k] = (uint8_t)(i >> (8 * k));
 }
 
-/*
- * Take one sample into buf (cap bytes) within LC_HOP_TIMEOUT_NS. Returns 0,
- * 1 when `stop` was seen while waiting (only when watch_stop), -ECANCELED
- * when the peer failed, -ETIMEDOUT, or the error of sdds_reader_take.
- */
-static int lc_take(sdds_reader *r, struct lc_shm *s, void *buf, size_t cap, size_t *ret_len, bool watch_stop)
-{
-	/*
-	 * The clock is read only once a slice has timed out: a read costs up
-	 * to a fifth of a microsecond on a VM, and the pong side's next take
-	 * is on the measured path. The hop timeout counts from there (one
-	 * slice late at most).
-	 */
-	int64_t deadline = -1;
-
-	for (;;) {
-		int err = sdds_reader_take(r, buf, cap, ret_len, LC_SLICE_NS);
-		int64_t now;
-
-		if (err != -ETIMEDOUT && err != -EAGAIN)
-			return err;
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
-			return -ECANCELED;
-		if (watch_stop && atomic_load_explicit(&s->stop, memory_order_acquire))
-			return 1;
-		now = bench_now_ns();
-		if (deadline < 0)
-			deadline = now + LC_HOP_TIMEOUT_NS - LC_SLICE_NS;
-		else if (now > deadline)
-			return -ETIMEDOUT;
-	}
-}
-
 static int lc_wait_ready(struct lc_shm *s)
 {
 	int64_t deadline = bench_now_ns() + LC_READY_TIMEOUT_NS;
@@ -249,92 +207,48 @@ fail_close:
 	return err;
 }
 
-static int lc_ping(void *arg)
+/* The harness's transport on one side's endpoints (pingpong.h). */
+static int lc_pp_send(void *arg, const void *buf, uint32_t len)
 {
-	struct lc_args *a = arg;
-	const struct bench_opts *o = a->o;
-	struct lc_shm *s = a->s;
-	uint64_t i, n = 0;
-	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
-	struct bench_pace pace;
-	struct lc_side x;
-	char what[96];
-	int err;
-
-	err = lc_open_pp(a, "sdds-bench-ping", LC_ID_PONG, LC_ID_PING, &x);
-	if (err < 0)
-		return lc_fail(s, LC_SIDE_A, 2, "ping side: connect and create endpoints", err);
-	err = lc_wait_ready(s);
-	if (err < 0) {
-		lc_close(&x);
-		return lc_fail(s, LC_SIDE_A, 2, "ping side: waiting for the pong side", err);
-	}
-	bench_pace_start(&pace, o->warmup, o->max_seconds);
-	for (i = 0; n < o->iterations; i++) {
-		size_t len = 0;
-
-		lc_put_counter(out, o->size, i);
-		err = sdds_writer_write(x.w, out, o->size);
-		if (err < 0) {
-			snprintf(what, sizeof(what), "ping side: write ping %llu", (unsigned long long)i);
-			return lc_fail(s, LC_SIDE_A, 3, what, err);
-		}
-		err = lc_take(x.r, s, in, sizeof(in), &len, false);
-		if (err == 0 && (len != o->size || memcmp(in, out, o->size) != 0))
-			err = -EPROTO;
-		if (err < 0) {
-			snprintf(what, sizeof(what), "ping side: take pong %llu (waits up to 5 s)",
-				 (unsigned long long)i);
-			return lc_fail(s, LC_SIDE_A, 3, what, err);
-		}
-		if (bench_pace_round(&pace, i, s->rtt, &n))
-			break;
-	}
-	s->n_measured = n;
-	s->truncated = n < o->iterations;
-	atomic_store_explicit(&s->stop, 1, memory_order_release);
-	/* The last ping only carries `stop`; B does not answer it. */
-	sdds_writer_write(x.w, out, o->size);
-	lc_close(&x);
-	return 0;
+	return sdds_writer_write(((struct lc_side *)arg)->w, buf, len);
 }
 
-static int lc_pong(void *arg)
+static int lc_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 {
-	struct lc_args *a = arg;
-	const struct bench_opts *o = a->o;
-	struct lc_shm *s = a->s;
-	uint8_t buf[BENCH_MAX_SIZE];
+	/* A sample that arrives ends the slice at once. */
+	return sdds_reader_take(((struct lc_side *)arg)->r, buf, cap, ret_len, PINGPONG_SLICE_NS);
+}
+
+static const struct pingpong_ops lc_pp_ops = {
+    .send = lc_pp_send, .recv = lc_pp_recv, .strerror = sdds_strerror};
+
+/* A role of the latency run: side 0 pings (reads pong, writes ping), side 1 answers. */
+static int lc_pp_role(struct pingpong_shm *s, const struct lc_args *a, int side)
+{
 	struct lc_side x;
-	uint64_t i;
-	int err;
+	int err, rc;
 
-	err = lc_open_pp(a, "sdds-bench-pong", LC_ID_PING, LC_ID_PONG, &x);
+	err = lc_open_pp(a, side ? "sdds-bench-pong" : "sdds-bench-ping", side ? LC_ID_PING : LC_ID_PONG,
+			 side ? LC_ID_PONG : LC_ID_PING, &x);
 	if (err < 0)
-		return lc_fail(s, LC_SIDE_B, 2, "pong side: connect and create endpoints", err);
-	atomic_store_explicit(&s->ready, 1, memory_order_release);
-	for (i = 0;; i++) {
-		size_t len = 0;
-		char what[96];
+		return pingpong_fail(s, side, 2, "%s side: connect and create endpoints: %s",
+				     side ? "pong" : "ping", sdds_strerror(err));
+	rc = side ? pingpong_pong(s, a->o, &lc_pp_ops, &x, "pong side")
+		  : pingpong_ping(s, a->o, &lc_pp_ops, &x, "ping side");
+	/* An error exit leaves the handles to process exit: the daemon sees the hang-up. */
+	if (rc == 0)
+		lc_close(&x);
+	return rc;
+}
 
-		err = lc_take(x.r, s, buf, sizeof(buf), &len, true);
-		if (err == 0 && atomic_load_explicit(&s->stop, memory_order_acquire))
-			err = 1;
-		if (err == 1)
-			break;
-		if (err == 0 && len != o->size)
-			err = -EPROTO;
-		if (err == 0)
-			err = sdds_writer_write(x.w, buf, len);
-		if (err < 0) {
-			snprintf(what, sizeof(what),
-				 "pong side: take ping or write pong %llu (waits up to 5 s)",
-				 (unsigned long long)i);
-			return lc_fail(s, LC_SIDE_B, 3, what, err);
-		}
-	}
-	lc_close(&x);
-	return 0;
+static int lc_pp_ping(struct pingpong_shm *s, void *arg)
+{
+	return lc_pp_role(s, arg, 0);
+}
+
+static int lc_pp_pong(struct pingpong_shm *s, void *arg)
+{
+	return lc_pp_role(s, arg, 1);
 }
 
 /* Wait for the roles; on failure compose ret_why from both sides and the statuses. */
@@ -382,33 +296,17 @@ static int lc_spawn_pair(proc_role_fn fn_a, proc_role_fn fn_b, struct lc_args *a
 void local_latency(const struct bench_opts *o, const char *sock, bool polling,
 		   const struct bench_placement *pl, const char *name, struct lat_result *ret)
 {
-	struct proc_shm shm;
 	struct lc_args a = {.o = o, .sock = sock, .pl = pl};
-	pid_t pids[2];
-	int64_t deadline;
-	int err;
+	struct pingpong_run_args r = {.ping = lc_pp_ping,
+				      .pong = lc_pp_pong,
+				      .arg = &a,
+				      .ping_cpu = pl->a_cpu,
+				      .pong_cpu = pl->b_cpu,
+				      .name = name};
 
-	memset(ret, 0, sizeof(*ret));
-	ret->ran = true;
-	ret->requested = o->iterations;
 	a.spin_ns = polling ? o->poll_spin_ns : 0;
 	a.spin_yield_ns = polling ? o->poll_yield_ns : -1;
-	err = proc_shm_new(sizeof(struct lc_shm) + o->iterations * sizeof(uint64_t), &shm);
-	if (err < 0) {
-		bench_why(ret->why, "shared memory: %s", strerror(-err));
-		return;
-	}
-	a.s = shm.base;
-	if (lc_spawn_pair(lc_ping, lc_pong, &a, pids, ret->why) < 0)
-		goto out_free_shm;
-	deadline = bench_now_ns() + (int64_t)((o->max_seconds * 2 + 60) * 1e9);
-	if (lc_wait(a.s, pids, 2, deadline, ret->why) < 0)
-		goto out_free_shm;
-	ret->truncated = a.s->truncated != 0;
-	bench_lat_finish(o, name, a.s->rtt, a.s->n_measured, ret);
-
-out_free_shm:
-	proc_shm_free(&shm);
+	pingpong_run(o, &r, ret);
 }
 
 /* ------------------------------------------------------------ throughput */

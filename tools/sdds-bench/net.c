@@ -65,6 +65,7 @@
 #include "bench.h"
 #include "json.h"
 #include "mdrun.h"
+#include "pingpong.h"
 #include "proc.h"
 #include "sddsd.h"
 #include "sdds/sdds.h"
@@ -93,9 +94,6 @@ struct net_opts {
 struct net_shm {
 	atomic_uint ready;
 	atomic_uint done;
-	uint64_t n;    /* latency: measured round trips */
-	uint64_t lost; /* latency: pings without an answer */
-	uint32_t truncated;
 	uint64_t sent;	   /* throughput: samples or datagrams sent */
 	uint64_t received; /* throughput: samples or datagrams received */
 	uint64_t rlost;	   /* throughput: sdds_reader_lost at the reader */
@@ -103,7 +101,7 @@ struct net_shm {
 	bool legs_bad; /* an arrival time outside its round trip: no legs */
 	char why[BENCH_WHY_MAX];
 	_Atomic int64_t arrive[NET_ARRIVE]; /* latency: pong's take time of sequence number s */
-	uint64_t rtt[];			    /* latency: one per measured round trip, then the A->B legs */
+	uint64_t legs[];		    /* latency: the A->B leg of each measured round, then B->A */
 };
 
 struct net_ctx {
@@ -521,108 +519,81 @@ static uint32_t net_seq_get(const uint8_t *s, uint32_t size)
 	return size == 1 ? s[0] : (uint32_t)s[0] << 8 | s[1];
 }
 
-static bool net_seq_is(const uint8_t *s, uint32_t size, uint32_t seq)
+/*
+ * The harness's transport (pingpong.h) of one side of a latency run: a
+ * client of that side's daemon, or a raw UDPv6 socket.
+ */
+struct net_pp {
+	struct net_ctx *c;
+	int side; /* 0: A pings, 1: B answers */
+	struct net_client nc;
+	int fd; /* raw */
+};
+
+static int net_pp_send(void *arg, const void *buf, uint32_t len)
 {
-	return size == 1 ? s[0] == (uint8_t)seq : s[0] == (uint8_t)(seq >> 8) && s[1] == (uint8_t)seq;
+	return sdds_writer_write(((struct net_pp *)arg)->nc.w, buf, len);
 }
 
-static int net_sdds_pong(void *arg)
+static int net_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 {
-	struct net_ctx *c = arg;
-	struct net_client nc;
-	uint8_t s[NET_MAX_SIZE];
-	int rc;
+	struct net_pp *x = arg;
+	int rc = sdds_reader_take(x->nc.r, buf, cap, ret_len, PINGPONG_SLICE_NS);
 
-	if ((rc = net_enter(c->ns_b)) < 0)
-		return net_fail(c, 2, "setns %s: %s", c->ns_b, strerror(-rc));
-	if (net_client_open(c, 1, "ping", 0xA, "pong", 0xB, true, 64, &nc) != 0)
-		return 2;
-	atomic_store(&c->shm->ready, 1);
-	while (!atomic_load(&c->shm->done)) {
-		size_t len;
-
-		rc = sdds_reader_take(nc.r, s, sizeof(s), &len, 100 * 1000000LL);
-		if (rc == -ETIMEDOUT)
-			continue;
-		if (rc < 0)
-			return net_fail(c, 2, "pong take: %s", sdds_strerror(rc));
-		/* Before the answer leaves, so ping finds it once the answer is in. */
-		atomic_store_explicit(&c->shm->arrive[net_seq_get(s, c->o->b.size)], bench_now_ns(),
+	/* Pong: its take time, before the answer leaves, so ping finds it once the answer is in. */
+	if (rc == 0 && x->side == 1)
+		atomic_store_explicit(&x->c->shm->arrive[net_seq_get(buf, x->c->o->b.size)], bench_now_ns(),
 				      memory_order_release);
-		rc = sdds_writer_write(nc.w, s, len);
-		if (rc < 0)
-			return net_fail(c, 2, "pong write: %s", sdds_strerror(rc));
-	}
-	net_client_close(&nc);
-	return 0;
+	return rc;
 }
 
-static int net_sdds_ping(void *arg)
+/* Ping: the legs of measured round k from pong's take time of its answer. */
+static void net_pp_legs(void *arg, uint64_t k, uint64_t i, int64_t t0, int64_t t1, const void *in)
 {
-	struct net_ctx *c = arg;
-	const struct bench_opts *o = &c->o->b;
-	struct net_client nc;
-	uint8_t s[NET_MAX_SIZE], in[NET_MAX_SIZE];
-	int64_t measure_end = 0;
-	uint64_t k = 0;
+	struct net_pp *x = arg;
+	struct net_shm *s = x->c->shm;
+	int64_t at = atomic_load_explicit(&s->arrive[net_seq_get(in, x->c->o->b.size)], memory_order_acquire);
+
+	(void)i;
+	if (at < t0 || at > t1)
+		s->legs_bad = true;
+	s->legs[k] = (uint64_t)(at - t0);
+	s->legs[x->c->o->b.iterations + k] = (uint64_t)(t1 - at);
+}
+
+static const struct pingpong_ops net_sdds_ops = {.send = net_pp_send,
+						 .recv = net_pp_recv,
+						 .strerror = sdds_strerror,
+						 .measured = net_pp_legs,
+						 .lost_ms = NET_PING_TIMEOUT_MS};
+
+static int net_sdds_role(struct pingpong_shm *s, struct net_ctx *c, int side)
+{
+	struct net_pp x = {.c = c, .side = side};
+	const char *ns = side ? c->ns_b : c->ns_a;
 	int rc;
 
-	if ((rc = net_enter(c->ns_a)) < 0)
-		return net_fail(c, 2, "setns %s: %s", c->ns_a, strerror(-rc));
-	if (net_client_open(c, 0, "pong", 0xB, "ping", 0xA, true, 64, &nc) != 0)
-		return 2;
-	if (!net_wait_flag(&c->shm->ready, 10000))
-		return net_fail(c, 2, "the pong side never got ready");
-	memset(s, 0, sizeof(s));
-	for (uint64_t i = 0; k < o->iterations; i++) {
-		bool measured = i >= o->warmup;
-		int64_t t0, t1;
+	if ((rc = net_enter(ns)) < 0)
+		return pingpong_fail(s, side, 2, "setns %s: %s", ns, strerror(-rc));
+	rc = side ? net_client_open(c, 1, "ping", 0xA, "pong", 0xB, true, 64, &x.nc)
+		  : net_client_open(c, 0, "pong", 0xB, "ping", 0xA, true, 64, &x.nc);
+	if (rc != 0)
+		return pingpong_fail(s, side, 2, "%s", c->shm->why);
+	rc = side ? pingpong_pong(s, &c->o->b, &net_sdds_ops, &x, "pong")
+		  : pingpong_ping(s, &c->o->b, &net_sdds_ops, &x, "ping");
+	if (rc == 0)
+		net_client_close(&x.nc);
+	return rc;
+}
 
-		if (i == o->warmup)
-			measure_end = bench_now_ns() + (int64_t)(o->max_seconds * 1e9);
-		if (measured && bench_now_ns() > measure_end) {
-			c->shm->truncated = 1;
-			break;
-		}
-		net_seq_put(s, o->size, (uint32_t)i);
-		t0 = bench_now_ns();
-		rc = sdds_writer_write(nc.w, s, o->size);
-		if (rc < 0)
-			return net_fail(c, 2, "ping write: %s", sdds_strerror(rc));
-		for (;;) {
-			size_t len;
-			int64_t left = t0 + NET_PING_TIMEOUT_MS * 1000000LL - bench_now_ns();
+static int net_sdds_ping(struct pingpong_shm *s, void *arg)
+{
+	return net_sdds_role(s, arg, 0);
+}
 
-			rc = left > 0 ? sdds_reader_take(nc.r, in, sizeof(in), &len, left) : -ETIMEDOUT;
-			if (rc == -ETIMEDOUT) {
-				c->shm->lost++;
-				break;
-			}
-			if (rc < 0)
-				return net_fail(c, 2, "ping take: %s", sdds_strerror(rc));
-			t1 = bench_now_ns();
-			if (!net_seq_is(in, o->size, (uint32_t)i))
-				continue; /* a late answer to a ping counted lost */
-			if (measured) {
-				int64_t at = atomic_load_explicit(&c->shm->arrive[net_seq_get(in, o->size)],
-								  memory_order_acquire);
-
-				if (at < t0 || at > t1)
-					c->shm->legs_bad = true;
-				c->shm->rtt[o->iterations + k] = (uint64_t)(at - t0);
-				c->shm->rtt[k++] = (uint64_t)(t1 - t0);
-			}
-			break;
-		}
-		if (c->shm->lost > 100 && c->shm->lost * 10 > i + 1)
-			return net_fail(c, 1,
-					"more than 10%% of the pings were never answered (%llu of %llu)",
-					(unsigned long long)c->shm->lost, (unsigned long long)(i + 1));
-	}
-	c->shm->n = k;
-	atomic_store(&c->shm->done, 1);
-	net_client_close(&nc);
-	return 0;
+static int net_sdds_pong(struct pingpong_shm *s, void *arg)
+{
+	return net_sdds_role(s, arg, 1);
 }
 
 /* Throughput: the writer in A streams `ping` for tput_seconds. */
@@ -737,89 +708,52 @@ static void net_rcvtimeo(int fd, int ms)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
-static int net_raw_pong(void *arg)
+static int net_raw_send(void *arg, const void *buf, uint32_t len)
 {
-	struct net_ctx *c = arg;
-	uint8_t s[NET_MAX_SIZE];
-	int fd, rc;
-
-	if ((rc = net_enter(c->ns_b)) < 0 ||
-	    (rc = net_udp("fe80::b", "fe80::a", "vnb", NET_RAW_PORT, &fd)) < 0)
-		return net_fail(c, 2, "raw pong socket: %s", strerror(-rc));
-	net_rcvtimeo(fd, 100);
-	atomic_store(&c->shm->ready, 1);
-	while (!atomic_load(&c->shm->done)) {
-		ssize_t n = recv(fd, s, sizeof(s), c->raw_busy ? MSG_DONTWAIT : 0);
-
-		if (n < 0 && (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED))
-			continue;
-		if (n < 0)
-			return net_fail(c, 2, "raw pong recv: %s", strerror(errno));
-		if (send(fd, s, (size_t)n, 0) < 0 && errno != ECONNREFUSED)
-			return net_fail(c, 2, "raw pong send: %s", strerror(errno));
-	}
-	close(fd);
+	if (send(((struct net_pp *)arg)->fd, buf, len, 0) < 0 && errno != ECONNREFUSED)
+		return -errno;
 	return 0;
 }
 
-static int net_raw_ping(void *arg)
+/* One slice: SO_RCVTIMEO of 100 ms, or one non-blocking try when busy-polling. */
+static int net_raw_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 {
-	struct net_ctx *c = arg;
-	const struct bench_opts *o = &c->o->b;
-	uint8_t s[NET_MAX_SIZE], in[NET_MAX_SIZE];
-	int64_t measure_end = 0;
-	uint64_t k = 0;
-	int fd, rc;
+	struct net_pp *x = arg;
+	ssize_t n = recv(x->fd, buf, cap, x->c->raw_busy ? MSG_DONTWAIT : 0);
 
-	if ((rc = net_enter(c->ns_a)) < 0 ||
-	    (rc = net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT, &fd)) < 0)
-		return net_fail(c, 2, "raw ping socket: %s", strerror(-rc));
-	if (!net_wait_flag(&c->shm->ready, 10000))
-		return net_fail(c, 2, "the raw pong side never got ready");
-	net_rcvtimeo(fd, NET_PING_TIMEOUT_MS);
-	memset(s, 0, sizeof(s));
-	for (uint64_t i = 0; k < o->iterations; i++) {
-		bool measured = i >= o->warmup;
-		int64_t t0;
-
-		if (i == o->warmup)
-			measure_end = bench_now_ns() + (int64_t)(o->max_seconds * 1e9);
-		if (measured && bench_now_ns() > measure_end) {
-			c->shm->truncated = 1;
-			break;
-		}
-		net_seq_put(s, o->size, (uint32_t)i);
-		t0 = bench_now_ns();
-		if (send(fd, s, o->size, 0) < 0)
-			return net_fail(c, 2, "raw ping send: %s", strerror(errno));
-		for (;;) {
-			ssize_t n = recv(fd, in, sizeof(in), c->raw_busy ? MSG_DONTWAIT : 0);
-
-			/* Busy: spin on the non-blocking socket up to the ping timeout. */
-			if (n < 0 && errno == EAGAIN && c->raw_busy &&
-			    bench_now_ns() - t0 < NET_PING_TIMEOUT_MS * 1000000LL)
-				continue;
-			if (n < 0 && (errno == EAGAIN || errno == ECONNREFUSED)) {
-				c->shm->lost++;
-				break;
-			}
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return net_fail(c, 2, "raw ping recv: %s", strerror(errno));
-			if (!net_seq_is(in, o->size, (uint32_t)i))
-				continue;
-			if (measured)
-				c->shm->rtt[k++] = (uint64_t)(bench_now_ns() - t0);
-			break;
-		}
-		if (c->shm->lost > 100 && c->shm->lost * 10 > i + 1)
-			return net_fail(c, 1, "more than 10%% of the raw pings were never answered");
-	}
-	c->shm->n = k;
-	atomic_store(&c->shm->done, 1);
-	close(fd);
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED ? -EAGAIN : -errno;
+	*ret_len = (size_t)n;
 	return 0;
+}
+
+static const struct pingpong_ops net_raw_ops = {
+    .send = net_raw_send, .recv = net_raw_recv, .lost_ms = NET_PING_TIMEOUT_MS};
+
+static int net_raw_role(struct pingpong_shm *s, struct net_ctx *c, int side)
+{
+	struct net_pp x = {.c = c, .side = side};
+	int rc;
+
+	if ((rc = net_enter(side ? c->ns_b : c->ns_a)) < 0 ||
+	    (rc = side ? net_udp("fe80::b", "fe80::a", "vnb", NET_RAW_PORT, &x.fd)
+		       : net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT, &x.fd)) < 0)
+		return pingpong_fail(s, side, 2, "raw %s socket: %s", side ? "pong" : "ping", strerror(-rc));
+	net_rcvtimeo(x.fd, 100);
+	rc = side ? pingpong_pong(s, &c->o->b, &net_raw_ops, &x, "raw pong")
+		  : pingpong_ping(s, &c->o->b, &net_raw_ops, &x, "raw ping");
+	close(x.fd);
+	return rc;
+}
+
+static int net_raw_ping(struct pingpong_shm *s, void *arg)
+{
+	return net_raw_role(s, arg, 0);
+}
+
+static int net_raw_pong(struct pingpong_shm *s, void *arg)
+{
+	return net_raw_role(s, arg, 1);
 }
 
 static int net_raw_sender(void *arg)
@@ -957,33 +891,27 @@ static int net_pair(struct net_ctx *c, proc_role_fn a, proc_role_fn b, double se
 	return -1;
 }
 
-static void net_latency(struct net_ctx *c, proc_role_fn ping, proc_role_fn pong, const char *name, bool legs,
-			struct net_lat *ret)
+static void net_latency(struct net_ctx *c, pingpong_role_fn ping, pingpong_role_fn pong, const char *name,
+			bool legs, struct net_lat *ret)
 {
 	const struct bench_opts *o = &c->o->b;
+	struct pingpong_run_args r = {.ping = ping,
+				      .pong = pong,
+				      .arg = c,
+				      .ping_cpu = c->o->cpu[0],
+				      .pong_cpu = c->o->cpu[1],
+				      .name = name};
 	uint64_t n;
 
-	ret->lat.ran = true;
-	ret->lat.requested = o->iterations;
-	if (net_pair(c, ping, pong, o->max_seconds * 1.25 + 10, ret->lat.why) < 0)
-		return;
-	ret->lat.truncated = c->shm->truncated != 0;
-	ret->lost = c->shm->lost;
-	n = c->shm->n;
-	if (legs && n > 0 && !c->shm->legs_bad) {
-		uint64_t *ab = c->shm->rtt + o->iterations, *ba = malloc(n * sizeof(*ba));
-
-		/* B->A = RTT - A->B, before the RTTs are sorted. */
-		if (ba != NULL) {
-			for (uint64_t k = 0; k < n; k++)
-				ba[k] = c->shm->rtt[k] - ab[k];
-			stats_compute(ab, n, 1.0, &ret->ab);
-			stats_compute(ba, n, 1.0, &ret->ba);
-			ret->legs = true;
-			free(ba);
-		}
+	net_shm_reset(c);
+	pingpong_run(o, &r, &ret->lat);
+	ret->lost = ret->lat.lost;
+	n = ret->lat.done;
+	if (legs && ret->lat.ok && n > 0 && !c->shm->legs_bad) {
+		stats_compute(c->shm->legs, n, 1.0, &ret->ab);
+		stats_compute(c->shm->legs + o->iterations, n, 1.0, &ret->ba);
+		ret->legs = true;
 	}
-	bench_lat_finish(o, name, c->shm->rtt, n, &ret->lat);
 }
 
 static void net_throughput(struct net_ctx *c, proc_role_fn writer, proc_role_fn reader,
@@ -1267,7 +1195,7 @@ static void net_lat_row(FILE *f, const char *name, const struct lat_result *l, u
 	}
 	fprintf(f, "%-36s %9.2f %9.2f %9.2f %9.2f %9llu%s\n", name, l->st.median / 1e3, l->st.p99 / 1e3,
 		l->st.p999 / 1e3, l->st.max / 1e3, (unsigned long long)l->st.n,
-		l->truncated ? " (cut by time)" : "");
+		l->capped ? " (cut by time)" : "");
 	if (lost)
 		fprintf(f, "%-36s %llu pings never answered (not in the figures)\n", "",
 			(unsigned long long)lost);
@@ -1407,7 +1335,7 @@ static void net_json_lat(struct json *j, const char *key, const struct net_lat *
 	json_bool(j, "ok", l->ok);
 	if (l->ok) {
 		json_uint(j, "n", l->st.n);
-		json_bool(j, "truncated", l->truncated);
+		json_bool(j, "truncated", l->capped);
 		json_uint(j, "unanswered", lost);
 		json_num(j, "median_us", l->st.median / 1e3);
 		json_num(j, "p99_us", l->st.p99 / 1e3);
@@ -1423,6 +1351,7 @@ static void net_json_lat(struct json *j, const char *key, const struct net_lat *
 	} else {
 		json_str(j, "why", l->why);
 	}
+	pingpong_json(j, l);
 	json_obj_end(j);
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "pingpong.h"
 
 /* A ratio of two successful figures, or NAN. */
 static double report_ratio(bool ok_a, double a, bool ok_b, double b)
@@ -92,7 +93,7 @@ static void report_lat_row(FILE *f, const char *label, const struct lat_result *
 	}
 	fprintf(f, "  %-34s %8llu %9.3f %9.3f %9.3f %10.3f%s\n", label, (unsigned long long)l->st.n,
 		l->st.median / 1e3, l->st.p99 / 1e3, l->st.p999 / 1e3, l->st.max / 1e3,
-		l->truncated ? "  (time cap)" : "");
+		l->capped ? "  (time cap)" : "");
 }
 
 static void report_tput_row(FILE *f, const char *label, const struct tput_result *t, bool goal)
@@ -270,7 +271,7 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 				else
 					fprintf(f, " %9s", "failed");
 				fprintf(f, "%s%s\n", i == best ? "  <- best" : "",
-					m[i].lat.truncated ? " (time cap)" : "");
+					m[i].lat.capped ? " (time cap)" : "");
 			}
 		}
 	}
@@ -301,8 +302,7 @@ static void report_json_lat(struct json *j, const char *key, const struct lat_re
 		json_str(j, "error", l->ran ? l->why : "not run");
 	} else {
 		json_uint(j, "iterations", l->st.n);
-		json_uint(j, "requested", l->requested);
-		json_bool(j, "truncated", l->truncated);
+		json_bool(j, "truncated", l->capped);
 		json_num(j, "median_us", l->st.median / 1e3);
 		json_num(j, "p99_us", l->st.p99 / 1e3);
 		json_num(j, "p999_us", l->st.p999 / 1e3);
@@ -310,6 +310,7 @@ static void report_json_lat(struct json *j, const char *key, const struct lat_re
 		json_num(j, "min_us", l->st.min / 1e3);
 		json_num(j, "mean_us", l->st.mean / 1e3);
 	}
+	pingpong_json(j, l);
 	json_obj_end(j);
 }
 

@@ -11,12 +11,11 @@
  *     (helpers add theirs; each side of the pair adds one). The main
  *     process reads the daemon's memory when it reaches N.
  *   - `go`: the memory is read; the pair starts its ping-pong.
- *   - `stop`: the pair is done (the ping side sets it and writes one last
- *     ping that the pong side does not answer, as in local.c); helpers end
- *     when the main process sets `helpers_stop`.
- *   - `abort`: a role failed; the others give up at their next slice.
- *   - rtt[]: one value per measured iteration (ping side, or the loopback
- *     client for N = 1).
+ *   - `helpers_stop`: the pair is done; the helpers end;
+ *   - `pp`: the pair's ping-pong control block (pingpong.h) right after
+ *     this one in the mapping: its `abort` is every role's (a role that
+ *     failed makes the others give up at their next slice), its rtt[] the
+ *     ping side's (or the loopback client's for N = 1) round trips.
  * Each role frees every handle before it exits 0, so the daemon sees
  * orderly goodbyes; an error exit leaves that to process exit.
  *
@@ -50,6 +49,7 @@
 
 #include "bench.h"
 #include "json.h"
+#include "pingpong.h"
 #include "proc.h"
 #include "sddsd.h"
 
@@ -61,8 +61,6 @@
 #define SC_DEFAULT_WARMUP 500
 #define SC_DEFAULT_SIZE 2
 #define SC_DEFAULT_MAX_SECONDS 30.0
-#define SC_SLICE_NS (100 * 1000000LL)
-#define SC_HOP_TIMEOUT_NS (5 * 1000000000LL)
 /* Registering 256 clients on a loaded 2-CPU machine: generous. */
 #define SC_REGISTER_TIMEOUT_NS (120 * 1000000000LL)
 #define SC_CACHELINE 64
@@ -96,18 +94,15 @@ struct sc_point {
 
 struct sc_shm {
 	alignas(SC_CACHELINE) _Atomic uint32_t registered;
-	_Atomic uint32_t abort;
 	alignas(SC_CACHELINE) _Atomic uint32_t go;
 	_Atomic uint32_t helpers_stop;
-	alignas(SC_CACHELINE) _Atomic uint32_t stop;
-	uint64_t n_measured;
-	uint32_t truncated;
-	char why[BENCH_WHY_MAX]; /* the first role that failed */
-	alignas(SC_CACHELINE) uint64_t rtt[];
+	char why[BENCH_WHY_MAX]; /* the first role that failed outside the ping-pong */
+	struct pingpong_shm *pp; /* the pair's control block, after this one in the mapping */
 };
 
 struct sc_args {
 	const struct sc_opts *o;
+	const struct bench_opts *b; /* the pair's ping-pong: size, iterations, warmup, max_seconds */
 	struct sc_shm *s;
 	const char *sock;
 	uint32_t first, count; /* helper: idle clients [first, first + count) */
@@ -116,7 +111,7 @@ struct sc_args {
 /* Record why a role failed (first one wins) and tell the others; returns code. */
 static int sc_fail(struct sc_shm *s, int code, const char *what, int err)
 {
-	uint32_t was = atomic_exchange_explicit(&s->abort, 1, memory_order_acq_rel);
+	uint32_t was = atomic_exchange_explicit(&s->pp->abort, 1, memory_order_acq_rel);
 
 	if (!was)
 		bench_why(s->why, "%s: %s", what,
@@ -221,35 +216,13 @@ static int sc_wait_go(struct sc_shm *s)
 	int64_t deadline = bench_now_ns() + SC_REGISTER_TIMEOUT_NS + 30 * 1000000000LL;
 
 	while (!atomic_load_explicit(&s->go, memory_order_acquire)) {
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+		if (atomic_load_explicit(&s->pp->abort, memory_order_relaxed))
 			return -ECANCELED;
 		if (bench_now_ns() > deadline)
 			return -ETIMEDOUT;
 		usleep(1000);
 	}
 	return 0;
-}
-
-/*
- * Take one sample within SC_HOP_TIMEOUT_NS. Returns 0, 1 when `stop` was
- * seen (only when watch_stop), -ECANCELED, -ETIMEDOUT or the take's error.
- */
-static int sc_take(sdds_reader *r, struct sc_shm *s, void *buf, size_t *ret_len, bool watch_stop)
-{
-	int64_t deadline = bench_now_ns() + SC_HOP_TIMEOUT_NS;
-
-	for (;;) {
-		int err = sdds_reader_take(r, buf, BENCH_MAX_SIZE, ret_len, SC_SLICE_NS);
-
-		if (err != -ETIMEDOUT && err != -EAGAIN)
-			return err;
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
-			return -ECANCELED;
-		if (watch_stop && atomic_load_explicit(&s->stop, memory_order_acquire))
-			return 1;
-		if (bench_now_ns() > deadline)
-			return -ETIMEDOUT;
-	}
 }
 
 static void sc_put_counter(uint8_t *p, uint32_t size, uint64_t i)
@@ -266,127 +239,77 @@ static void sc_put_counter(uint8_t *p, uint32_t size, uint64_t i)
 
 /* ----------------------------------------------------------------- roles */
 
-/*
- * The measuring loop of the ping side (pair) or the loopback client:
- * write, take the answer (or the sample itself), record the time.
- */
-static int sc_measure(const struct sc_args *a, struct sc_client *x, const char *who)
+/* The harness's transport on a client's reader and writer (pingpong.h). */
+static int sc_pp_send(void *arg, const void *buf, uint32_t len)
 {
-	const struct sc_opts *o = a->o;
-	struct sc_shm *s = a->s;
-	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
-	struct bench_pace pace;
-	uint64_t i, n = 0;
-	char what[96];
-	int err;
-
-	bench_pace_start(&pace, o->warmup, o->max_seconds);
-	for (i = 0; n < o->iterations; i++) {
-		size_t len = 0;
-
-		sc_put_counter(out, o->size, i);
-		err = sdds_writer_write(sc_writer(x), out, o->size);
-		if (err < 0) {
-			snprintf(what, sizeof(what), "%s: write %llu", who, (unsigned long long)i);
-			return sc_fail(s, 3, what, err);
-		}
-		err = sc_take(x->r, s, in, &len, false);
-		if (err == 0 && (len != o->size || memcmp(in, out, o->size) != 0))
-			err = -EPROTO;
-		if (err < 0) {
-			snprintf(what, sizeof(what), "%s: take %llu (waits up to 5 s)", who,
-				 (unsigned long long)i);
-			return sc_fail(s, 3, what, err);
-		}
-		if (bench_pace_round(&pace, i, s->rtt, &n))
-			break;
-	}
-	s->n_measured = n;
-	s->truncated = n < o->iterations;
-	return 0;
+	return sdds_writer_write(sc_writer(arg), buf, len);
 }
 
-/* N = 1: one client, writer and reader on one topic. */
-static int sc_loop_role(void *arg)
+static int sc_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 {
-	struct sc_args *a = arg;
+	return sdds_reader_take(((struct sc_client *)arg)->r, buf, cap, ret_len, PINGPONG_SLICE_NS);
+}
+
+static const struct pingpong_ops sc_pp_ops = {
+    .send = sc_pp_send, .recv = sc_pp_recv, .strerror = sdds_strerror};
+
+enum { SC_LOOP, SC_PING, SC_PONG };
+
+/*
+ * A role of the measured pair: N = 1 one client, writer and reader on one
+ * topic, that takes its own samples (the ping loop with no pong side);
+ * else the ping or the pong side. Each registers, then the ping sides wait
+ * for `go` (the pong side waits for the first ping).
+ */
+static int sc_pair_role(struct sc_args *a, int role)
+{
+	static const char *const who[] = {"loopback client", "ping side", "pong side"};
+	struct sc_shm *s = a->s;
 	struct sc_client x;
+	char what[64];
 	int err, rc;
 
-	err = sc_client_open(a, "scale-loopback", SC_ID_PING, "scale_ping", SC_ID_PING, "scale_ping", &x);
+	if (role == SC_LOOP)
+		err = sc_client_open(a, "scale-loopback", SC_ID_PING, "scale_ping", SC_ID_PING, "scale_ping",
+				     &x);
+	else if (role == SC_PING)
+		err = sc_client_open(a, "scale-ping", SC_ID_PONG, "scale_pong", SC_ID_PING, "scale_ping", &x);
+	else
+		err = sc_client_open(a, "scale-pong", SC_ID_PING, "scale_ping", SC_ID_PONG, "scale_pong", &x);
+	snprintf(what, sizeof(what), "%s: connect and register", who[role]);
 	if (err < 0)
-		return sc_fail(a->s, 2, "loopback client: connect and register", err);
-	atomic_fetch_add_explicit(&a->s->registered, 1, memory_order_release);
-	err = sc_wait_go(a->s);
-	if (err < 0)
-		return sc_fail(a->s, 2, "loopback client: waiting for go", err);
-	rc = sc_measure(a, &x, "loopback client");
+		return sc_fail(s, 2, what, err);
+	atomic_fetch_add_explicit(&s->registered, 1, memory_order_release);
+	if (role == SC_PONG) {
+		rc = pingpong_pong(s->pp, a->b, &sc_pp_ops, &x, who[role]);
+	} else {
+		err = sc_wait_go(s);
+		snprintf(what, sizeof(what), "%s: waiting for go", who[role]);
+		if (err < 0)
+			return sc_fail(s, 2, what, err);
+		if (role == SC_LOOP)
+			atomic_store_explicit(&s->pp->ready, 1, memory_order_release);
+		rc = pingpong_ping(s->pp, a->b, &sc_pp_ops, &x, who[role]);
+	}
 	if (rc != 0)
 		return rc;
 	sc_client_close(&x);
 	return 0;
+}
+
+static int sc_loop_role(void *arg)
+{
+	return sc_pair_role(arg, SC_LOOP);
 }
 
 static int sc_ping_role(void *arg)
 {
-	struct sc_args *a = arg;
-	struct sc_client x;
-	uint8_t out[BENCH_MAX_SIZE] = {0};
-	int err, rc;
-
-	err = sc_client_open(a, "scale-ping", SC_ID_PONG, "scale_pong", SC_ID_PING, "scale_ping", &x);
-	if (err < 0)
-		return sc_fail(a->s, 2, "ping side: connect and register", err);
-	atomic_fetch_add_explicit(&a->s->registered, 1, memory_order_release);
-	err = sc_wait_go(a->s);
-	if (err < 0)
-		return sc_fail(a->s, 2, "ping side: waiting for go", err);
-	rc = sc_measure(a, &x, "ping side");
-	if (rc != 0)
-		return rc;
-	atomic_store_explicit(&a->s->stop, 1, memory_order_release);
-	/* The last ping only carries `stop`; the pong side does not answer it. */
-	sdds_writer_write(sc_writer(&x), out, a->o->size);
-	sc_client_close(&x);
-	return 0;
+	return sc_pair_role(arg, SC_PING);
 }
 
 static int sc_pong_role(void *arg)
 {
-	struct sc_args *a = arg;
-	struct sc_shm *s = a->s;
-	uint8_t buf[BENCH_MAX_SIZE];
-	struct sc_client x;
-	int err;
-
-	err = sc_client_open(a, "scale-pong", SC_ID_PING, "scale_ping", SC_ID_PONG, "scale_pong", &x);
-	if (err < 0)
-		return sc_fail(s, 2, "pong side: connect and register", err);
-	atomic_fetch_add_explicit(&s->registered, 1, memory_order_release);
-	/* The ping side only writes after `go`; the takes below wait for it. */
-	for (uint64_t i = 0;; i++) {
-		size_t len = 0;
-		char what[96];
-
-		err = sc_take(x.r, s, buf, &len, true);
-		if (err == -ETIMEDOUT && !atomic_load_explicit(&s->go, memory_order_acquire))
-			continue; /* still registering the others */
-		if (err == 0 && atomic_load_explicit(&s->stop, memory_order_acquire))
-			err = 1;
-		if (err == 1)
-			break;
-		if (err == 0 && len != a->o->size)
-			err = -EPROTO;
-		if (err == 0)
-			err = sdds_writer_write(sc_writer(&x), buf, len);
-		if (err < 0) {
-			snprintf(what, sizeof(what), "pong side: take ping or write pong %llu",
-				 (unsigned long long)i);
-			return sc_fail(s, 3, what, err);
-		}
-	}
-	sc_client_close(&x);
-	return 0;
+	return sc_pair_role(arg, SC_PONG);
 }
 
 /*
@@ -427,7 +350,7 @@ static int sc_helper_role(void *arg)
 	}
 	next = bench_now_ns() + period;
 	while (!atomic_load_explicit(&s->helpers_stop, memory_order_acquire) &&
-	       !atomic_load_explicit(&s->abort, memory_order_relaxed)) {
+	       !atomic_load_explicit(&s->pp->abort, memory_order_relaxed)) {
 		int64_t now = bench_now_ns(), sleep_ns = period ? next - now : 10 * 1000000LL;
 
 		if (sleep_ns > 10 * 1000000LL)
@@ -513,7 +436,7 @@ static int sc_wait_registered(struct sc_shm *s, uint32_t n, const pid_t *pids, s
 	int64_t deadline = bench_now_ns() + SC_REGISTER_TIMEOUT_NS;
 
 	while (atomic_load_explicit(&s->registered, memory_order_acquire) < n) {
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+		if (atomic_load_explicit(&s->pp->abort, memory_order_relaxed))
 			return -ECANCELED;
 		if (!sddsd_alive(d))
 			return -ECHILD;
@@ -539,7 +462,10 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 	int st[2 + SC_MAX_HELPERS];
 	uint32_t n = p->clients, n_idle = n >= 3 ? n - 2 : 0;
 	size_t n_pair = n == 1 ? 1 : 2, n_pids = 0;
+	struct bench_opts b = {
+	    .size = o->size, .iterations = o->iterations, .warmup = o->warmup, .max_seconds = o->max_seconds};
 	struct proc_shm shm;
+	struct sc_shm *s;
 	struct sddsd_proc d;
 	char why[BENCH_WHY_MAX];
 	int64_t deadline;
@@ -556,13 +482,15 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 		bench_why(p->why, "daemon memory before the clients: %s", strerror(-err));
 		goto out_stop;
 	}
-	err = proc_shm_new(sizeof(struct sc_shm) + o->iterations * sizeof(uint64_t), &shm);
+	err = proc_shm_new(sizeof(struct sc_shm) + pingpong_shm_size(&b), &shm);
 	if (err < 0) {
 		bench_why(p->why, "shared memory: %s", strerror(-err));
 		goto out_stop;
 	}
+	s = shm.base;
+	s->pp = (struct pingpong_shm *)(s + 1);
 	for (size_t i = 0; i < 2 + SC_MAX_HELPERS; i++)
-		a[i] = (struct sc_args){.o = o, .s = shm.base, .sock = d.sock};
+		a[i] = (struct sc_args){.o = o, .b = &b, .s = s, .sock = d.sock};
 
 	/* Helpers first: the pair's latency is measured with all of them connected. */
 	for (uint32_t first = 0; first < n_idle; first += SC_PER_HELPER) {
@@ -591,13 +519,11 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 		n_pids++;
 	}
 
-	err = sc_wait_registered(shm.base, n, pids, n_pids, &d);
+	err = sc_wait_registered(s, n, pids, n_pids, &d);
 	if (err == 0)
 		err = sc_mem(d.pid, &p->rss_kib, &p->pss_kib);
 	if (err < 0) {
-		struct sc_shm *s = shm.base;
-
-		atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
+		atomic_store_explicit(&s->pp->abort, 1, memory_order_relaxed);
 		proc_wait_all(pids, n_pids, bench_now_ns() + 10 * 1000000000LL, st);
 		if (s->why[0])
 			bench_why(p->why, "%s", s->why);
@@ -611,12 +537,12 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 			bench_why(p->why, "daemon memory: %s", strerror(-err));
 		goto out_free_shm;
 	}
-	atomic_store_explicit(&((struct sc_shm *)shm.base)->go, 1, memory_order_release);
+	atomic_store_explicit(&s->go, 1, memory_order_release);
 
 	/* The pair (the last n_pair children) first, then the helpers. */
 	deadline = bench_now_ns() + (int64_t)((o->max_seconds * 2 + 60) * 1e9);
 	err = proc_wait_all(&pids[n_pids - n_pair], n_pair, deadline, st);
-	atomic_store_explicit(&((struct sc_shm *)shm.base)->helpers_stop, 1, memory_order_release);
+	atomic_store_explicit(&s->helpers_stop, 1, memory_order_release);
 	if (n_pids > n_pair) {
 		int err2 = proc_wait_all(pids, n_pids - n_pair, bench_now_ns() + 30 * 1000000000LL, st);
 
@@ -624,12 +550,12 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 			err = err2;
 	}
 	if (err < 0) {
-		struct sc_shm *s = shm.base;
+		const char *w = s->why[0] ? s->why : s->pp->why[0][0] ? s->pp->why[0] : s->pp->why[1];
 		char s0[64];
 
 		proc_status_str(st[0], s0, sizeof(s0));
-		if (s->why[0])
-			bench_why(p->why, "%s", s->why);
+		if (w[0])
+			bench_why(p->why, "%s", w);
 		else
 			bench_why(p->why, "%s (%s)",
 				  err == -ETIMEDOUT ? "a role did not end in time and was killed"
@@ -637,17 +563,13 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 				  s0);
 		goto out_free_shm;
 	}
-	{
-		struct sc_shm *s = shm.base;
-
-		if (s->n_measured == 0) {
-			bench_why(p->why, "no iteration completed");
-			goto out_free_shm;
-		}
-		/* Loopback times one hop; the pair a round trip, halved. */
-		stats_compute(s->rtt, s->n_measured, n == 1 ? 1.0 : 0.5, &p->st);
-		p->truncated = s->truncated != 0;
+	if (s->pp->done == 0) {
+		bench_why(p->why, "no iteration completed");
+		goto out_free_shm;
 	}
+	/* Loopback times one hop; the pair a round trip, halved. */
+	stats_compute(s->pp->rtt, s->pp->done, n == 1 ? 1.0 : 0.5, &p->st);
+	p->truncated = s->pp->capped != 0;
 	p->rss_per_client_kib = ((double)p->rss_kib - (double)p->rss0_kib) / n;
 	p->pss_per_client_kib = ((double)p->pss_kib - (double)p->pss0_kib) / n;
 	p->ok = true;
@@ -655,7 +577,7 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 
 fail_fork:
 	bench_why(p->why, "fork: %s", strerror(-err));
-	atomic_store_explicit(&((struct sc_shm *)shm.base)->abort, 1, memory_order_relaxed);
+	atomic_store_explicit(&s->pp->abort, 1, memory_order_relaxed);
 	if (n_pids > 0)
 		proc_wait_all(pids, n_pids, bench_now_ns() + 10 * 1000000000LL, st);
 out_free_shm:
@@ -698,6 +620,9 @@ static void sc_json(const struct sc_opts *o, const struct sc_point *pts, bool ok
 			json_num(&j, "max_us", p->st.max / 1e3);
 			json_uint(&j, "iterations", p->st.n);
 			json_bool(&j, "truncated", p->truncated);
+			json_uint(&j, "requested", o->iterations);
+			json_uint(&j, "done", p->st.n);
+			json_bool(&j, "capped", p->truncated);
 			json_uint(&j, "daemon_rss_kib", p->rss_kib);
 			json_uint(&j, "daemon_pss_kib", p->pss_kib);
 			json_uint(&j, "daemon_rss0_kib", p->rss0_kib);

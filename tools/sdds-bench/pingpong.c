@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pingpong.c - the ping-pong harness of the latency benchmarks (see
+ * pingpong.h).
+ *
+ * OVERVIEW
+ * The ping side's clock: warm-up rounds until o->warmup of them are done or
+ * a quarter of max_seconds has passed, then one round-trip time per round
+ * (the end of the previous round to the end of this one), until
+ * o->iterations are measured or max_seconds has passed since the first
+ * measured round. A lost ping (lossy transports) is not a round: the clock
+ * restarts after it.
+ */
+#include "pingpong.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "proc.h"
+
+/* A hop slower than this is a failure, not a figure (lossless transports). */
+#define PP_HOP_TIMEOUT_NS (5 * 1000000000LL)
+#define PP_READY_TIMEOUT_NS (10 * 1000000000LL)
+/* recv found nothing for lost_ms: the ping is lost. */
+#define PP_LOST 2
+
+enum { PP_PING = 0, PP_PONG = 1 };
+
+int pingpong_fail(struct pingpong_shm *s, int side, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->why[side][0] == '\0') {
+		va_start(ap, fmt);
+		vsnprintf(s->why[side], sizeof(s->why[side]), fmt, ap);
+		va_end(ap);
+	}
+	atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
+	return code;
+}
+
+static const char *pp_strerror(const struct pingpong_ops *ops, int err)
+{
+	if (err == -ECANCELED)
+		return "peer failed";
+	if (err == -ETIMEDOUT)
+		return "no answer within 5 s";
+	if (err == -EPROTO)
+		return "wrong sample";
+	return ops->strerror ? ops->strerror(err) : strerror(-err);
+}
+
+/*
+ * One message into buf. Returns 0, 1 when `stop` was seen (pong side),
+ * PP_LOST after lost_at (lossy ping side), -ECANCELED when the peer failed,
+ * -ETIMEDOUT after PP_HOP_TIMEOUT_NS (the pong side only once it has had a
+ * ping: before that it waits as long as the ping side prepares), or the
+ * transport's error.
+ */
+static int pp_recv(struct pingpong_shm *s, const struct pingpong_ops *ops, void *ctx, void *buf,
+		   size_t *ret_len, bool pong, bool started, int64_t lost_at)
+{
+	/*
+	 * The clock is read only once a slice has passed empty: a read costs
+	 * up to a fifth of a microsecond on a VM, and the pong side's next
+	 * receive is on the measured path.
+	 */
+	int64_t deadline = -1;
+
+	for (;;) {
+		int err = ops->recv(ctx, buf, BENCH_MAX_SIZE, ret_len);
+		int64_t now;
+
+		if (err != -EAGAIN && err != -ETIMEDOUT)
+			return err;
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+			return -ECANCELED;
+		if (pong && atomic_load_explicit(&s->stop, memory_order_acquire))
+			return 1;
+		now = bench_now_ns();
+		if (lost_at > 0 && now > lost_at)
+			return PP_LOST;
+		if (!started)
+			continue;
+		if (deadline < 0)
+			deadline = now + PP_HOP_TIMEOUT_NS;
+		else if (now > deadline)
+			return -ETIMEDOUT;
+	}
+}
+
+static void pp_put_seq(uint8_t *p, uint32_t size, uint64_t i)
+{
+	/* Big-endian like the marshalled 16-bit seq field of the benchmark topics. */
+	if (size == 1) {
+		p[0] = (uint8_t)i;
+		return;
+	}
+	p[0] = (uint8_t)(i >> 8);
+	p[1] = (uint8_t)i;
+}
+
+static int pp_wait_ready(struct pingpong_shm *s)
+{
+	int64_t deadline = bench_now_ns() + PP_READY_TIMEOUT_NS;
+
+	while (!atomic_load_explicit(&s->ready, memory_order_acquire)) {
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+			return -ECANCELED;
+		if (bench_now_ns() > deadline)
+			return -ETIMEDOUT;
+		usleep(1000);
+	}
+	return 0;
+}
+
+int pingpong_ping(struct pingpong_shm *s, const struct bench_opts *o, const struct pingpong_ops *ops,
+		  void *ctx, const char *who)
+{
+	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
+	uint32_t seq_len = o->size < 2 ? o->size : 2;
+	int64_t t_prev, t_cap = 0, warm_cap;
+	bool measuring = o->warmup == 0;
+	uint64_t i, n = 0;
+	int err;
+
+	err = pp_wait_ready(s);
+	if (err < 0)
+		return pingpong_fail(s, PP_PING, 2, "%s: waiting for the pong side: %s", who,
+				     err == -ETIMEDOUT ? "not ready within 10 s" : "peer failed");
+	t_prev = bench_now_ns();
+	warm_cap = t_prev + (int64_t)(o->max_seconds / 4 * 1e9);
+	for (i = 0; n < o->iterations; i++) {
+		int64_t lost_at = ops->lost_ms ? t_prev + (int64_t)ops->lost_ms * 1000000 : 0;
+		size_t len = 0;
+		int64_t t;
+
+		pp_put_seq(out, o->size, i);
+		err = ops->send(ctx, out, o->size);
+		if (err < 0)
+			return pingpong_fail(s, PP_PING, 3, "%s: send ping %llu: %s", who,
+					     (unsigned long long)i, pp_strerror(ops, err));
+		for (;;) {
+			err = pp_recv(s, ops, ctx, in, &len, false, true, lost_at);
+			/* A lossy wire may bring the late answer to an earlier ping: skip it. */
+			if (err == 0 && ops->lost_ms && (len < seq_len || memcmp(in, out, seq_len) != 0))
+				continue;
+			break;
+		}
+		if (err == 0 && !ops->lost_ms && (len != o->size || memcmp(in, out, o->size) != 0))
+			err = -EPROTO;
+		if (err < 0)
+			return pingpong_fail(s, PP_PING, 3, "%s: answer to ping %llu: %s", who,
+					     (unsigned long long)i, pp_strerror(ops, err));
+		t = bench_now_ns();
+		if (err == PP_LOST) {
+			s->lost++;
+			if (s->lost > 100 && s->lost * 10 > i + 1)
+				return pingpong_fail(s, PP_PING, 1,
+						     "%s: more than 10%% of the pings were never answered "
+						     "(%llu of %llu)",
+						     who, (unsigned long long)s->lost,
+						     (unsigned long long)(i + 1));
+		} else if (measuring) {
+			if (ops->measured)
+				ops->measured(ctx, n, i, t_prev, t, in);
+			s->rtt[n++] = (uint64_t)(t - t_prev);
+			/* The cap counts from the first measured round, not from the warm-up. */
+			if (n == 1)
+				t_cap = t + (int64_t)(o->max_seconds * 1e9);
+			else if (t > t_cap)
+				break;
+		} else if (i + 1 >= o->warmup || t > warm_cap) {
+			measuring = true;
+		}
+		t_prev = t;
+	}
+	s->done = n;
+	s->capped = n < o->iterations;
+	atomic_store_explicit(&s->stop, 1, memory_order_release);
+	/* The last ping only carries `stop`; the pong side does not answer it. */
+	ops->send(ctx, out, o->size);
+	return 0;
+}
+
+int pingpong_pong(struct pingpong_shm *s, const struct bench_opts *o, const struct pingpong_ops *ops,
+		  void *ctx, const char *who)
+{
+	uint8_t buf[BENCH_MAX_SIZE];
+	int err;
+
+	atomic_store_explicit(&s->ready, 1, memory_order_release);
+	for (uint64_t i = 0;; i++) {
+		size_t len = 0;
+
+		err = pp_recv(s, ops, ctx, buf, &len, true, i > 0, 0);
+		if (err == 0 && atomic_load_explicit(&s->stop, memory_order_acquire))
+			return 0;
+		if (err == 1)
+			return 0;
+		if (err == 0 && len != o->size)
+			err = -EPROTO;
+		if (err < 0)
+			return pingpong_fail(s, PP_PONG, 3, "%s: ping %llu: %s", who, (unsigned long long)i,
+					     pp_strerror(ops, err));
+		err = ops->send(ctx, buf, (uint32_t)len);
+		if (err < 0)
+			return pingpong_fail(s, PP_PONG, 3, "%s: answer %llu: %s", who, (unsigned long long)i,
+					     pp_strerror(ops, err));
+	}
+}
+
+size_t pingpong_shm_size(const struct bench_opts *o)
+{
+	return sizeof(struct pingpong_shm) + o->iterations * sizeof(uint64_t);
+}
+
+void pingpong_result(const struct bench_opts *o, const char *name, struct pingpong_shm *s,
+		     struct lat_result *ret)
+{
+	ret->ran = true;
+	ret->requested = o->iterations;
+	ret->done = s->done;
+	ret->lost = s->lost;
+	ret->capped = s->capped != 0;
+	bench_lat_finish(o, name, s->rtt, s->done, ret);
+	if (ret->ok && ret->capped)
+		bench_why(ret->why, "capped: --max-seconds %g ended it after %llu of %llu round trips",
+			  o->max_seconds, (unsigned long long)ret->done, (unsigned long long)ret->requested);
+}
+
+struct pp_child {
+	pingpong_role_fn fn;
+	struct pingpong_shm *s;
+	void *arg;
+};
+
+static int pp_child(void *arg)
+{
+	struct pp_child *c = arg;
+
+	return c->fn(c->s, c->arg);
+}
+
+void pingpong_run(const struct bench_opts *o, const struct pingpong_run_args *r, struct lat_result *ret)
+{
+	struct pp_child ping = {.fn = r->ping, .arg = r->arg}, pong = {.fn = r->pong, .arg = r->arg};
+	struct proc_shm shm;
+	struct pingpong_shm *s;
+	pid_t pids[2];
+	int st[2] = {0, 0};
+	char s0[64], s1[64];
+	int64_t deadline;
+	int err;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->ran = true;
+	ret->requested = o->iterations;
+	err = proc_shm_new(pingpong_shm_size(o), &shm);
+	if (err < 0) {
+		bench_why(ret->why, "shared memory: %s", strerror(-err));
+		return;
+	}
+	s = ping.s = pong.s = shm.base;
+	/* Pong first: it announces `ready`. */
+	err = proc_spawn(r->pong_cpu, pp_child, &pong, &pids[1]);
+	if (err < 0) {
+		bench_why(ret->why, "fork: %s", strerror(-err));
+		goto out_free_shm;
+	}
+	if (r->running)
+		r->running[1] = pids[1];
+	err = proc_spawn(r->ping_cpu, pp_child, &ping, &pids[0]);
+	if (err < 0) {
+		bench_why(ret->why, "fork: %s", strerror(-err));
+		kill(pids[1], SIGKILL);
+		proc_wait_all(&pids[1], 1, 0, &st[1]);
+		goto out_forget;
+	}
+	if (r->running)
+		r->running[0] = pids[0];
+	/* Warm-up and the capped measured part, plus room for slow hops and the start. */
+	deadline = bench_now_ns() + (int64_t)((o->max_seconds * 2 + 60) * 1e9);
+	err = proc_wait_all(pids, 2, deadline, st);
+	if (err == 0) {
+		pingpong_result(o, r->name, s, ret);
+		goto out_forget;
+	}
+	proc_status_str(st[0], s0, sizeof(s0));
+	proc_status_str(st[1], s1, sizeof(s1));
+	if (s->why[0][0] || s->why[1][0])
+		bench_why(ret->why, "%s%s%s%s", err == -ETIMEDOUT ? "killed at the deadline: " : "",
+			  s->why[0], s->why[0][0] && s->why[1][0] ? "; " : "", s->why[1]);
+	else
+		bench_why(ret->why, "%s (ping: %s, pong: %s)",
+			  err == -ETIMEDOUT ? "run did not end in time" : "a side died", s0, s1);
+out_forget:
+	if (r->running)
+		r->running[0] = r->running[1] = 0;
+out_free_shm:
+	proc_shm_free(&shm);
+}
+
+void pingpong_json(struct json *j, const struct lat_result *l)
+{
+	json_uint(j, "requested", l->requested);
+	json_uint(j, "done", l->done);
+	json_bool(j, "capped", l->capped);
+}
