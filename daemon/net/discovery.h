@@ -51,7 +51,7 @@ struct disc_locator {
 	bool group; /* ip is a multicast group, port is base + 20 */
 	struct in6_addr ip;
 	uint16_t port; /* host order */
-	uint32_t link; /* backend link index */
+	uint32_t link; /* the network layer's link id (one sequence over its backends) */
 };
 
 struct disc_participant {

@@ -36,9 +36,16 @@ void netif_enter(struct netif *n)
 		n->hooks.enter(n->hooks.ctx);
 }
 
+/* The layer's clock: the first backend's (0 once closed). */
 int64_t netif_now(const struct netif *n)
 {
-	return n->be != NULL ? n->ops->clock_ns(n->be) : 0;
+	return n->be[0] != NULL ? n->ops[0]->clock_ns(n->be[0]) : 0;
+}
+
+/* The backends are open (netif_new opened them all or none; netif_close closes them all). */
+bool netif_be_open(const struct netif *n)
+{
+	return n->be[0] != NULL;
 }
 
 /* The reliability timer runs (resends, NACK rounds, heartbeats) while there is work. */
@@ -105,8 +112,7 @@ static void netif_on_readable(struct net_backend *b, void *ctx)
 	struct netif *n = ctx;
 
 	netif_enter(n);
-	(void)b;
-	netif_receive(n);
+	netif_receive_from(n, b->index);
 	if (n->hooks.after != NULL)
 		n->hooks.after(n->hooks.ctx);
 }
@@ -121,7 +127,7 @@ void netif_tick(struct netif *n)
 	netif_rel_resend(n);
 	if (n->disc == NULL)
 		return;
-	now = n->ops->clock_ns(n->be);
+	now = netif_now(n);
 	disc_tick(n->disc, now);
 	if (n->opt.disc.expire_ms == 0)
 		return;
@@ -166,7 +172,7 @@ static void netif_start(struct netif *n)
 	uv_prepare_start(&n->prepare, netif_on_prepare);
 	if (n->disc != NULL) {
 		/* §10.2: a Participant and every Publication at start; they leave at the end of the turn. */
-		disc_start(n->disc, n->ops->clock_ns(n->be));
+		disc_start(n->disc, netif_now(n));
 		uv_timer_start(&n->disc_timer, netif_on_disc_timer, NETIF_DISC_TICK_MS, NETIF_DISC_TICK_MS);
 	}
 	if (n->opt.threaded) {
@@ -180,10 +186,107 @@ static void netif_start(struct netif *n)
 	}
 }
 
+/* The backend list of o, in either form (netif.h): 0 or -EINVAL. */
+static int netif_backends_check(const struct netif_options *o)
+{
+	uint32_t links = 0;
+
+	if (o->n_backends == 0)
+		return o->backend != NULL && o->n_links > 0 && o->n_links <= NET_MAX_LINKS ? 0 : -EINVAL;
+	if (o->n_backends > NET_MAX_BACKENDS)
+		return -EINVAL;
+	for (uint32_t k = 0; k < o->n_backends; k++) {
+		const struct netif_backend_options *bo = &o->backends[k];
+
+		if (bo->ops == NULL || bo->n_links == 0 || bo->n_links > NET_MAX_LINKS)
+			return -EINVAL;
+		links += bo->n_links;
+	}
+	return links <= NETIF_MAX_LINKS ? 0 : -EINVAL;
+}
+
+/* Close every open backend (their handles finish on the loop); the layer counts as closed. */
+static void netif_backends_close(struct netif *n)
+{
+	for (uint32_t k = n->n_be; k-- > 0;) {
+		if (n->be[k] != NULL)
+			n->ops[k]->close(n->be[k], netif_backend_closed, NULL);
+		n->be[k] = NULL;
+	}
+}
+
+/*
+ * Open the backends in order, number their links in one sequence (link
+ * ids) and join the SNPS groups (§1) on every link. On failure every
+ * backend opened is closed again and why says what failed.
+ */
+static int netif_backends_open(struct netif *n, uv_loop_t *loop, char *why, size_t why_len)
+{
+	/* §1: every group, on every link; the data path uses ff02::10 only for now. */
+	static const uint8_t groups[] = {SNPS_GROUP_DATA,  SNPS_GROUP_PARTICIPANT, SNPS_GROUP_ENDPOINT,
+					 SNPS_GROUP_TOPIC, SNPS_GROUP_SECURITY,	   SNPS_GROUP_LOCATION};
+	int rc;
+
+	n->n_links = 0;
+	for (uint32_t k = 0; k < n->n_be; k++) {
+		const struct netif_backend_options *bo = &n->opt.backends[k];
+		struct net_backend_config bc;
+		struct net_backend *be;
+		uint32_t nl;
+
+		memset(&bc, 0, sizeof(bc));
+		for (uint32_t i = 0; i < bo->n_links; i++)
+			bc.links[i] = bo->links[i];
+		bc.n_links = bo->n_links;
+		bc.prefer = n->node.ip;
+		bc.has_prefer = true;
+		bc.port = n->node.port;
+		bc.max_dgram = n->opt.max_frame;
+		bc.rcvbuf = n->opt.rcvbuf;
+		bc.sndbuf = n->opt.sndbuf;
+		bc.gso = n->opt.gso;
+		rc = n->ops[k]->open(net_loop_uv(loop), &bc, netif_on_readable, n, &be);
+		if (rc < 0) {
+			snprintf(why, why_len, "cannot open the %s backend on %s%s (port %u): %s",
+				 n->ops[k]->name, bo->links[0], bo->n_links > 1 ? ",..." : "", n->node.port,
+				 strerror(-rc));
+			goto fail_close;
+		}
+		n->be[k] = be;
+		nl = n->ops[k]->n_links(be);
+		if (n->n_links + nl > NETIF_MAX_LINKS) {
+			snprintf(why, why_len, "more than %u links over all backends", NETIF_MAX_LINKS);
+			rc = -EINVAL;
+			goto fail_close;
+		}
+		be->link_base = n->n_links;
+		be->index = k;
+		for (uint32_t l = 0; l < nl; l++) {
+			n->link_be[n->n_links++] = (uint8_t)k;
+			for (size_t g = 0; g < sizeof(groups); g++) {
+				struct in6_addr ga = {.s6_addr = {0xff, 0x02}};
+
+				ga.s6_addr[15] = groups[g];
+				rc = n->ops[k]->join(be, l, &ga);
+				if (rc < 0) {
+					snprintf(why, why_len, "cannot join ff02::%x on %s: %s", groups[g],
+						 n->ops[k]->link(be, l)->name, strerror(-rc));
+					goto fail_close;
+				}
+			}
+		}
+	}
+	return 0;
+
+fail_close:
+	netif_backends_close(n);
+	n->n_links = 0;
+	return rc;
+}
+
 int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, const struct netif_hooks *h,
 	      struct netif **ret, char *why, size_t why_len)
 {
-	struct net_backend_config bc;
 	char dummy[8];
 	struct netif *n;
 	int rc;
@@ -193,10 +296,10 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 		why_len = sizeof(dummy);
 	}
 	why[0] = '\0';
-	if (o->backend == NULL || o->node == NULL || o->n_links == 0 || o->n_links > NET_MAX_LINKS ||
-	    o->max_frame < 8 || o->max_frame > SNPS_DATAGRAM_MAX || o->max_peers == 0 ||
-	    o->backlog_cap == 0 || o->reader_depth < 2 || (o->reader_depth & (o->reader_depth - 1)) != 0 ||
-	    o->rx_budget == 0 || o->n_swap_peers > 64 || o->n_pack_peers > 64) {
+	if (o->node == NULL || netif_backends_check(o) < 0 || o->max_frame < 8 ||
+	    o->max_frame > SNPS_DATAGRAM_MAX || o->max_peers == 0 || o->backlog_cap == 0 ||
+	    o->reader_depth < 2 || (o->reader_depth & (o->reader_depth - 1)) != 0 || o->rx_budget == 0 ||
+	    o->n_swap_peers > 64 || o->n_pack_peers > 64) {
 		snprintf(why, why_len, "invalid network options");
 		return -EINVAL;
 	}
@@ -210,7 +313,17 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	n->opt.node = &n->node;
 	if (h != NULL)
 		n->hooks = *h;
-	n->ops = o->backend;
+	if (o->n_backends == 0) {
+		/* The single-backend form: made the first entry of the list. */
+		n->opt.backends[0].ops = o->backend;
+		for (uint32_t i = 0; i < o->n_links; i++)
+			n->opt.backends[0].links[i] = o->links[i];
+		n->opt.backends[0].n_links = o->n_links;
+		n->opt.n_backends = 1;
+	}
+	n->n_be = n->opt.n_backends;
+	for (uint32_t k = 0; k < n->n_be; k++)
+		n->ops[k] = n->opt.backends[k].ops;
 	memset(n->topic_of_id, -1, sizeof(n->topic_of_id));
 	for (uint32_t i = 0; i < o->n_swap_peers; i++)
 		n->swap[i] = o->swap_peers[i];
@@ -238,41 +351,9 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	}
 	netif_buffers_init(n);
 
-	memset(&bc, 0, sizeof(bc));
-	for (uint32_t i = 0; i < o->n_links; i++)
-		bc.links[i] = o->links[i];
-	bc.n_links = o->n_links;
-	bc.prefer = n->node.ip;
-	bc.has_prefer = true;
-	bc.port = n->node.port;
-	bc.max_dgram = o->max_frame;
-	bc.rcvbuf = o->rcvbuf;
-	bc.sndbuf = o->sndbuf;
-	bc.gso = o->gso;
-	rc = n->ops->open(net_loop_uv(loop), &bc, netif_on_readable, n, &n->be);
-	if (rc < 0) {
-		snprintf(why, why_len, "cannot open the %s backend on %s%s (port %u): %s", n->ops->name,
-			 o->links[0], o->n_links > 1 ? ",..." : "", n->node.port, strerror(-rc));
+	rc = netif_backends_open(n, loop, why, why_len);
+	if (rc < 0)
 		goto fail_free;
-	}
-	/* §1: every group, on every link; the data path uses ff02::10 only for now. */
-	for (uint32_t l = 0; l < n->ops->n_links(n->be); l++) {
-		static const uint8_t groups[] = {SNPS_GROUP_DATA,     SNPS_GROUP_PARTICIPANT,
-						 SNPS_GROUP_ENDPOINT, SNPS_GROUP_TOPIC,
-						 SNPS_GROUP_SECURITY, SNPS_GROUP_LOCATION};
-
-		for (size_t g = 0; g < sizeof(groups); g++) {
-			struct in6_addr ga = {.s6_addr = {0xff, 0x02}};
-
-			ga.s6_addr[15] = groups[g];
-			rc = n->ops->join(n->be, l, &ga);
-			if (rc < 0) {
-				snprintf(why, why_len, "cannot join ff02::%x on %s: %s", groups[g],
-					 n->ops->link(n->be, l)->name, strerror(-rc));
-				goto fail_backend;
-			}
-		}
-	}
 	for (uint32_t i = 0; i < n->node.n_topics; i++) {
 		rc = netif_topic_init(n, &n->topics[i], &n->node.topics[i], why, why_len);
 		if (rc < 0)
@@ -320,9 +401,7 @@ fail_topics:
 		netif_topic_fini(&n->topics[i]);
 	for (uint32_t k = 0; k < NETIF_NACK_STREAMS; k++)
 		free(n->nrx[k].data);
-fail_backend:
-	n->ops->close(n->be, netif_backend_closed, NULL);
-	n->be = NULL;
+	netif_backends_close(n);
 fail_free:
 	peer_table_fini(&n->peers);
 	free(n->tx_mem);
@@ -351,8 +430,7 @@ void netif_close(struct netif *n)
 		uv_close((uv_handle_t *)&n->rel_timer, NULL);
 		n->handles_open = false;
 	}
-	n->ops->close(n->be, netif_backend_closed, NULL);
-	n->be = NULL;
+	netif_backends_close(n);
 }
 
 void netif_free(struct netif *n)
@@ -484,17 +562,59 @@ const struct nodecfg *netif_node(const struct netif *n)
 
 struct net_backend *netif_backend(const struct netif *n)
 {
-	return n->be;
+	return n->be[0];
 }
 
 const char *netif_backend_name(const struct netif *n)
 {
-	return n->ops->name;
+	return n->ops[0]->name;
 }
 
 const struct net_backend_ops *netif_backend_ops(const struct netif *n)
 {
-	return n->ops;
+	return n->ops[0];
+}
+
+uint32_t netif_n_backends(const struct netif *n)
+{
+	return n->n_be;
+}
+
+struct net_backend *netif_backend_at(const struct netif *n, uint32_t i)
+{
+	return i < n->n_be ? n->be[i] : NULL;
+}
+
+const struct net_backend_ops *netif_backend_ops_at(const struct netif *n, uint32_t i)
+{
+	return i < n->n_be ? n->ops[i] : NULL;
+}
+
+uint32_t netif_n_links(const struct netif *n)
+{
+	return netif_be_open(n) ? n->n_links : 0;
+}
+
+struct net_backend *netif_link_backend(const struct netif *n, uint32_t link, uint32_t *ret_local)
+{
+	struct net_backend *be;
+
+	if (link >= n->n_links)
+		return NULL;
+	be = n->be[n->link_be[link]];
+	if (be == NULL)
+		return NULL;
+	if (ret_local != NULL)
+		*ret_local = link - be->link_base;
+	return be;
+}
+
+const struct net_link_info *netif_link(const struct netif *n, uint32_t link)
+{
+	uint32_t local;
+	struct net_backend *be = netif_link_backend(n, link, &local);
+
+	return be != NULL ? be->ops->link(be, local) : NULL;
 }
 
 uint32_t netif_max_frame(const struct netif *n)

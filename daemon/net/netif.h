@@ -29,8 +29,14 @@
  * the reader's client makes room; a full FIFO delivers its oldest sample to
  * the readers with room (counted in backlog_forced).
  *
+ * Links: the layer holds up to NET_MAX_BACKENDS backends at once (several
+ * `socket` ones, later `tap`, `serial`) and numbers the links of all of
+ * them in one sequence, the link ids that peers, discovery locators and
+ * `sddsctl net` use; a datagram's ingress link and a destination's link
+ * resolve to (backend, the backend's own link number).
+ *
  * Ownership and threads: the layer owns its broker objects, rings, peer
- * table and the backend; everything runs on the loop thread, except with
+ * table and the backends; everything runs on the loop thread, except with
  * netif_options.threaded (monolithic mode: client-lib/mononet.c), where a
  * local writer's thread also runs the reader notify and sends, all under
  * the owner's broker lock. netif_close
@@ -116,7 +122,26 @@ struct netif_hooks {
 	void (*enter)(void *ctx);
 };
 
+/* Links of one network layer at most: every backend's. */
+#define NETIF_MAX_LINKS (NET_MAX_BACKENDS * NET_MAX_LINKS)
+
+/* One backend of the layer and the links it serves (interface names, borrowed for netif_new). */
+struct netif_backend_options {
+	const struct net_backend_ops *ops;
+	const char *links[NET_MAX_LINKS];
+	uint32_t n_links;
+};
+
 struct netif_options {
+	/*
+	 * The backends: backends[0..n_backends), opened in this order. The
+	 * layer numbers the links of all of them in one sequence (link ids):
+	 * backends[0]'s links first, in their order, then backends[1]'s...
+	 * n_backends 0: one backend, `backend` on `links` (the form a
+	 * single-backend owner fills; netconf fills both).
+	 */
+	struct netif_backend_options backends[NET_MAX_BACKENDS];
+	uint32_t n_backends;
 	const struct net_backend_ops *backend;
 	const struct nodecfg *node; /* copied */
 	const char *links[NET_MAX_LINKS];
@@ -165,7 +190,7 @@ void netif_options_init(struct netif_options *o);
 struct netif;
 
 /*
- * Open the backend on loop, join the SNPS groups (§1) on every link,
+ * Open the backends on loop, join the SNPS groups (§1) on every link,
  * register the topics and create the endpoints. Returns 0, or -errno with
  * *ret_why (static or in the layer's message buffer; may be NULL) saying
  * what failed; on failure everything made is undone (the caller runs the
@@ -174,7 +199,7 @@ struct netif;
 int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, const struct netif_hooks *h,
 	      struct netif **ret, char *why, size_t why_len);
 
-/* Stop the handles and the backend; run the loop, then netif_free. Accepts NULL. */
+/* Stop the handles and the backends; run the loop, then netif_free. Accepts NULL. */
 void netif_close(struct netif *n);
 /* Free everything; accepts NULL. After netif_close and a loop run. */
 void netif_free(struct netif *n);
@@ -201,7 +226,7 @@ void netif_reader_gone(struct netif *n, struct broker_reader *r);
 /* End of a turn, as the prepare handle does it: retry the backlog, send frames. */
 void netif_flush(struct netif *n);
 
-/* Receive and handle what the backend has now (the readable callback's body). */
+/* Receive and handle what every backend has now (the readable callback's body). */
 void netif_receive(struct netif *n);
 
 /*
@@ -223,9 +248,19 @@ const struct disc *netif_discovery(const struct netif *n);
 const struct netif_counters *netif_counters(const struct netif *n);
 const struct peer_table *netif_peers(const struct netif *n);
 const struct nodecfg *netif_node(const struct netif *n);
+/* The first backend (NULL once closed), its name and ops. */
 struct net_backend *netif_backend(const struct netif *n);
 const char *netif_backend_name(const struct netif *n);
 const struct net_backend_ops *netif_backend_ops(const struct netif *n);
+/* Backends configured, and backend i (NULL once closed) and its ops (kept after close). */
+uint32_t netif_n_backends(const struct netif *n);
+struct net_backend *netif_backend_at(const struct netif *n, uint32_t i);
+const struct net_backend_ops *netif_backend_ops_at(const struct netif *n, uint32_t i);
+/* Links over all backends (0 once closed), and the info of link id `link` (NULL: none). */
+uint32_t netif_n_links(const struct netif *n);
+const struct net_link_info *netif_link(const struct netif *n, uint32_t link);
+/* The backend of link id `link` (NULL: none or closed) and its own number of the link. */
+struct net_backend *netif_link_backend(const struct netif *n, uint32_t link, uint32_t *ret_local);
 uint32_t netif_max_frame(const struct netif *n);
 uint32_t netif_backlog(const struct netif *n); /* samples waiting now */
 

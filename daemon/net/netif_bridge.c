@@ -274,8 +274,8 @@ fail:
 
 static int netif_link_of(struct netif *n, const char *iface, uint32_t *ret)
 {
-	for (uint32_t i = 0; i < n->ops->n_links(n->be); i++) {
-		if (strcmp(n->ops->link(n->be, i)->name, iface) == 0) {
+	for (uint32_t i = 0; i < n->n_links; i++) {
+		if (strcmp(netif_link(n, i)->name, iface) == 0) {
 			*ret = i;
 			return 0;
 		}
@@ -300,14 +300,14 @@ int netif_add_dests(struct netif *n, char *why, size_t why_len)
 					 d->iface);
 				return -ENODEV;
 			}
-		} else if (n->ops->n_links(n->be) != 1) {
+		} else if (n->n_links != 1) {
 			snprintf(why, why_len,
 				 "%s: subscriber address without %%interface and %u interfaces configured: "
 				 "name the link",
-				 d->loc, n->ops->n_links(n->be));
+				 d->loc, n->n_links);
 			return -EINVAL;
 		}
-		a.ifindex = n->ops->link(n->be, link)->ifindex;
+		a.ifindex = netif_link(n, link)->ifindex;
 		rc = peer_add(&n->peers, &a, link, &p);
 		if (rc < 0) {
 			snprintf(why, why_len, "%s: more static subscribers than max_peers", d->loc);
@@ -344,9 +344,9 @@ static void netif_add_disc_dests(struct netif *n)
 		uint32_t pi;
 
 		t = netif_topic_of(n, sd->topic);
-		if (t == NULL || sd->loc.link >= n->ops->n_links(n->be))
+		if (t == NULL || sd->loc.link >= n->n_links)
 			continue;
-		a.ifindex = n->ops->link(n->be, sd->loc.link)->ifindex;
+		a.ifindex = netif_link(n, sd->loc.link)->ifindex;
 		if (peer_add(&n->peers, &a, sd->loc.link, &p) < 0) {
 			n->c.dests_full++;
 			continue;
@@ -411,9 +411,9 @@ int netif_disc_init(struct netif *n, char *why, size_t why_len)
 	disc_options_init(&o);
 	o.node_id = n->opt.disc.node_id;
 	if (o.node_id == 0)
-		o.node_id = disc_node_id_from_addr(&n->ops->link(n->be, 0)->addr);
+		o.node_id = disc_node_id_from_addr(&netif_link(n, 0)->addr);
 	o.port = n->node.port;
-	o.n_links = n->ops->n_links(n->be);
+	o.n_links = n->n_links;
 	o.participant_ms = n->opt.disc.participant_ms;
 	o.publication_ms = n->opt.disc.publication_ms;
 	o.expire_ms = n->opt.disc.expire_ms;

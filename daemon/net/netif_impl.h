@@ -188,6 +188,7 @@ struct netif_nack_rx {
 	bool used;
 	uint32_t topic;	     /* index into topics */
 	struct net_addr src; /* the publisher's locator: NACKs go there (port of its last frame) */
+	uint32_t link;	     /* the link id its data came in on */
 	bool mcast;	     /* its data came in on the multicast socket: answer from there */
 	uint8_t bits;	     /* number size of the stream */
 	int64_t seen_ns;     /* last sample, for reuse of the slot */
@@ -250,8 +251,13 @@ struct netif {
 	struct netif_options opt;
 	struct nodecfg node;
 	struct netif_hooks hooks;
-	const struct net_backend_ops *ops;
-	struct net_backend *be;
+	/* The backends, in config order; be[k] NULL: closed (ops[k] stays, for names). */
+	const struct net_backend_ops *ops[NET_MAX_BACKENDS];
+	struct net_backend *be[NET_MAX_BACKENDS];
+	uint32_t n_be;
+	/* Link ids: link l is be[link_be[l]]'s link l - be[link_be[l]]->link_base. */
+	uint32_t n_links;
+	uint8_t link_be[NETIF_MAX_LINKS];
 	bool closing;
 
 	struct netif_topic topics[NODECFG_MAX_TOPICS];
@@ -269,8 +275,9 @@ struct netif {
 	uint8_t *tx_mem;
 	struct snps_frame tx_frame[NETIF_TX_SLOTS];
 	struct net_tx tx[NETIF_TX_SLOTS];
-	int32_t tx_peer[NETIF_TX_SLOTS]; /* peer index of the slot's open frame, -1 finished */
-	bool tx_raw[NETIF_TX_SLOTS];	 /* finished bytes (discovery), not a builder */
+	int32_t tx_peer[NETIF_TX_SLOTS];  /* peer index of the slot's open frame, -1 finished */
+	uint32_t tx_link[NETIF_TX_SLOTS]; /* link id the slot leaves on (picks the backend) */
+	bool tx_raw[NETIF_TX_SLOTS];	  /* finished bytes (discovery), not a builder */
 	uint32_t tx_used;
 
 	/* rx */
@@ -317,7 +324,8 @@ enum netif_seq_verdict { NETIF_SEQ_TAKE, NETIF_SEQ_DUP, NETIF_SEQ_GAP };
 
 /* netif_txpool.c */
 void netif_tx_send(struct netif *n);
-struct snps_frame *netif_tx_direct(struct netif *n, const struct net_addr *dst, bool from_mcast);
+struct snps_frame *netif_tx_direct(struct netif *n, const struct net_addr *dst, uint32_t link,
+				   bool from_mcast);
 int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topic *t, const uint8_t *sample,
 		    bool swap, const struct snps_seqnr *seq);
 void netif_disc_send(void *ctx, const uint8_t *buf, uint32_t len, const struct disc_locator *dst);
@@ -327,21 +335,23 @@ void netif_buffers_init(struct netif *n);
 void netif_rel_push(struct netif *n, struct netif_topic *t, const uint8_t *sample);
 bool netif_nack_room(struct netif_topic *t, int64_t now);
 void netif_nack_push(struct netif *n, struct netif_topic *t, const uint8_t *sample, int64_t now);
-void netif_nack_answer(struct netif *n, struct netif_topic *t, const struct net_addr *src, bool mcast,
-		       uint32_t seq);
+void netif_nack_answer(struct netif *n, struct netif_topic *t, const struct net_addr *src, uint32_t link,
+		       bool mcast, uint32_t seq);
 void netif_rel_ack(struct netif *n, struct netif_topic *t, const struct net_addr *src, uint32_t seq);
 void netif_rel_resend(struct netif *n);
 
 /* netif_relreader.c */
 enum netif_seq_verdict netif_seq_check(struct netif *n, struct net_peer *p, uint16_t topic,
 				       const struct snps_seqnr *s, bool strict);
-void netif_send_ack(struct netif *n, const struct net_addr *src, bool mcast, uint8_t domain, uint16_t topic,
-		    const struct snps_seqnr *s);
-void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr *src, bool mcast,
+void netif_send_ack(struct netif *n, const struct net_addr *src, uint32_t link, bool mcast, uint8_t domain,
+		    uint16_t topic, const struct snps_seqnr *s);
+void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr *src, uint32_t link, bool mcast,
 		      const struct snps_seqnr *sq, const uint8_t *data);
 bool netif_nrx_tick(struct netif *n, int64_t now);
 
 /* netif_rx.c */
+/* The readable callback's body for backend k: its datagrams, then the broker's flush. */
+void netif_receive_from(struct netif *n, uint32_t k);
 struct netif_topic *netif_topic_of(struct netif *n, uint32_t id);
 
 /* netif_bridge.c */
@@ -360,6 +370,7 @@ int netif_disc_init(struct netif *n, char *why, size_t why_len);
 /* netif.c */
 void netif_enter(struct netif *n);
 int64_t netif_now(const struct netif *n);
+bool netif_be_open(const struct netif *n);
 void netif_rel_timer_on(struct netif *n);
 void netif_rel_timer_off(struct netif *n);
 void netif_retry_timer(struct netif *n, bool on);

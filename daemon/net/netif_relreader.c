@@ -46,12 +46,12 @@ enum netif_seq_verdict netif_seq_check(struct netif *n, struct net_peer *p, uint
 }
 
 /* ACK a reliable sample to the frame's source locator, from the socket it came in on (§9.5, probe_qback). */
-void netif_send_ack(struct netif *n, const struct net_addr *src, bool mcast, uint8_t domain, uint16_t topic,
-		    const struct snps_seqnr *s)
+void netif_send_ack(struct netif *n, const struct net_addr *src, uint32_t link, bool mcast, uint8_t domain,
+		    uint16_t topic, const struct snps_seqnr *s)
 {
-	if (n->be == NULL)
+	if (!netif_be_open(n))
 		return;
-	if (snps_frame_add_ack(netif_tx_direct(n, src, mcast), domain, topic, s) < 0) {
+	if (snps_frame_add_ack(netif_tx_direct(n, src, link, mcast), domain, topic, s) < 0) {
 		n->tx_used--;
 		return;
 	}
@@ -98,10 +98,10 @@ static void netif_nrx_nack(struct netif *n, struct netif_nack_rx *r, uint32_t ma
 	const struct netif_topic *t = &n->topics[r->topic];
 	uint32_t seqs[NETIF_NACK_PER_FRAME], k;
 
-	if (n->be == NULL)
+	if (!netif_be_open(n))
 		return;
 	while ((k = gaptrack_nack_list(&r->g, max_tries, seqs, NETIF_NACK_PER_FRAME)) > 0) {
-		struct snps_frame *f = netif_tx_direct(n, &r->src, r->mcast);
+		struct snps_frame *f = netif_tx_direct(n, &r->src, r->link, r->mcast);
 
 		for (uint32_t j = 0; j < k; j++) {
 			struct snps_seqnr sq = {.bits = r->bits, .value = seqs[j]};
@@ -174,7 +174,7 @@ static bool netif_nrx_far_behind(const struct gaptrack *g, uint32_t seq)
  * A numbered sample of NACK topic ti from src: held in its stream's
  * reorder ring, delivered in order; new gaps NACKed at once.
  */
-void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr *src, bool mcast,
+void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr *src, uint32_t link, bool mcast,
 		      const struct snps_seqnr *sq, const uint8_t *data)
 {
 	struct netif_nack_rx *r = netif_nrx_get(n, ti, src, sq->bits);
@@ -187,6 +187,7 @@ void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr *src, 
 		return;
 	}
 	r->src.port = src->port; /* replies go where its last frame came from (§15.5) */
+	r->link = link;
 	r->mcast = mcast;
 	r->seen_ns = now;
 	/* The retry clock starts with the first gap; later gaps do not push the older ones' retries back. */

@@ -40,7 +40,7 @@ void netif_rel_push(struct netif *n, struct netif_topic *t, const uint8_t *sampl
 	if (mask == 0)
 		return; /* nobody to wait for */
 	t->win_n++;
-	t->sent_ns = n->ops->clock_ns(n->be);
+	t->sent_ns = netif_now(n);
 	netif_rel_timer_on(n);
 }
 
@@ -92,8 +92,8 @@ void netif_nack_push(struct netif *n, struct netif_topic *t, const uint8_t *samp
  * A NACK for number seq of our topic t from src: resend that sample to src
  * alone (from the socket the NACK came in on), if kept and within budget.
  */
-void netif_nack_answer(struct netif *n, struct netif_topic *t, const struct net_addr *src, bool mcast,
-		       uint32_t seq)
+void netif_nack_answer(struct netif *n, struct netif_topic *t, const struct net_addr *src, uint32_t link,
+		       bool mcast, uint32_t seq)
 {
 	struct snps_sample_meta m = {.domain = (uint8_t)t->cfg.desc.domain, .topic = t->cfg.desc.topic_id};
 	struct snps_seqnr sq = {.bits = t->cfg.seq_bits, .value = seq};
@@ -113,11 +113,11 @@ void netif_nack_answer(struct netif *n, struct netif_topic *t, const struct net_
 		n->c.nack_unknown++;
 		return;
 	}
-	if (e->resends >= NETIF_NACK_MAX_RESENDS || n->nack_budget == 0 || n->be == NULL) {
+	if (e->resends >= NETIF_NACK_MAX_RESENDS || n->nack_budget == 0 || !netif_be_open(n)) {
 		n->c.nack_limited++;
 		return;
 	}
-	f = netif_tx_direct(n, src, mcast);
+	f = netif_tx_direct(n, src, link, mcast);
 	m.seqnr = &sq;
 	if (snps_frame_add_sample_reserve(f, &m, t->cfg.desc.sample_size, &dst) < 0) {
 		n->tx_used--;
@@ -198,7 +198,7 @@ static bool netif_nack_pub_tick(struct netif *n, int64_t now)
 /* Resend every window whose last send is older than the timeout. */
 void netif_rel_resend(struct netif *n)
 {
-	int64_t now = n->ops->clock_ns(n->be);
+	int64_t now = netif_now(n);
 	bool waiting = false;
 
 	for (uint32_t ti = 0; ti < n->n_topics; ti++) {

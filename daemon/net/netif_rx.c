@@ -117,7 +117,7 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 			return 0;
 		}
 		n->c.nacks_in++;
-		netif_nack_answer(n, t, rx->src, rx->mcast, ev->seqnr.value);
+		netif_nack_answer(n, t, rx->src, rx->link, rx->mcast, ev->seqnr.value);
 		return 0;
 	}
 	/* An sddsd says it takes several samples per frame (anywhere in a Participant frame). */
@@ -146,8 +146,8 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		}
 		if (ev->topic == SNPS_BUILTIN_PARTICIPANT)
 			rx->participant = true;
-		disc_receive(n->disc, n->ops->clock_ns(n->be), ev->topic, bd, ev->len,
-			     ev->has_addr ? &ev->addr : NULL, &rx->src->ip, rx->src->port, rx->link);
+		disc_receive(n->disc, netif_now(n), ev->topic, bd, ev->len, ev->has_addr ? &ev->addr : NULL,
+			     &rx->src->ip, rx->src->port, rx->link);
 		return 0;
 	}
 	ti = (uint32_t)netif_topic_index(n, ev->topic);
@@ -179,7 +179,7 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		rx->samples++;
 		if (rx->p != NULL)
 			rx->p->topics_in |= (uint16_t)(1u << ev->topic);
-		netif_nrx_sample(n, ti, rx->src, rx->mcast, &ev->seqnr, data);
+		netif_nrx_sample(n, ti, rx->src, rx->link, rx->mcast, &ev->seqnr, data);
 		return 0;
 	}
 	if (ev->has_seqnr) {
@@ -187,7 +187,7 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 
 		/* A duplicate is acknowledged again: our first ACK may be what was lost. */
 		if (t->cfg.reliable && v != NETIF_SEQ_GAP)
-			netif_send_ack(n, rx->src, rx->mcast, ev->domain, ev->topic, &ev->seqnr);
+			netif_send_ack(n, rx->src, rx->link, rx->mcast, ev->domain, ev->topic, &ev->seqnr);
 		if (v != NETIF_SEQ_TAKE) {
 			n->c.seq_dropped++;
 			return 0;
@@ -204,8 +204,8 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 
 static bool netif_is_own(const struct netif *n, const struct in6_addr *ip)
 {
-	for (uint32_t i = 0; i < n->ops->n_links(n->be); i++) {
-		if (memcmp(&n->ops->link(n->be, i)->addr, ip, sizeof(*ip)) == 0)
+	for (uint32_t i = 0; i < n->n_links; i++) {
+		if (memcmp(&netif_link(n, i)->addr, ip, sizeof(*ip)) == 0)
 			return true;
 	}
 	return false;
@@ -252,7 +252,7 @@ static void netif_handle(struct netif *n, const struct net_dgram *d)
 		}
 	}
 	if (p != NULL) {
-		p->last_seen_ns = n->ops->clock_ns(n->be);
+		p->last_seen_ns = netif_now(n);
 		p->last_port = d->src.port;
 	}
 	if (d->wire_len > n->opt.max_frame) {
@@ -295,10 +295,20 @@ static void netif_handle(struct netif *n, const struct net_dgram *d)
 
 typedef int (*netif_rx_fn)(struct net_backend *b, struct net_dgram *d, unsigned n);
 
-static void netif_receive_with(struct netif *n, netif_rx_fn rx)
+/*
+ * Up to rx_budget datagrams from backend k (poll: through its poll_rx when
+ * it has one), each handled with its ingress link made a link id. The
+ * caller flushes the broker.
+ */
+static void netif_receive_be(struct netif *n, uint32_t k, bool poll)
 {
+	struct net_backend *be = n->be[k];
+	netif_rx_fn rx;
 	uint32_t done = 0;
 
+	if (be == NULL)
+		return;
+	rx = poll && n->ops[k]->poll_rx != NULL ? n->ops[k]->poll_rx : n->ops[k]->rx;
 	while (!n->closing && done < n->opt.rx_budget) {
 		unsigned want =
 		    n->opt.rx_budget - done < NETIF_RX_BATCH ? n->opt.rx_budget - done : NETIF_RX_BATCH;
@@ -306,7 +316,7 @@ static void netif_receive_with(struct netif *n, netif_rx_fn rx)
 
 		for (unsigned i = 0; i < want; i++)
 			n->rx[i].cap = n->opt.max_frame;
-		r = rx(n->be, n->rx, want);
+		r = rx(be, n->rx, want);
 		if (r < 0) {
 			n->c.drops[NETIF_DROP_RX_ERROR]++;
 			break;
@@ -314,21 +324,31 @@ static void netif_receive_with(struct netif *n, netif_rx_fn rx)
 		if (r == 0)
 			break;
 		SDDS_PROBE1(received, r);
-		for (int i = 0; i < r; i++)
+		for (int i = 0; i < r; i++) {
+			n->rx[i].link += be->link_base;
 			netif_handle(n, &n->rx[i]);
+		}
 		done += (uint32_t)r;
 		/* A short batch: every queue was read dry just now; another call
 		 * would cost a system call per socket to learn that again. */
 		if ((unsigned)r < want)
 			break;
 	}
+}
+
+void netif_receive_from(struct netif *n, uint32_t k)
+{
+	netif_receive_be(n, k, false);
 	/* Wake the local readers written to. */
 	broker_flush(n->broker);
 }
 
 void netif_receive(struct netif *n)
 {
-	netif_receive_with(n, n->ops->rx);
+	for (uint32_t k = 0; k < n->n_be; k++)
+		netif_receive_be(n, k, false);
+	/* Wake the local readers written to. */
+	broker_flush(n->broker);
 }
 
 void netif_poll(struct netif *n)
@@ -336,7 +356,9 @@ void netif_poll(struct netif *n)
 	if (n == NULL || n->closing)
 		return;
 	netif_enter(n);
-	netif_receive_with(n, n->ops->poll_rx != NULL ? n->ops->poll_rx : n->ops->rx);
+	for (uint32_t k = 0; k < n->n_be; k++)
+		netif_receive_be(n, k, true);
+	broker_flush(n->broker);
 	if (n->hooks.after != NULL)
 		n->hooks.after(n->hooks.ctx);
 }

@@ -10,7 +10,7 @@ void netif_tx_send(struct netif *n)
 {
 	uint32_t k = 0;
 
-	if (n->be == NULL) {
+	if (!netif_be_open(n)) {
 		/* Closed: what is left is not sent (the daemon is stopping). */
 		for (uint32_t i = 0; i < n->tx_used; i++) {
 			if (n->tx_peer[i] >= 0)
@@ -39,23 +39,38 @@ void netif_tx_send(struct netif *n)
 		n->tx[i].len = (uint32_t)len;
 	}
 	SDDS_PROBE1(backend_handed, n->tx_used);
-	while (k < n->tx_used) {
-		int err = 0;
-		int r = n->ops->tx(n->be, &n->tx[k], n->tx_used - k, &err);
+	/*
+	 * Each run of slots that leave through one backend is one tx call, in
+	 * slot order (one backend: one run, the whole batch). k counts the
+	 * datagrams the backends took or refused one by one.
+	 */
+	for (uint32_t run = 0; run < n->tx_used;) {
+		uint32_t b = n->link_be[n->tx_link[run]], end = run + 1;
+		struct net_backend *be = n->be[b];
 
-		if (r < 0) {
-			n->c.tx_errors += n->tx_used - k;
-			break;
+		while (end < n->tx_used && n->link_be[n->tx_link[end]] == b)
+			end++;
+		while (run < end) {
+			int err = 0;
+			int r = n->ops[b]->tx(be, &n->tx[run], end - run, &err);
+
+			if (r < 0) {
+				n->c.tx_errors += end - run;
+				break;
+			}
+			for (uint32_t i = run; i < run + (uint32_t)r; i++)
+				n->c.bytes_out += n->tx[i].len;
+			n->c.frames_out += (uint32_t)r;
+			run += (uint32_t)r;
+			k += (uint32_t)r;
+			if (run < end) {
+				/* One datagram failed (EAGAIN, unreachable...): count it, go on. */
+				n->c.tx_errors++;
+				run++;
+				k++;
+			}
 		}
-		for (uint32_t i = k; i < k + (uint32_t)r; i++)
-			n->c.bytes_out += n->tx[i].len;
-		n->c.frames_out += (uint32_t)r;
-		k += (uint32_t)r;
-		if (k < n->tx_used) {
-			/* One datagram failed (EAGAIN, unreachable...): count it, go on. */
-			n->c.tx_errors++;
-			k++;
-		}
+		run = end;
 	}
 	SDDS_PROBE2(sent, n->tx_used, k);
 	n->tx_used = 0;
@@ -67,7 +82,8 @@ void netif_tx_send(struct netif *n)
  * The caller fills the returned frame (the last tx slot), or gives the slot
  * back with n->tx_used-- when nothing fits.
  */
-struct snps_frame *netif_tx_direct(struct netif *n, const struct net_addr *dst, bool from_mcast)
+struct snps_frame *netif_tx_direct(struct netif *n, const struct net_addr *dst, uint32_t link,
+				   bool from_mcast)
 {
 	uint32_t i;
 
@@ -79,6 +95,7 @@ struct snps_frame *netif_tx_direct(struct netif *n, const struct net_addr *dst, 
 	snps_frame_reset(&n->tx_frame[i]);
 	n->tx[i].dst = *dst;
 	n->tx[i].from_mcast = from_mcast;
+	n->tx_link[i] = link;
 	return &n->tx_frame[i];
 }
 
@@ -123,6 +140,7 @@ int netif_tx_append(struct netif *n, uint32_t pi, const struct netif_topic *t, c
 		n->tx_peer[p->tx_slot] = (int32_t)pi;
 		snps_frame_reset(&n->tx_frame[p->tx_slot]);
 		n->tx[p->tx_slot].dst = p->addr;
+		n->tx_link[p->tx_slot] = p->link;
 		n->tx[p->tx_slot].from_mcast = p->tx_mcast;
 		p->c.frames_out++;
 	}
@@ -136,7 +154,7 @@ void netif_disc_send(void *ctx, const uint8_t *buf, uint32_t len, const struct d
 	struct netif *n = ctx;
 	uint32_t i;
 
-	if (n->be == NULL || dst->link >= n->ops->n_links(n->be) || len > n->opt.max_frame)
+	if (!netif_be_open(n) || dst->link >= n->n_links || len > n->opt.max_frame)
 		return;
 	if (n->tx_used == NETIF_TX_SLOTS)
 		netif_tx_send(n);
@@ -147,7 +165,8 @@ void netif_disc_send(void *ctx, const uint8_t *buf, uint32_t len, const struct d
 	n->tx[i].len = len;
 	n->tx[i].dst.ip = dst->ip;
 	n->tx[i].dst.port = dst->port;
-	n->tx[i].dst.ifindex = n->ops->link(n->be, dst->link)->ifindex;
+	n->tx[i].dst.ifindex = netif_link(n, dst->link)->ifindex;
+	n->tx_link[i] = dst->link;
 	n->tx[i].from_mcast = true;
 }
 
@@ -167,6 +186,7 @@ void netif_buffers_init(struct netif *n)
 		n->tx[i].buf = n->tx_mem + (size_t)i * n->opt.max_frame;
 		n->tx_peer[i] = -1;
 		n->tx_raw[i] = false;
+		n->tx_link[i] = 0;
 	}
 	n->tx_used = 0;
 	for (uint32_t i = 0; i < NETIF_RX_BATCH; i++) {

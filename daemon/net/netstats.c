@@ -17,7 +17,7 @@
 
 static int64_t netstats_now(const struct netif *n)
 {
-	/* The clock the layer stamped last_seen with. */
+	/* The clock the layer stamped last_seen with: the first backend's. */
 	if (netif_backend(n) != NULL)
 		return netif_backend_ops(n)->clock_ns(netif_backend(n));
 	return 0;
@@ -39,8 +39,11 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	const struct peer_table *pt = netif_peers(n);
 	const struct netif_counters *c = netif_counters(n);
 	const struct nodecfg *nc = netif_node(n);
-	uint32_t n_links = 0, n_drops = 0;
+	uint32_t n_links = 0, n_drops = 0, n_bes = netif_n_backends(n);
 	Sdds__Ctl__NetStats *st;
+	Sdds__Ctl__NetBackend *bes, **be_ptrs;
+	Sdds__Ctl__NetLink *lks, **lk_ptrs;
+	char *lk_addrs;
 	Sdds__Ctl__PeerInfo *peers, **peer_ptrs;
 	Sdds__Ctl__NetDrop *drops, **drop_ptrs;
 	char **link_names;
@@ -54,10 +57,9 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 		if (c->drops[r] != 0)
 			n_drops++;
 	}
-	n_links = 0;
-	if (netif_backend(n) != NULL)
-		n_links = netif_backend_ops(n)->n_links(netif_backend(n));
-	bytes = sizeof(*st) +
+	n_links = netif_n_links(n);
+	bytes = sizeof(*st) + n_bes * (sizeof(*bes) + sizeof(*be_ptrs)) +
+		n_links * (sizeof(*lks) + sizeof(*lk_ptrs) + NETSTATS_ADDR_MAX) +
 		pt->n * (sizeof(*peers) + sizeof(*peer_ptrs) + NETSTATS_ADDR_MAX + IF_NAMESIZE +
 			 32 * sizeof(uint32_t)) +
 		n_drops * (sizeof(*drops) + sizeof(*drop_ptrs)) + n_links * (sizeof(char *) + IF_NAMESIZE) +
@@ -69,14 +71,20 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	if (mem == NULL)
 		return -ENOMEM;
 	st = (void *)mem;
-	peers = (void *)(st + 1);
+	bes = (void *)(st + 1);
+	lks = (void *)(bes + n_bes);
+	peers = (void *)(lks + n_links);
 	drops = (void *)(peers + pt->n);
 	peer_ptrs = (void *)(drops + n_drops);
 	drop_ptrs = (void *)(peer_ptrs + pt->n);
 	link_names = (void *)(drop_ptrs + n_drops);
-	topic_ids = (void *)(link_names + n_links);
+	be_ptrs = (void *)(link_names + n_links);
+	lk_ptrs = (void *)(be_ptrs + n_bes);
+	topic_ids = (void *)(lk_ptrs + n_links);
 	addrs = (void *)(topic_ids + pt->n * 32);
 	names = addrs + pt->n * NETSTATS_ADDR_MAX;
+	/* After the peers' and the links' names: the links' addresses. */
+	lk_addrs = names + (size_t)(pt->n + n_links) * IF_NAMESIZE;
 
 	sdds__ctl__net_stats__init(st);
 	st->backend = (char *)netif_backend_name(n);
@@ -142,21 +150,49 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	}
 	st->n_drops = n_drops;
 	st->drops = drop_ptrs;
+	for (uint32_t k = 0; k < n_bes; k++) {
+		const struct net_backend *be = netif_backend_at(n, k);
+
+		sdds__ctl__net_backend__init(&bes[k]);
+		bes[k].name = (char *)netif_backend_ops_at(n, k)->name;
+		if (be != NULL && n_links > 0) {
+			bes[k].first_link = be->link_base;
+			bes[k].n_links = be->ops->n_links(be);
+		}
+		be_ptrs[k] = &bes[k];
+	}
+	st->n_backends = n_bes;
+	st->backends = be_ptrs;
 	{
-		const struct net_backend_ops *ops = netif_backend_ops(n);
 		char *ln = names + pt->n * IF_NAMESIZE;
 
+		/* Link ids in order: every backend's links, one sequence. */
 		for (uint32_t i = 0; i < n_links; i++) {
-			snprintf(ln + i * IF_NAMESIZE, IF_NAMESIZE, "%s",
-				 ops->link(netif_backend(n), i)->name);
+			const struct net_link_info *li = netif_link(n, i);
+			const struct net_backend *be;
+
+			snprintf(ln + i * IF_NAMESIZE, IF_NAMESIZE, "%s", li->name);
 			link_names[i] = ln + i * IF_NAMESIZE;
-			st->rx_overflow += ops->link(netif_backend(n), i)->rx_overflow;
-			st->tx_gso += ops->link(netif_backend(n), i)->tx_gso;
-			st->gso_refused += ops->link(netif_backend(n), i)->gso_refused ? 1 : 0;
+			st->rx_overflow += li->rx_overflow;
+			st->tx_gso += li->tx_gso;
+			st->gso_refused += li->gso_refused ? 1 : 0;
+			sdds__ctl__net_link__init(&lks[i]);
+			be = netif_link_backend(n, i, &lks[i].local);
+			lks[i].id = i;
+			lks[i].backend = be->index;
+			lks[i].name = link_names[i];
+			inet_ntop(AF_INET6, &li->addr, lk_addrs + i * NETSTATS_ADDR_MAX, NETSTATS_ADDR_MAX);
+			lks[i].address = lk_addrs + i * NETSTATS_ADDR_MAX;
+			lks[i].rx_overflow = li->rx_overflow;
+			lks[i].tx_gso = li->tx_gso;
+			lks[i].gso_refused = li->gso_refused;
+			lk_ptrs[i] = &lks[i];
 		}
 	}
 	st->n_interfaces = n_links;
 	st->interfaces = link_names;
+	st->n_links = n_links;
+	st->links = lk_ptrs;
 	for (uint32_t i = 0; i < pt->n; i++) {
 		const struct net_peer *p = &pt->v[i];
 		Sdds__Ctl__PeerInfo *pi = &peers[i];

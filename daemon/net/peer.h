@@ -32,7 +32,7 @@ struct net_peer_counters {
 
 struct net_peer {
 	struct net_addr addr; /* ip, link (ifindex) and, for static peers, the port data goes to */
-	uint32_t link;	      /* backend link index */
+	uint32_t link;	      /* the network layer's link id (one sequence over its backends) */
 	bool is_static;
 	bool group;	      /* a multicast group learnt by discovery (ff02::10), not a node */
 	bool tx_mcast;	      /* data to it leaves from port + 20 (discovered destinations, §9.2) */

@@ -419,6 +419,32 @@ static void json_net(struct json *j, const Sdds__Ctl__Stats *st)
 	for (size_t i = 0; i < n->n_interfaces; i++)
 		json_text(j, NULL, n->interfaces[i]);
 	json_arr_end(j);
+	/* Every backend with its links; link ids are one sequence over all of them. */
+	json_arr_begin(j, "backends");
+	for (size_t k = 0; k < n->n_backends; k++) {
+		json_obj_begin(j, NULL);
+		json_uint(j, "index", k);
+		json_text(j, "name", n->backends[k]->name);
+		json_arr_begin(j, "links");
+		for (size_t i = 0; i < n->n_links; i++) {
+			const Sdds__Ctl__NetLink *l = n->links[i];
+
+			if (l->backend != k)
+				continue;
+			json_obj_begin(j, NULL);
+			json_uint(j, "id", l->id);
+			json_uint(j, "local", l->local);
+			json_text(j, "name", l->name);
+			json_text(j, "address", l->address);
+			json_uint(j, "rx_overflow", l->rx_overflow);
+			json_uint(j, "tx_gso", l->tx_gso);
+			json_bool(j, "gso_refused", l->gso_refused);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
 	json_uint(j, "frames_in", n->frames_in);
 	json_uint(j, "samples_in", n->samples_in);
 	json_uint(j, "bytes_in", n->bytes_in);
@@ -748,6 +774,21 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 	for (size_t i = 0; i < n->n_interfaces; i++)
 		fprintf(f, " %s", printable(n->interfaces[i], b, sizeof(b)));
 	fputc('\n', f);
+	/* Each backend and its links (link ids: one sequence over all backends). */
+	for (size_t k = 0; k < n->n_backends; k++) {
+		const char *sep = "";
+
+		fprintf(f, "  backend %-15zu %s, links", k, printable(n->backends[k]->name, b, sizeof(b)));
+		for (size_t i = 0; i < n->n_links; i++) {
+			if (n->links[i]->backend != k)
+				continue;
+			fprintf(f, "%s %u %s", sep, n->links[i]->id,
+				printable(n->links[i]->name, b, sizeof(b)));
+			fprintf(f, " (%s)", printable(n->links[i]->address, b, sizeof(b)));
+			sep = ",";
+		}
+		fputc('\n', f);
+	}
 	fprintf(f, "frames in / out           %" PRIu64 " / %" PRIu64 "\n", n->frames_in, n->frames_out);
 	fprintf(f, "samples in / out          %" PRIu64 " / %" PRIu64 "\n", n->samples_in, n->samples_out);
 	fprintf(f, "bytes in / out            %" PRIu64 " / %" PRIu64 "\n", n->bytes_in, n->bytes_out);
