@@ -64,6 +64,7 @@
 
 #include "bench.h"
 #include "json.h"
+#include "netns_rig.h"
 #include "mdrun.h"
 #include "pingpong.h"
 #include "proc.h"
@@ -104,13 +105,10 @@ struct net_shm {
 	uint64_t legs[];		    /* latency: the A->B leg of each measured round, then B->A */
 };
 
+/* A run; its namespaces, directory and daemons are the rig's (`netns`, netns_rig.h). */
 struct net_ctx {
 	const struct net_opts *o;
-	char ns_a[32], ns_b[32];
-	char dir[64];
 	char sock_a[108], sock_b[108];
-	pid_t daemon_a, daemon_b;
-	bool made_a, made_b;
 	bool mono_a, mono_b; /* that side's clients run monolithic with its daemon config */
 	bool raw_busy;	     /* raw ping-pong busy-polls (non-blocking recv) */
 	bool pack;	     /* the daemon configs mark the other side peer_pack */
@@ -154,81 +152,7 @@ struct net_results {
 	struct net_ddsperf dp;
 };
 
-static struct net_ctx *net_cleanup_ctx;
-
 static bool net_have(const char *prog);
-
-static int net_run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* A shell command, its output discarded unless it fails; returns the exit status or -1. */
-static int net_run(const char *fmt, ...)
-{
-	char cmd[1536];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	fflush(stdout);
-	fflush(stderr);
-	st = system(cmd);
-	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
-}
-
-static void net_stop_daemon(pid_t *pid)
-{
-	if (*pid <= 0)
-		return;
-	kill(*pid, SIGTERM);
-	for (int i = 0; i < 300; i++) {
-		if (waitpid(*pid, NULL, WNOHANG) == *pid) {
-			*pid = -1;
-			return;
-		}
-		usleep(10000);
-	}
-	kill(*pid, SIGKILL);
-	waitpid(*pid, NULL, 0);
-	*pid = -1;
-}
-
-static void net_cleanup(struct net_ctx *c)
-{
-	net_stop_daemon(&c->daemon_a);
-	net_stop_daemon(&c->daemon_b);
-	if (c->made_a)
-		net_run("ip netns del %s 2>/dev/null", c->ns_a);
-	if (c->made_b)
-		net_run("ip netns del %s 2>/dev/null", c->ns_b);
-	c->made_a = c->made_b = false;
-	if (c->dir[0] != '\0')
-		net_run("rm -rf '%s'", c->dir);
-	c->dir[0] = '\0';
-}
-
-static void net_on_signal(int sig)
-{
-	if (net_cleanup_ctx != NULL)
-		net_cleanup(net_cleanup_ctx);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static int net_enter(const char *ns)
-{
-	char path[128];
-	int fd, rc = 0;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", ns);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (setns(fd, CLONE_NEWNET) < 0)
-		rc = -errno;
-	close(fd);
-	return rc;
-}
 
 /* The topic attributes of an S-byte sample: a sequence number, then padding. */
 static void net_topic_xml(FILE *f, const char *name, unsigned id, uint32_t size)
@@ -268,21 +192,26 @@ static void net_topic_desc(const char *name, unsigned id, uint32_t size, sdds_fi
 	}
 }
 
-static int net_write_side(struct net_ctx *c, const char *name, const char *me, const char *dev,
-			  const char *peer, const char *out_topic, const char *in_topic)
+/*
+ * Side's node config (its daemon publishes out_topic to the peer and
+ * subscribes to in_topic) and daemon config (poll, peer_pack) in the rig's
+ * directory. 0 or -1.
+ */
+static int net_write_side(struct net_ctx *c, int side, const char *out_topic, const char *in_topic)
 {
-	char path[PATH_MAX + 32];
-	FILE *f;
+	const char *me = side ? "fe80::b" : "fe80::a", *peer = side ? "fe80::a" : "fe80::b";
+	char *xml = NULL, extra[128];
+	size_t len = 0;
+	FILE *f = open_memstream(&xml, &len);
+	int rc;
 
-	snprintf(path, sizeof(path), "%s/%s.xml", c->dir, name);
-	f = fopen(path, "w");
 	if (f == NULL)
-		return -errno;
+		return -1;
 	fprintf(f,
 		"<project name=\"bench%s\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" "
 		"iface=\"%s\" "
 		"port=\"23234\">\n",
-		name, me, dev);
+		side ? "b" : "a", me, netns.dev[side]);
 	net_topic_xml(f, "ping", 0xA, c->o->b.size);
 	net_topic_xml(f, "pong", 0xB, c->o->b.size);
 	fprintf(f,
@@ -291,130 +220,51 @@ static int net_write_side(struct net_ctx *c, const char *name, const char *me, c
 		"  <subscription topic=\"%s\"><subscriber ip=\"%s\"/></subscription>\n"
 		"</project>\n",
 		out_topic, in_topic, out_topic, peer);
-	if (fclose(f) != 0)
-		return -EIO;
-	snprintf(path, sizeof(path), "%s/%s.conf", c->dir, name);
-	f = fopen(path, "w");
-	if (f == NULL)
-		return -errno;
-	fprintf(f, "socket = %s/%s.sock\nnode_config = %s/%s.xml\nlog_level = notice\npoll = %s\n", c->dir,
-		name, c->dir, name, c->o->poll ? "true" : "false");
-	if (c->pack)
-		fprintf(f, "peer_pack = %s\n", peer);
-	return fclose(f) != 0 ? -EIO : 0;
-}
-
-static pid_t net_start_daemon(struct net_ctx *c, const char *ns, const char *name, const char *sock,
-			      char *why)
-{
-	char conf[PATH_MAX + 16], log[PATH_MAX + 16];
-	pid_t pid;
-
-	snprintf(conf, sizeof(conf), "%s/%s.conf", c->dir, name);
-	snprintf(log, sizeof(log), "%s/%s.log", c->dir, name);
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
-	if (pid < 0) {
-		bench_why(why, "fork: %s", strerror(errno));
+	if (fclose(f) != 0) {
+		free(xml);
 		return -1;
 	}
-	if (pid == 0) {
-		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		/* The affinity is inherited through ip's exec of sddsd. */
-		if (proc_pin_self(c->o->cpu[name[0] == 'a' ? 0 : 1]) < 0)
-			_exit(126);
-		execlp("ip", "ip", "netns", "exec", ns, c->o->b.sddsd_path, "-c", conf, (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 500; i++) {
-		struct stat st;
-
-		if (stat(sock, &st) == 0)
-			return pid;
-		if (waitpid(pid, NULL, WNOHANG) == pid) {
-			char line[256] = "";
-			FILE *f = fopen(log, "r");
-
-			while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-				;
-			if (f != NULL)
-				fclose(f);
-			line[strcspn(line, "\n")] = '\0';
-			bench_why(why, "sddsd in %s exited at start: %s", ns, line);
-			return -1;
-		}
-		usleep(10000);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	bench_why(why, "sddsd in %s did not open its socket within 5 s", ns);
-	return -1;
+	snprintf(extra, sizeof(extra), "poll = %s\n%s%s%s", c->o->poll ? "true" : "false",
+		 c->pack ? "peer_pack = " : "", c->pack ? peer : "", c->pack ? "\n" : "");
+	rc = netns_write_configs(side, xml, extra);
+	free(xml);
+	return rc;
 }
 
-/* Namespaces, veth, addresses, node configs, daemons. Returns 0 or -1 with why. */
+static int net_write_sides(struct net_ctx *c)
+{
+	return net_write_side(c, 0, "ping", "pong") < 0 || net_write_side(c, 1, "pong", "ping") < 0 ? -1 : 0;
+}
+
+/* Both daemons, pinned to --cpus, logging to DIR/a.log and DIR/b.log. 0 or -1 with why. */
+static int net_start_daemons(struct net_ctx *c, char *why)
+{
+	if (netns_daemon_start(0, c->o->b.sddsd_path, "a.log") < 0 ||
+	    netns_daemon_start(1, c->o->b.sddsd_path, "b.log") < 0) {
+		bench_why(why, "%s", netns.why);
+		return -1;
+	}
+	return 0;
+}
+
+/* The rig's namespaces, veth and directory, the node configs, the daemons. Returns 0 or -1 with why. */
 static int net_setup(struct net_ctx *c, char *why)
 {
-	int p = (int)getpid();
-
-	snprintf(c->ns_a, sizeof(c->ns_a), "sbnA%d", p);
-	snprintf(c->ns_b, sizeof(c->ns_b), "sbnB%d", p);
-	snprintf(c->dir, sizeof(c->dir), "/tmp/sdds-bench-net.XXXXXX");
-	if (mkdtemp(c->dir) == NULL) {
-		c->dir[0] = '\0';
-		bench_why(why, "mkdtemp: %s", strerror(errno));
+	netns.cpu[0] = c->o->cpu[0];
+	netns.cpu[1] = c->o->cpu[1];
+	if (netns_pair_setup("bn", "vna", "vnb") < 0) {
+		bench_why(why, "%s", netns.why);
 		return -1;
 	}
-	if (net_run("ip netns add %s", c->ns_a) != 0) {
-		bench_why(why, "ip netns add failed");
+	if (net_write_sides(c) < 0) {
+		bench_why(why, "cannot write the node configs in %s", netns.dir);
 		return -1;
 	}
-	c->made_a = true;
-	if (net_run("ip netns add %s", c->ns_b) != 0) {
-		bench_why(why, "ip netns add failed");
-		return -1;
-	}
-	c->made_b = true;
-	if (net_run("ip link add sba%d type veth peer name sbb%d", p, p) != 0 ||
-	    net_run("ip link set sba%d netns %s && ip link set sbb%d netns %s", p, c->ns_a, p, c->ns_b) !=
-		0 ||
-	    net_run("ip -n %s link set sba%d name vna && ip -n %s link set sbb%d name vnb", c->ns_a, p,
-		    c->ns_b, p) != 0) {
-		bench_why(why, "cannot create the veth pair");
-		return -1;
-	}
-	for (int i = 0; i < 2; i++) {
-		const char *ns = i == 0 ? c->ns_a : c->ns_b;
-		const char *dev = i == 0 ? "vna" : "vnb";
-		const char *addr = i == 0 ? "fe80::a" : "fe80::b";
-
-		if (net_run("ip netns exec %s sysctl -qw net.ipv6.conf.all.accept_dad=0 "
-			    "net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.%s.accept_dad=0",
-			    ns, dev) != 0 ||
-		    net_run("ip -n %s link set lo up && ip -n %s addr add %s/64 dev %s nodad && ip -n %s "
-			    "link set %s up",
-			    ns, ns, addr, dev, ns, dev) != 0) {
-			bench_why(why, "cannot configure %s in %s", dev, ns);
-			return -1;
-		}
-	}
-	if (net_write_side(c, "a", "fe80::a", "vna", "fe80::b", "ping", "pong") < 0 ||
-	    net_write_side(c, "b", "fe80::b", "vnb", "fe80::a", "pong", "ping") < 0) {
-		bench_why(why, "cannot write the node configs in %s", c->dir);
-		return -1;
-	}
-	snprintf(c->sock_a, sizeof(c->sock_a), "%s/a.sock", c->dir);
-	snprintf(c->sock_b, sizeof(c->sock_b), "%s/b.sock", c->dir);
-	c->daemon_a = net_start_daemon(c, c->ns_a, "a", c->sock_a, why);
-	if (c->daemon_a < 0)
-		return -1;
-	c->daemon_b = net_start_daemon(c, c->ns_b, "b", c->sock_b, why);
-	return c->daemon_b < 0 ? -1 : 0;
+	netns_path("a.sock", c->sock_a, sizeof(c->sock_a));
+	netns_path("b.sock", c->sock_b, sizeof(c->sock_b));
+	netns_path("a.conf", c->conf_a, sizeof(c->conf_a));
+	netns_path("b.conf", c->conf_b, sizeof(c->conf_b));
+	return net_start_daemons(c, why);
 }
 
 static void net_shm_reset(struct net_ctx *c)
@@ -570,10 +420,10 @@ static const struct pingpong_ops net_sdds_ops = {.send = net_pp_send,
 static int net_sdds_role(struct pingpong_shm *s, struct net_ctx *c, int side)
 {
 	struct net_pp x = {.c = c, .side = side};
-	const char *ns = side ? c->ns_b : c->ns_a;
+	const char *ns = netns.ns[side];
 	int rc;
 
-	if ((rc = net_enter(ns)) < 0)
+	if ((rc = netns_enter(side)) < 0)
 		return pingpong_fail(s, side, 2, "setns %s: %s", ns, strerror(-rc));
 	rc = side ? net_client_open(c, 1, "ping", 0xA, "pong", 0xB, true, 64, &x.nc)
 		  : net_client_open(c, 0, "pong", 0xB, "ping", 0xA, true, 64, &x.nc);
@@ -606,8 +456,8 @@ static int net_sdds_writer(void *arg)
 	int64_t end;
 	int rc;
 
-	if ((rc = net_enter(c->ns_a)) < 0)
-		return net_fail(c, 2, "setns %s: %s", c->ns_a, strerror(-rc));
+	if ((rc = netns_enter(0)) < 0)
+		return net_fail(c, 2, "setns %s: %s", netns.ns[0], strerror(-rc));
 	if (net_client_open(c, 0, "pong", 0xB, "ping", 0xA, false, 64, &nc) != 0)
 		return 2;
 	if (!net_wait_flag(&c->shm->ready, 10000))
@@ -641,8 +491,8 @@ static int net_sdds_reader(void *arg)
 	uint64_t n = 0;
 	int rc;
 
-	if ((rc = net_enter(c->ns_b)) < 0)
-		return net_fail(c, 2, "setns %s: %s", c->ns_b, strerror(-rc));
+	if ((rc = netns_enter(1)) < 0)
+		return net_fail(c, 2, "setns %s: %s", netns.ns[1], strerror(-rc));
 	if (net_client_open(c, 1, "ping", 0xA, "pong", 0xB, false, 4096, &nc) != 0)
 		return 2;
 	atomic_store(&c->shm->ready, 1);
@@ -735,7 +585,7 @@ static int net_raw_role(struct pingpong_shm *s, struct net_ctx *c, int side)
 	struct net_pp x = {.c = c, .side = side};
 	int rc;
 
-	if ((rc = net_enter(side ? c->ns_b : c->ns_a)) < 0 ||
+	if ((rc = netns_enter(side)) < 0 ||
 	    (rc = side ? net_udp("fe80::b", "fe80::a", "vnb", NET_RAW_PORT, &x.fd)
 		       : net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT, &x.fd)) < 0)
 		return pingpong_fail(s, side, 2, "raw %s socket: %s", side ? "pong" : "ping", strerror(-rc));
@@ -770,7 +620,7 @@ static int net_raw_sender(void *arg)
 	int64_t end;
 	int fd, rc;
 
-	if ((rc = net_enter(c->ns_a)) < 0 ||
+	if ((rc = netns_enter(0)) < 0 ||
 	    (rc = net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT + 1, &fd)) < 0)
 		return net_fail(c, 2, "raw sender socket: %s", strerror(-rc));
 	if (!net_wait_flag(&c->shm->ready, 10000))
@@ -826,8 +676,7 @@ static int net_raw_receiver(void *arg)
 	uint64_t n = 0;
 	int fd, rc;
 
-	if ((rc = net_enter(c->ns_b)) < 0 ||
-	    (rc = net_udp("fe80::b", NULL, "vnb", NET_RAW_PORT + 1, &fd)) < 0)
+	if ((rc = netns_enter(1)) < 0 || (rc = net_udp("fe80::b", NULL, "vnb", NET_RAW_PORT + 1, &fd)) < 0)
 		return net_fail(c, 2, "raw receiver socket: %s", strerror(-rc));
 	net_rcvtimeo(fd, 300);
 	memset(m, 0, sizeof(m));
@@ -953,7 +802,7 @@ static int net_ctl_counts(struct net_ctx *c, uint64_t *frames, uint64_t *samples
 		bench_why(why, "sddsctl not found (frames/s need daemon B's counters)");
 		return -1;
 	}
-	snprintf(cmd, sizeof(cmd), "ip netns exec %s %s --json --socket %s net 2>/dev/null", c->ns_b,
+	snprintf(cmd, sizeof(cmd), "ip netns exec %s %s --json --socket %s net 2>/dev/null", netns.ns[1],
 		 c->sddsctl, c->sock_b);
 	fflush(stdout);
 	f = popen(cmd, "r");
@@ -1032,29 +881,20 @@ static void net_sdds_throughput(struct net_ctx *c, struct tput_result *t, struct
  */
 static void net_packed_throughput(struct net_ctx *c, struct tput_result *t, struct net_frames *fr)
 {
-	char why[BENCH_WHY_MAX];
-
-	net_stop_daemon(&c->daemon_a);
-	net_stop_daemon(&c->daemon_b);
+	netns_daemon_stop(0);
+	netns_daemon_stop(1);
 	c->pack = true;
-	if (net_write_side(c, "a", "fe80::a", "vna", "fe80::b", "ping", "pong") < 0 ||
-	    net_write_side(c, "b", "fe80::b", "vnb", "fe80::a", "pong", "ping") < 0) {
-		bench_why(t->why, "cannot write the configs in %s", c->dir);
+	if (net_write_sides(c) < 0) {
+		bench_why(t->why, "cannot write the configs in %s", netns.dir);
 		goto restore;
 	}
-	c->daemon_a = net_start_daemon(c, c->ns_a, "a", c->sock_a, why);
-	if (c->daemon_a >= 0)
-		c->daemon_b = net_start_daemon(c, c->ns_b, "b", c->sock_b, why);
-	if (c->daemon_a < 0 || c->daemon_b < 0) {
-		bench_why(t->why, "%s", why);
+	if (net_start_daemons(c, t->why) < 0)
 		goto restore;
-	}
 	net_sdds_throughput(c, t, fr);
 restore:
 	c->pack = false;
-	if (net_write_side(c, "a", "fe80::a", "vna", "fe80::b", "ping", "pong") < 0 ||
-	    net_write_side(c, "b", "fe80::b", "vnb", "fe80::a", "pong", "ping") < 0)
-		fprintf(stderr, "sdds-bench net: cannot put the configs back in %s\n", c->dir);
+	if (net_write_sides(c) < 0)
+		fprintf(stderr, "sdds-bench net: cannot put the configs back in %s\n", netns.dir);
 }
 
 /* ---- Cyclone DDS ddsperf ---- */
@@ -1064,7 +904,7 @@ static int net_ddsperf_xml(struct net_ctx *c, const char *name, const char *dev)
 	char path[PATH_MAX + 32];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/cyclonedds-%s.xml", c->dir, name);
+	snprintf(path, sizeof(path), "%s/cyclonedds-%s.xml", netns.dir, name);
 	f = fopen(path, "w");
 	if (f == NULL)
 		return -errno;
@@ -1089,7 +929,7 @@ static int net_ddsperf_xml(struct net_ctx *c, const char *name, const char *dev)
 
 static bool net_have(const char *prog)
 {
-	return net_run("command -v %s >/dev/null 2>&1", prog) == 0;
+	return netns_run("command -v %s >/dev/null 2>&1", prog) == 0;
 }
 
 /*
@@ -1128,7 +968,7 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 		bench_why(r->why, "cannot write the Cyclone DDS configs");
 		return;
 	}
-	snprintf(out, sizeof(out), "%s/ddsperf-pong.txt", c->dir);
+	snprintf(out, sizeof(out), "%s/ddsperf-pong.txt", netns.dir);
 	fflush(stdout);
 	fflush(stderr);
 	pong = fork();
@@ -1140,10 +980,10 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 			dup2(fd, 1);
 			dup2(fd, 2);
 		}
-		snprintf(uri, sizeof(uri), "CYCLONEDDS_URI=file://%s/cyclonedds-b.xml", c->dir);
+		snprintf(uri, sizeof(uri), "CYCLONEDDS_URI=file://%s/cyclonedds-b.xml", netns.dir);
 		snprintf(dur, sizeof(dur), "%d", secs + 5);
-		execlp("ip", "ip", "netns", "exec", c->ns_b, "env", uri, "ddsperf", "-i", "77", "-T", topic,
-		       "-D", dur, "pong", (char *)NULL);
+		execlp("ip", "ip", "netns", "exec", netns.ns[1], "env", uri, "ddsperf", "-i", "77", "-T",
+		       topic, "-D", dur, "pong", (char *)NULL);
 		_exit(127);
 	}
 	if (pong < 0) {
@@ -1153,7 +993,7 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 	snprintf(
 	    r->cmd, sizeof(r->cmd),
 	    "ip netns exec %s env CYCLONEDDS_URI=file://%s/cyclonedds-a.xml ddsperf -i 77 -T %s -D %d ping%s",
-	    c->ns_a, c->dir, topic, secs, size_arg);
+	    netns.ns[0], netns.dir, topic, secs, size_arg);
 	snprintf(out, sizeof(out), "%s 2>&1", r->cmd);
 	fflush(stdout);
 	f = popen(out, "r");
@@ -1659,7 +1499,6 @@ int net_main(int argc, char **argv)
 		fprintf(stderr, "sdds-bench: note: %llu iterations; report figures from >= 100000\n",
 			(unsigned long long)o.b.iterations);
 	c.o = &o;
-	c.daemon_a = c.daemon_b = -1;
 	/* The RTTs, then the A->B legs. */
 	c.shm_size = sizeof(struct net_shm) + 2 * o.b.iterations * sizeof(uint64_t);
 	rc = proc_shm_new(c.shm_size, &shm);
@@ -1668,20 +1507,15 @@ int net_main(int argc, char **argv)
 		return 1;
 	}
 	c.shm = shm.base;
-	net_cleanup_ctx = &c;
-	signal(SIGINT, net_on_signal);
-	signal(SIGTERM, net_on_signal);
 	fprintf(stderr, "sdds-bench net: namespaces, veth, daemons\n");
 	if (net_setup(&c, why) < 0) {
 		bool cannot = strstr(why, "ip netns add") != NULL;
 
 		fprintf(stderr, "sdds-bench net: setup failed: %s\n", why);
-		net_cleanup(&c);
+		netns_cleanup();
 		proc_shm_free(&shm);
 		return cannot ? NET_EXIT_CANNOT : 1;
 	}
-	snprintf(c.conf_a, sizeof(c.conf_a), "%s/a.conf", c.dir);
-	snprintf(c.conf_b, sizeof(c.conf_b), "%s/b.conf", c.dir);
 	net_find_sddsctl(&c);
 	if (o.mono_only) {
 		static const char skipped[] = "not run (--monolithic-only)";
@@ -1734,21 +1568,20 @@ int net_main(int argc, char **argv)
 mono:
 	if (o.monolithic) {
 		/* A's port is free once its daemon is gone; the mono side reads A's daemon config. */
-		net_stop_daemon(&c.daemon_a);
+		netns_daemon_stop(0);
 		c.mono_a = true;
 		if (!o.mono_only) {
 			fprintf(stderr, "sdds-bench net: mixed latency (monolithic A, sddsd B)\n");
 			net_latency(&c, net_sdds_ping, net_sdds_pong, "net-mixed", true, &r.mixed);
 		}
-		net_stop_daemon(&c.daemon_b);
+		netns_daemon_stop(1);
 		c.mono_b = true;
 		fprintf(stderr, "sdds-bench net: monolithic latency\n");
 		net_latency(&c, net_sdds_ping, net_sdds_pong, "net-mono", true, &r.mono);
 		fprintf(stderr, "sdds-bench net: monolithic throughput\n");
 		net_throughput(&c, net_sdds_writer, net_sdds_reader, &r.mono_tput);
 	}
-	net_cleanup(&c);
-	net_cleanup_ctx = NULL;
+	netns_cleanup();
 	proc_shm_free(&shm);
 	if (o.b.json)
 		net_report_json(stdout, &o, &r);
