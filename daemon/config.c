@@ -41,6 +41,9 @@ enum config_type {
 	CT_NAME,   /* char[CONFIG_IFNAME_MAX]: letters, digits, '-', '_', '.' */
 	CT_IFACES, /* interfaces[], repeatable: each line adds one name */
 	CT_IP6S,   /* struct config_ip6s, repeatable: each line adds one address */
+
+	/* backends[], repeatable: each line starts a backend (backend: the first's name) */
+	CT_BACKENDS,
 };
 
 #define CF_POW2 0x1u /* value must be a power of two */
@@ -87,7 +90,7 @@ static const struct config_key config_keys[] = {
     /* The network side (daemon/net). */
     KEY(node_config, CT_PATH, 0, 0, 0),
     KEY(net, CT_AUTO, 0, 0, 0),
-    KEY(backend, CT_NAME, 0, 0, 0),
+    {"backend", CT_BACKENDS, offsetof(struct sddsd_config, backend), 0, 0, 0},
     {"interface", CT_IFACES, offsetof(struct sddsd_config, interfaces), 0, 0, 0},
     KEY(max_frame, CT_U32, 16, 65507, 0),
     KEY(max_peers, CT_U32, 1, 4096, 0),
@@ -354,6 +357,7 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 			      config_quote(value, vlen, q));
 		return -EINVAL;
 	case CT_NAME:
+	case CT_BACKENDS:
 	case CT_IFACES: {
 		char *dst = field;
 
@@ -385,7 +389,20 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 					      CONFIG_NET_IFACES_MAX);
 				return -EINVAL;
 			}
+			cfg->interface_backend[cfg->n_interfaces] =
+			    (uint8_t)(cfg->n_backends > 0 ? cfg->n_backends - 1 : 0);
 			dst = cfg->interfaces[cfg->n_interfaces++];
+		}
+		if (k->type == CT_BACKENDS) {
+			if (cfg->n_backends >= CONFIG_NET_BACKENDS_MAX) {
+				config_errorf(err, "%s: %s: more than %d backends", where, k->name,
+					      CONFIG_NET_BACKENDS_MAX);
+				return -EINVAL;
+			}
+			memcpy(cfg->backends[cfg->n_backends], value, vlen);
+			cfg->backends[cfg->n_backends++][vlen] = '\0';
+			if (cfg->n_backends > 1)
+				return 0;
 		}
 		memcpy(dst, value, vlen);
 		dst[vlen] = '\0';
@@ -648,7 +665,7 @@ int config_parse_text(struct sddsd_config *cfg, const char *name, const char *te
 			return -EINVAL;
 		}
 		if (seen_line[k - config_keys] != 0 && k->type != CT_UIDS && k->type != CT_IFACES &&
-		    k->type != CT_IP6S) {
+		    k->type != CT_IP6S && k->type != CT_BACKENDS) {
 			config_errorf(err, "%s: duplicate key '%s' (first set on line %u)", where, k->name,
 				      seen_line[k - config_keys]);
 			return -EINVAL;
@@ -762,12 +779,21 @@ void config_print(const struct sddsd_config *cfg, FILE *f)
 			continue;
 		}
 		if (k->type == CT_IFACES) {
+			/* With several backends, each block printed with its backend line. */
 			if (cfg->n_interfaces == 0)
 				fprintf(f, "# %s = (none: the node config's iface)\n", k->name);
-			for (uint32_t u = 0; u < cfg->n_interfaces; u++)
-				fprintf(f, "%s = %s\n", k->name, cfg->interfaces[u]);
+			for (uint32_t b = 0; b < (cfg->n_backends > 1 ? cfg->n_backends : 1); b++) {
+				if (cfg->n_backends > 1)
+					fprintf(f, "backend = %s\n", cfg->backends[b]);
+				for (uint32_t u = 0; u < cfg->n_interfaces; u++) {
+					if (cfg->n_backends <= 1 || cfg->interface_backend[u] == b)
+						fprintf(f, "%s = %s\n", k->name, cfg->interfaces[u]);
+				}
+			}
 			continue;
 		}
+		if (k->type == CT_BACKENDS && cfg->n_backends > 1)
+			continue; /* printed with the interfaces */
 		if (k->type == CT_IP6S) {
 			char a[INET6_ADDRSTRLEN];
 
@@ -823,6 +849,7 @@ void config_print(const struct sddsd_config *cfg, FILE *f)
 			fputs(*(const int *)field < 0 ? "auto" : *(const int *)field ? "on" : "off", f);
 			break;
 		case CT_NAME:
+		case CT_BACKENDS:
 			fputs((const char *)field, f);
 			break;
 		case CT_UIDS:

@@ -35,6 +35,8 @@
 #define CONFIG_IFNAME_MAX 16	/* IF_NAMESIZE */
 #define CONFIG_NET_SWAP_MAX 16	/* peer_endian_swap = ADDR and peer_pack = ADDR, repeatable */
 #define CONFIG_AUTO UINT32_MAX	/* a key set to "auto" */
+/* backend = NAME, repeatable: each starts a block of interface lines (daemon/net) */
+#define CONFIG_NET_BACKENDS_MAX 4
 
 /* A repeatable key of IPv6 addresses: each line adds one. */
 struct config_ip6s {
@@ -73,8 +75,16 @@ struct sddsd_config {
 	/* The network side (daemon/net, docs/DESIGN.md "The network side"). */
 	char node_config[CONFIG_SOCKET_MAX]; /* sdds.xml; "" = none */
 	int net;			     /* -1 auto (on with a node config), 0 off, 1 on */
-	char backend[CONFIG_IFNAME_MAX];     /* "socket" */
+	char backend[CONFIG_IFNAME_MAX];     /* the first backend: "socket" */
+	/*
+	 * Every `backend` line, in order (0: none, the one backend above). The
+	 * `interface` lines after a `backend` line belong to it; those before
+	 * the first belong to the first (docs/man/sddsd.conf.5).
+	 */
+	char backends[CONFIG_NET_BACKENDS_MAX][CONFIG_IFNAME_MAX];
+	uint32_t n_backends;
 	char interfaces[CONFIG_NET_IFACES_MAX][CONFIG_IFNAME_MAX];
+	uint8_t interface_backend[CONFIG_NET_IFACES_MAX]; /* index into backends[] of each */
 	uint32_t n_interfaces;
 	uint32_t max_frame; /* frames toward peers stay below this (128, snps-wire.md §6.6) */
 	uint32_t max_peers;

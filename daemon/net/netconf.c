@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(CONFIG_NET_BACKENDS_MAX <= NET_MAX_BACKENDS, "a config's backends must fit the layer");
+
 bool netconf_wanted(const struct sddsd_config *cfg)
 {
 	return cfg->net != 0 && cfg->node_config[0] != '\0';
@@ -32,6 +34,59 @@ void netconf_discovery(struct sddsd_config *cfg, const struct nodecfg *nc)
 		cfg->discovery_expire_ms = cfg->discovery_participant_ms * 5;
 }
 
+/*
+ * The backend blocks of cfg into o->backends (netif.h): each `backend` line
+ * with the `interface` lines after it (those before the first belong to the
+ * first); no `backend` line: the default one. One backend without
+ * interface lines takes the node config's iface. The single-backend fields
+ * (backend, links) are the first block, for messages.
+ */
+static int netconf_backends(const struct sddsd_config *cfg, const struct nodecfg *nc, struct netif_options *o,
+			    char *why, size_t why_len)
+{
+	uint32_t nb = cfg->n_backends > 0 ? cfg->n_backends : 1;
+
+	for (uint32_t b = 0; b < nb && b < NET_MAX_BACKENDS; b++) {
+		const char *name = cfg->n_backends > 0 ? cfg->backends[b] : cfg->backend;
+		struct netif_backend_options *bo = &o->backends[b];
+
+		bo->ops = net_backend_find(name);
+		if (bo->ops == NULL) {
+			snprintf(why, why_len, "backend = %s: unknown (known: %s)", name,
+				 net_backend_names());
+			return -EINVAL;
+		}
+		for (uint32_t i = 0; i < cfg->n_interfaces && bo->n_links < NET_MAX_LINKS; i++) {
+			if (nb == 1 || cfg->interface_backend[i] == b)
+				bo->links[bo->n_links++] = cfg->interfaces[i];
+		}
+		if (nb == 1 && bo->n_links == 0 && nc->iface[0] != '\0')
+			bo->links[bo->n_links++] = nc->iface;
+		if (bo->n_links == 0 && nb == 1) {
+			snprintf(
+			    why, why_len,
+			    "%s: no interface: set interface = NAME in the daemon config or iface in the "
+			    "node config",
+			    nc->loc);
+			return -EINVAL;
+		}
+		if (bo->n_links == 0) {
+			snprintf(
+			    why, why_len,
+			    "backend = %s (backend %u of %u): no interface: put interface = NAME lines after "
+			    "it",
+			    name, b + 1, nb);
+			return -EINVAL;
+		}
+	}
+	o->n_backends = nb;
+	o->backend = o->backends[0].ops;
+	for (uint32_t i = 0; i < o->backends[0].n_links; i++)
+		o->links[i] = o->backends[0].links[i];
+	o->n_links = o->backends[0].n_links;
+	return 0;
+}
+
 int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why, size_t why_len)
 {
 	struct sddsd_config eff; /* cfg with the node config's discovery defines applied */
@@ -52,25 +107,11 @@ int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why,
 	memset(ret, 0, sizeof(*ret));
 	o = &ret->o;
 	netif_options_init(o);
-	o->backend = net_backend_find(cfg->backend);
-	if (o->backend == NULL) {
-		snprintf(why, why_len, "backend = %s: unknown (known: %s)", cfg->backend,
-			 net_backend_names());
-		free(nc);
-		return -EINVAL;
-	}
 	o->node = nc;
-	for (uint32_t i = 0; i < cfg->n_interfaces && i < NET_MAX_LINKS; i++)
-		o->links[o->n_links++] = cfg->interfaces[i];
-	if (o->n_links == 0 && nc->iface[0] != '\0')
-		o->links[o->n_links++] = nc->iface;
-	if (o->n_links == 0) {
-		snprintf(
-		    why, why_len,
-		    "%s: no interface: set interface = NAME in the daemon config or iface in the node config",
-		    nc->loc);
+	rc = netconf_backends(cfg, nc, o, why, why_len);
+	if (rc < 0) {
 		free(nc);
-		return -EINVAL;
+		return rc;
 	}
 	o->max_frame = cfg->max_frame;
 	o->max_peers = cfg->max_peers;

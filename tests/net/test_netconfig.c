@@ -266,6 +266,88 @@ static void test_node_config_discovery(void **state)
 	rmdir(dir);
 }
 
+/*
+ * Repeatable backend blocks: the interface lines after a `backend` line
+ * belong to it, those before the first to the first; printed and parsed
+ * again the same; netconf gives the network layer one backend per block.
+ */
+static void test_backend_blocks(void **state)
+{
+	static const char text[] = "interface = va\n"
+				   "backend = socket\n"
+				   "interface = vb\n"
+				   "backend = socket\n"
+				   "interface = vc\n"
+				   "interface = vd\n";
+	char dir[] = "/tmp/sddsnetbe.XXXXXX", path[256], full[512];
+	struct sddsd_config c, d;
+	struct config_error err;
+	struct netconf nc;
+	char why[512], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	config_init(&c);
+	if (parse(&c, text, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_int_equal(c.n_backends, 2);
+	assert_string_equal(c.backend, "socket");
+	assert_int_equal(c.n_interfaces, 4);
+	assert_int_equal(c.interface_backend[0], 0);
+	assert_int_equal(c.interface_backend[1], 0);
+	assert_int_equal(c.interface_backend[2], 1);
+	assert_int_equal(c.interface_backend[3], 1);
+	f = open_memstream(&buf, &len);
+	config_print(&c, f);
+	fclose(f);
+	config_init(&d);
+	if (config_parse_text(&d, "printed", buf, len, &err) < 0)
+		fail_msg("%s\n%s", err.msg, buf);
+	assert_int_equal(d.n_backends, 2);
+	assert_int_equal(d.n_interfaces, 4);
+	assert_memory_equal(d.interface_backend, c.interface_backend, 4);
+	free(buf);
+	/* Too many backends, and a block without interfaces. */
+	config_init(&c);
+	assert_int_equal(parse(&c,
+			       "backend = socket\nbackend = socket\nbackend = socket\n"
+			       "backend = socket\nbackend = socket\n",
+			       &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, "more than 4 backends"));
+	write_disc_node(dir, path, sizeof(path));
+	config_init(&c);
+	snprintf(full, sizeof(full), "node_config = %s\n%s", path, text);
+	assert_int_equal(parse(&c, full, &err), 0);
+	if (netconf_load(&c, &nc, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	assert_int_equal(nc.o.n_backends, 2);
+	assert_int_equal(nc.o.backends[0].n_links, 2);
+	assert_string_equal(nc.o.backends[0].links[1], "vb");
+	assert_int_equal(nc.o.backends[1].n_links, 2);
+	assert_string_equal(nc.o.backends[1].links[0], "vc");
+	assert_int_equal(nc.o.n_links, 2); /* the single-backend view: the first block */
+	netconf_fini(&nc);
+	config_init(&c);
+	snprintf(full, sizeof(full), "node_config = %s\nbackend = socket\ninterface = va\nbackend = socket\n",
+		 path);
+	assert_int_equal(parse(&c, full, &err), 0);
+	assert_int_equal(netconf_load(&c, &nc, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "backend 2 of 2"));
+	/* One block as before: the node config's iface when no interface line. */
+	config_init(&c);
+	snprintf(full, sizeof(full), "node_config = %s\nbackend = socket\n", path);
+	assert_int_equal(parse(&c, full, &err), 0);
+	if (netconf_load(&c, &nc, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	assert_int_equal(nc.o.n_backends, 1);
+	assert_string_equal(nc.o.backends[0].links[0], "x");
+	netconf_fini(&nc);
+	unlink(path);
+	rmdir(dir);
+}
+
 /* Run sddsd with args, its stderr into out; returns the exit status. */
 static int run_sddsd(const char *args, char *out, size_t cap)
 {
@@ -360,6 +442,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_discovery_keys),
 	    cmocka_unit_test(test_node_config_discovery),
 	    cmocka_unit_test(test_print_round_trip),
+	    cmocka_unit_test(test_backend_blocks),
 	};
 
 	sddsd_bin = argc > 1 ? argv[1] : NULL;
