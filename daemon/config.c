@@ -105,6 +105,7 @@ static const struct config_key config_keys[] = {
     KEY(discovery_max_subscriptions, CT_U32, 1, 4096, 0),
     KEY(announce_pack, CT_BOOL, 0, 1, 0),
     KEY(gso, CT_BOOL, 0, 1, 0),
+    KEY(forward, CT_BOOL, 0, 1, 0),
 };
 #define CONFIG_N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 _Static_assert(CONFIG_N_KEYS <= 64, "sddsd_config.given has a bit per key");

@@ -105,6 +105,7 @@ struct sddsd_config {
 	bool announce_pack;		   /* STATUS "takes packed frames" after our Participant samples */
 	uint32_t discovery_max_subscriptions;
 	bool gso;	/* runs of equal frames to one peer leave as one UDP GSO message (socket backend) */
+	bool forward;	/* samples from one link also go to the destinations on the other links */
 	uint64_t given; /* a bit per key a file line or config_set set (config_given) */
 };
 

@@ -116,6 +116,7 @@ int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why,
 	o->max_frame = cfg->max_frame;
 	o->max_peers = cfg->max_peers;
 	o->gso = cfg->gso;
+	o->forward = cfg->forward;
 	for (uint32_t i = 0; i < cfg->peer_endian_swap.n && i < CONFIG_NET_SWAP_MAX; i++)
 		memcpy(&ret->swap[i], cfg->peer_endian_swap.addr[i], 16);
 	o->swap_peers = ret->swap;

@@ -15,7 +15,9 @@
  *     frames are sent in one batch at the end of each loop turn (a
  *     uv_prepare handle), or earlier when the frame pool is full;
  *   - a broker writer: network -> local, written with skip_owner =
- *     NETIF_OWNER so a sample from the network never goes back out.
+ *     NETIF_OWNER so a sample from the network never goes back out
+ *     through the broker; with netif_options.forward the layer itself
+ *     sends it on to the topic's destinations on the other links.
  *
  * Receive path: the backend's readable callback drains up to a budget of
  * datagrams per turn; each is checked (size <= max_frame, link-local
@@ -106,6 +108,7 @@ struct netif_counters {
 	uint64_t gaps_recovered;  /* missing numbers that arrived later (resend or reordering) */
 	uint64_t gaps_given_up;	  /* missing numbers given up (never arrived after the NACKs) */
 	uint64_t nack_heartbeats; /* newest sample repeated after an idle period (tail loss) */
+	uint64_t forwarded;	  /* samples from one link sent on to another (netif_options.forward) */
 };
 
 /* Calls back into the daemon's loop layer. */
@@ -158,6 +161,13 @@ struct netif_options {
 	uint32_t rx_budget;	 /* datagrams per readable callback */
 	uint32_t rcvbuf, sndbuf; /* socket queue bytes (backend.h) */
 	bool gso;		 /* let the backend segment runs of frames (backend.h) */
+	/*
+	 * A bridge between links: a sample from the network also goes to its
+	 * topic's destinations on the other links than the one it came in on
+	 * (best effort, unnumbered; never back to its own link). Off: samples
+	 * from the network reach local readers only.
+	 */
+	bool forward;
 	/*
 	 * The broker is shared with other threads (monolithic mode), every call
 	 * into it under one lock that the hooks' enter/after take around the

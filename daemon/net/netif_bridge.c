@@ -131,9 +131,34 @@ static void netif_backlog_push(struct netif *n, uint32_t topic, const uint8_t *d
 	n->bl_n++;
 }
 
-/* A network sample of topic ti for the local readers (behind the backlog, if any). */
-void netif_take(struct netif *n, uint32_t ti, const uint8_t *data)
+/*
+ * forward: a sample that came in on link `link` also goes, best effort and
+ * unnumbered, to t's destinations on the other links.
+ */
+static void netif_forward(struct netif *n, struct netif_topic *t, const uint8_t *data, uint32_t link)
 {
+	bool sent = false;
+
+	for (uint32_t i = 0; i < t->n_dests; i++) {
+		const struct net_peer *p = &n->peers.v[t->dests[i]];
+
+		if (p->link == link)
+			continue;
+		if (netif_tx_append(n, t->dests[i], t, data, p->swapped, NULL) == 0)
+			sent = true;
+	}
+	if (sent)
+		n->c.forwarded++;
+}
+
+/*
+ * A network sample of topic ti from link `link` for the local readers
+ * (behind the backlog, if any) and, with forward, for the other links.
+ */
+void netif_take(struct netif *n, uint32_t ti, const uint8_t *data, uint32_t link)
+{
+	if (n->opt.forward && !n->closing)
+		netif_forward(n, &n->topics[ti], data, link);
 	if (n->bl_n > 0 || netif_deliver(n, &n->topics[ti], data, false) == -EAGAIN)
 		netif_backlog_push(n, ti, data);
 }

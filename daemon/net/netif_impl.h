@@ -39,8 +39,10 @@
  *
  * Invariants:
  * - Every sample that leaves for the network was read from one of our
- *   reader rings, and every sample from the network is written by one of
- *   our writers with skip_owner NETIF_OWNER: no sample loops back.
+ *   reader rings, or came from the network on another link (forward on,
+ *   netif_take), and every sample from the network is written by one of
+ *   our writers with skip_owner NETIF_OWNER: no sample goes back to the
+ *   link it came from.
  * - The backlog is FIFO over all topics and, while it holds anything, new
  *   samples from the network queue behind it: local readers see each
  *   peer's samples in the order they arrived.
@@ -356,7 +358,7 @@ struct netif_topic *netif_topic_of(struct netif *n, uint32_t id);
 
 /* netif_bridge.c */
 void netif_topic_drain(struct netif *n, struct netif_topic *t);
-void netif_take(struct netif *n, uint32_t ti, const uint8_t *data);
+void netif_take(struct netif *n, uint32_t ti, const uint8_t *data, uint32_t link);
 bool netif_packs(const struct netif *n, const struct in6_addr *ip);
 bool netif_swapped(const struct netif *n, const struct in6_addr *ip);
 void netif_topic_fini(struct netif_topic *t);

@@ -69,7 +69,7 @@ static void netif_nrx_drain(struct netif *n, struct netif_nack_rx *r)
 	uint32_t slot;
 
 	while (gaptrack_pop(&r->g, &slot))
-		netif_take(n, r->topic, netif_nrx_slot(n, r, slot));
+		netif_take(n, r->topic, netif_nrx_slot(n, r, slot), r->link);
 }
 
 /* Give up the next number of r (missing: counted; held: delivered), then what follows it. */
@@ -78,7 +78,7 @@ static void netif_nrx_skip(struct netif *n, struct netif_nack_rx *r)
 	uint32_t slot;
 
 	if (gaptrack_skip(&r->g, &slot) == 1)
-		netif_take(n, r->topic, netif_nrx_slot(n, r, slot));
+		netif_take(n, r->topic, netif_nrx_slot(n, r, slot), r->link);
 	else
 		n->c.gaps_given_up++;
 	netif_nrx_drain(n, r);
@@ -183,7 +183,7 @@ void netif_nrx_sample(struct netif *n, uint32_t ti, const struct net_addr *src, 
 	int rc;
 
 	if (r == NULL) {
-		netif_take(n, ti, data);
+		netif_take(n, ti, data, link);
 		return;
 	}
 	r->src.port = src->port; /* replies go where its last frame came from (§15.5) */

@@ -198,7 +198,7 @@ static int netif_visit(void *ctx, const struct snps_event *ev)
 		    rx->src->port);
 	if (rx->p != NULL)
 		rx->p->topics_in |= (uint16_t)(1u << ev->topic);
-	netif_take(n, ti, data);
+	netif_take(n, ti, data, rx->link);
 	return 0;
 }
 

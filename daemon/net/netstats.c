@@ -120,6 +120,7 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	st->gaps_recovered = c->gaps_recovered;
 	st->gaps_given_up = c->gaps_given_up;
 	st->nack_heartbeats = c->nack_heartbeats;
+	st->forwarded = c->forwarded;
 	if (netif_discovery(n) != NULL) {
 		const struct disc *d = netif_discovery(n);
 		const struct disc_counters *dc = disc_counters(d);

@@ -482,6 +482,7 @@ static void json_net(struct json *j, const Sdds__Ctl__Stats *st)
 	json_uint(j, "gaps_recovered", n->gaps_recovered);
 	json_uint(j, "gaps_given_up", n->gaps_given_up);
 	json_uint(j, "nack_heartbeats", n->nack_heartbeats);
+	json_uint(j, "forwarded", n->forwarded);
 	json_discovery(j, n->discovery);
 	json_obj_end(j);
 }
@@ -816,6 +817,7 @@ static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 		n->nack_bogus, n->nack_limited);
 	fprintf(f, "gaps recovered / given up %" PRIu64 " / %" PRIu64 ", heartbeats %" PRIu64 "\n",
 		n->gaps_recovered, n->gaps_given_up, n->nack_heartbeats);
+	fprintf(f, "forwarded between links   %" PRIu64 "\n", n->forwarded);
 	if (n->discovery == NULL) {
 		fputs("discovery                 off\n", f);
 		return;
