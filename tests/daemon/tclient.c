@@ -26,6 +26,7 @@
 
 #include "doorbell.h"
 #include "layout.h"
+#include "sddsd_run.h"
 
 #define TC_TIMEOUT_S 5
 #define TC_MAX_LIVE 16
@@ -110,73 +111,49 @@ int tc_daemon_start(struct tc_daemon *d, const char *sddsd, const char *const *e
 int tc_daemon_start_at(struct tc_daemon *d, const char *sddsd, const char *sock, const char *const *extra,
 		       const char *config_text)
 {
-	const char *argv[32];
-	int argc = 0, rc;
+	const char *args[32];
+	struct sddsd_run_opts o;
+	int n = 0, rc;
 
 	memset(d, 0, sizeof(*d));
-	snprintf(d->dir, sizeof(d->dir), "/tmp/sddsd-test.XXXXXX");
-	if (mkdtemp(d->dir) == NULL)
-		return -errno;
+	rc = sddsd_run_tmpdir("sddsd-test", d->dir, sizeof(d->dir));
+	if (rc < 0)
+		return rc;
 	if (sock != NULL)
 		snprintf(d->sock, sizeof(d->sock), "%s", sock);
 	else
 		snprintf(d->sock, sizeof(d->sock), "%s/s.sock", d->dir);
-	argv[argc++] = sddsd;
-	argv[argc++] = "--socket";
-	argv[argc++] = d->sock;
+	sddsd_run_opts_init(&o);
+	o.bin = sddsd;
+	o.sock = d->sock;
+	o.ready_ms = 5000;
 	if (config_text != NULL) {
-		FILE *f;
-
 		snprintf(d->config, sizeof(d->config), "%s/sddsd.conf", d->dir);
-		f = fopen(d->config, "w");
-		if (f == NULL) {
-			rc = -errno;
+		rc = sddsd_run_write(d->config, config_text);
+		if (rc < 0) {
 			tc_rm_dir(d->dir);
 			return rc;
 		}
-		fputs(config_text, f);
-		fclose(f);
-		argv[argc++] = "-c";
-		argv[argc++] = d->config;
+		o.config = d->config;
 	}
-	for (int i = 0; extra != NULL && extra[i] != NULL && argc < 28; i++)
-		argv[argc++] = extra[i];
+	for (int i = 0; extra != NULL && extra[i] != NULL && n < 22; i++)
+		args[n++] = extra[i];
 	/* SDDSD_TEST_DEBUG=1: the daemon logs everything (debugging aid). */
 	if (getenv("SDDSD_TEST_DEBUG") != NULL) {
-		argv[argc++] = "--log-level";
-		argv[argc++] = "debug";
+		args[n++] = "--log-level";
+		args[n++] = "debug";
 	}
-	argv[argc] = NULL;
-
-	d->pid = fork();
-	if (d->pid < 0) {
-		rc = -errno;
+	args[n] = NULL;
+	o.extra = args;
+	rc = sddsd_run_start(&o, &d->pid, NULL);
+	if (rc < 0) {
+		d->pid = 0;
 		tc_rm_dir(d->dir);
+		d->dir[0] = '\0';
 		return rc;
 	}
-	if (d->pid == 0) {
-		execv(sddsd, (char *const *)argv);
-		_exit(127);
-	}
 	tc_live_add(d);
-	for (int i = 0; i < 500; i++) {
-		int fd, status;
-
-		if (waitpid(d->pid, &status, WNOHANG) == d->pid) {
-			tc_live_remove(d->pid);
-			d->pid = 0;
-			tc_rm_dir(d->dir);
-			return -ECHILD;
-		}
-		fd = tc_connect(d->sock);
-		if (fd >= 0) {
-			close(fd);
-			return 0;
-		}
-		tc_sleep_ms(10);
-	}
-	tc_daemon_stop(d);
-	return -ETIMEDOUT;
+	return 0;
 }
 
 int tc_daemon_stop(struct tc_daemon *d)
@@ -184,19 +161,8 @@ int tc_daemon_stop(struct tc_daemon *d)
 	int status = 0;
 
 	if (d->pid > 0) {
-		kill(d->pid, SIGTERM);
-		for (int i = 0; i < 500; i++) {
-			pid_t p = waitpid(d->pid, &status, WNOHANG);
-
-			if (p == d->pid)
-				break;
-			if (i == 499) {
-				kill(d->pid, SIGKILL);
-				waitpid(d->pid, &status, 0);
-				status = -ETIMEDOUT;
-			}
-			tc_sleep_ms(10);
-		}
+		if (sddsd_run_stop(d->pid, SIGTERM, 5000, &status) == -ETIMEDOUT)
+			status = -ETIMEDOUT;
 		tc_live_remove(d->pid);
 		d->pid = 0;
 	}

@@ -29,6 +29,7 @@
 
 #include "ctl.h"
 #include "layout.h"
+#include "sddsd_run.h"
 
 #define ITEST_MAX_CHILDREN 128
 #define ITEST_MAX_DAEMONS 4
@@ -181,46 +182,6 @@ static void itest_child_prepare(pid_t parent)
 
 /* ---------------------------------------------------------- daemon */
 
-static int itest_write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	size_t len = strlen(text), off = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-
-		if (n < 0) {
-			int err = -errno;
-
-			close(fd);
-			return err;
-		}
-		off += (size_t)n;
-	}
-	close(fd);
-	return 0;
-}
-
-static bool itest_socket_answers(const char *path)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	if (strlen(path) >= sizeof sa.sun_path) {
-		close(fd);
-		return false;
-	}
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-	close(fd);
-	return ok;
-}
-
 int itest_daemon_start(struct itest_daemon *d, const char *config_text, const char *const *extra)
 {
 	return itest_daemon_start_nofile(d, config_text, extra, 0);
@@ -229,83 +190,39 @@ int itest_daemon_start(struct itest_daemon *d, const char *config_text, const ch
 int itest_daemon_start_nofile(struct itest_daemon *d, const char *config_text, const char *const *extra,
 			      unsigned long nofile)
 {
-	const char *bin = getenv("SDDSD");
-	const char *tmp = getenv("TMPDIR");
-	const char *argv[32];
-	size_t n = 0;
-	int64_t deadline;
-	pid_t parent = getpid(), pid;
-	int rc, status;
+	struct sddsd_run_opts o;
+	int rc, status = 0;
 
-	if (bin == NULL)
+	sddsd_run_opts_init(&o);
+	o.bin = getenv("SDDSD");
+	if (o.bin == NULL)
 		return -ENOENT;
 	itest_install_handlers();
 	memset(d, 0, sizeof *d);
-	snprintf(d->dir, sizeof d->dir, "%s/sddsd-itest.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (mkdtemp(d->dir) == NULL)
-		return -errno;
+	rc = sddsd_run_tmpdir("sddsd-itest", d->dir, sizeof d->dir);
+	if (rc < 0)
+		return rc;
 	snprintf(d->sock, sizeof d->sock, "%s/sddsd.sock", d->dir);
-	argv[n++] = bin;
-	argv[n++] = "--socket";
-	argv[n++] = d->sock;
 	if (config_text != NULL) {
 		snprintf(d->config, sizeof d->config, "%s/sddsd.conf", d->dir);
-		rc = itest_write_file(d->config, config_text);
+		rc = sddsd_run_write(d->config, config_text);
 		if (rc < 0) {
 			rmdir(d->dir);
 			return rc;
 		}
-		argv[n++] = "-c";
-		argv[n++] = d->config;
 	}
-	for (size_t i = 0; extra != NULL && extra[i] != NULL && n < 30; i++)
-		argv[n++] = extra[i];
-	argv[n] = NULL;
+	o.sock = d->sock;
+	o.config = config_text != NULL ? d->config : NULL;
+	o.extra = extra;
+	o.nofile = nofile;
+	o.die_with_parent = true;
 	itest_track_daemon(d, true);
-
-	pid = fork();
-	if (pid < 0) {
-		rc = -errno;
-		goto fail_files;
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		itest_child_prepare(parent);
-		if (null >= 0)
-			dup2(null, 0);
-		if (nofile > 0) {
-			struct rlimit rl = {nofile, nofile};
-
-			if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-				_exit(126);
-		}
-		execv(bin, (char *const *)argv);
-		_exit(127);
-	}
-	d->pid = pid;
-
-	deadline = itest_now_ms() + 10000;
-	while (!itest_socket_answers(d->sock)) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			fprintf(stderr, "itest: sddsd exited during start (status 0x%x)\n", status);
-			d->pid = 0;
-			rc = -ECHILD;
-			goto fail_files;
-		}
-		if (itest_now_ms() > deadline) {
-			rc = -ETIMEDOUT;
-			goto fail_kill;
-		}
-		itest_sleep_ms(5);
-	}
-	return 0;
-
-fail_kill:
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
+	rc = sddsd_run_start(&o, &d->pid, &status);
+	if (rc == 0)
+		return 0;
+	if (rc == -ECHILD)
+		fprintf(stderr, "itest: sddsd exited during start (status 0x%x)\n", status);
 	d->pid = 0;
-fail_files:
 	unlink(d->sock);
 	if (d->config[0])
 		unlink(d->config);
@@ -328,39 +245,16 @@ bool itest_daemon_alive(struct itest_daemon *d)
 	return true;
 }
 
-static int itest_reap(pid_t pid, int timeout_ms, int *ret_status)
-{
-	int64_t deadline = itest_now_ms() + timeout_ms;
-	int status;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-
-		if (r == pid) {
-			*ret_status = status;
-			return 0;
-		}
-		if (r < 0)
-			return -errno;
-		if (itest_now_ms() > deadline)
-			return -ETIMEDOUT;
-		itest_sleep_ms(2);
-	}
-}
-
 int itest_daemon_kill(struct itest_daemon *d, int sig, int *ret_status)
 {
 	int status = 0, rc;
 
 	if (d->pid <= 0)
 		return -ESRCH;
-	kill(d->pid, sig);
-	rc = itest_reap(d->pid, 10000, &status);
-	if (rc == -ETIMEDOUT) {
-		kill(d->pid, SIGKILL);
-		rc = itest_reap(d->pid, 10000, &status);
-	}
+	rc = sddsd_run_stop(d->pid, sig, 10000, &status);
 	d->pid = 0;
+	if (rc == -ETIMEDOUT)
+		rc = 0; /* killed by the SIGKILL that followed */
 	if (rc == 0 && ret_status)
 		*ret_status = status;
 	return rc;
@@ -371,14 +265,9 @@ int itest_daemon_stop(struct itest_daemon *d, int sig, int timeout_ms, int *ret_
 	int status = 0, rc = -ESRCH;
 
 	if (d->pid > 0) {
-		kill(d->pid, sig);
-		rc = itest_reap(d->pid, timeout_ms, &status);
-		if (rc == -ETIMEDOUT) {
+		rc = sddsd_run_stop(d->pid, sig, timeout_ms, &status);
+		if (rc == -ETIMEDOUT)
 			fprintf(stderr, "itest: sddsd did not exit within %d ms: SIGKILL\n", timeout_ms);
-			kill(d->pid, SIGKILL);
-			itest_reap(d->pid, 10000, &status);
-			rc = -ETIMEDOUT;
-		}
 		d->pid = 0;
 	}
 	if (d->dir[0]) {
@@ -588,7 +477,7 @@ int itest_proc_wait(struct itest_proc *p, int timeout_ms, int *ret_status)
 	if (!p->reaped) {
 		if (p->pid <= 0)
 			return -ECHILD;
-		rc = itest_reap(p->pid, timeout_ms, &p->status);
+		rc = sddsd_run_reap(p->pid, timeout_ms, &p->status);
 		if (rc < 0)
 			return rc;
 		p->reaped = true;
@@ -609,7 +498,7 @@ void itest_proc_cleanup(struct itest_proc *p)
 {
 	if (p->pid > 0 && !p->reaped) {
 		kill(p->pid, SIGKILL);
-		if (itest_reap(p->pid, 10000, &p->status) == 0)
+		if (sddsd_run_reap(p->pid, 10000, &p->status) == 0)
 			p->reaped = true;
 		itest_track_child(p->pid, false);
 	}
