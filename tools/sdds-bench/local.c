@@ -119,11 +119,7 @@ static int lc_connect(const struct lc_args *a, const char *name, sdds_client **r
 	return sdds_client_new(&opts, ret);
 }
 
-/*
- * A topic of `size` bytes laid out as a real sample would be: a 16-bit
- * sequence number first, the rest an octet string (K + 1 bytes on the wire).
- */
-static int lc_topic(sdds_client *c, uint16_t id, const char *name, uint32_t size, sdds_topic **ret)
+int local_topic_new(sdds_client *c, uint16_t id, const char *name, uint32_t size, sdds_topic **ret)
 {
 	sdds_field f[2];
 	sdds_topic_desc d = {.name = name, .domain = LC_DOMAIN, .id = id, .sample_size = size, .fields = f};
@@ -149,9 +145,8 @@ static void lc_qos(const struct bench_opts *o, uint32_t depth, sdds_qos *q)
 	q->max_blocking_ms = 1000;
 }
 
-static void lc_put_counter(uint8_t *p, uint32_t size, uint64_t i)
+void local_put_counter(uint8_t *p, uint32_t size, uint64_t i)
 {
-	/* Big-endian like the marshalled seq field. */
 	if (size == 1) {
 		p[0] = (uint8_t)i;
 		return;
@@ -187,10 +182,12 @@ static int lc_open_pp(const struct lc_args *a, const char *name, uint16_t in, ui
 	err = lc_connect(a, name, &x->client);
 	if (err < 0)
 		return err;
-	err = lc_topic(x->client, in, in == LC_ID_PING ? "bench_ping" : "bench_pong", o->size, &x->t_in);
+	err =
+	    local_topic_new(x->client, in, in == LC_ID_PING ? "bench_ping" : "bench_pong", o->size, &x->t_in);
 	if (err < 0)
 		goto fail_close;
-	err = lc_topic(x->client, out, out == LC_ID_PING ? "bench_ping" : "bench_pong", o->size, &x->t_out);
+	err = local_topic_new(x->client, out, out == LC_ID_PING ? "bench_ping" : "bench_pong", o->size,
+			      &x->t_out);
 	if (err < 0)
 		goto fail_close;
 	lc_qos(o, 0, &q);
@@ -325,7 +322,7 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
 	for (i = 0;; i++) {
 		int err;
 
-		lc_put_counter(out, o->size, i);
+		local_put_counter(out, o->size, i);
 		err = sdds_writer_write(w, out, o->size);
 		if (err < 0) {
 			char what[96];
@@ -369,7 +366,7 @@ static inline __attribute__((always_inline)) int lc_tput_count(const struct benc
 							       uint64_t *count)
 {
 	if (o->reliable) {
-		lc_put_counter(want, o->size, *count);
+		local_put_counter(want, o->size, *count);
 		if (len != o->size || memcmp(p, want, o->size < 2 ? o->size : 2) != 0)
 			return lc_fail(s, LC_SIDE_B, 4, "reader: reliable sample out of sequence", -EPROTO);
 	}
@@ -444,7 +441,7 @@ static int lc_open_data(const struct lc_args *a, const char *name, bool reader, 
 	err = lc_connect(a, name, &x->client);
 	if (err < 0)
 		return err;
-	err = lc_topic(x->client, LC_ID_DATA, "bench_data", o->size, &x->t_in);
+	err = local_topic_new(x->client, LC_ID_DATA, "bench_data", o->size, &x->t_in);
 	if (err < 0)
 		goto fail_close;
 	lc_qos(o, o->depth, &q);
@@ -607,7 +604,7 @@ static int lc_mono_role(void *arg)
 	err = lc_connect(a, "sdds-bench-monolithic", &x.client);
 	if (err < 0)
 		return lc_fail(s, LC_SIDE_A, 2, "monolithic client", err);
-	err = lc_topic(x.client, LC_ID_DATA, "bench_data", o->size, &x.t_in);
+	err = local_topic_new(x.client, LC_ID_DATA, "bench_data", o->size, &x.t_in);
 	if (err < 0)
 		goto fail;
 	lc_qos(o, o->depth, &q);

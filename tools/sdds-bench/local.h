@@ -22,8 +22,21 @@
 #define SDDS_BENCH_LOCAL_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include <sdds/sdds.h>
 
 #include "bench.h"
+
+/*
+ * A topic of `size` bytes in domain 0 laid out as a real sample would be: a
+ * 16-bit sequence number first, the rest an octet string (K + 1 bytes on
+ * the wire). The benchmarks' topics through a local daemon (scale.c too).
+ */
+int local_topic_new(sdds_client *c, uint16_t id, const char *name, uint32_t size, sdds_topic **ret);
+
+/* Sample i's sequence number (big-endian like the marshalled seq field) and bytes 2..7 of i into p. */
+void local_put_counter(uint8_t *p, uint32_t size, uint64_t i);
 
 /* Ping-pong through the daemon listening on sock; fills *ret. */
 void local_latency(const struct bench_opts *o, const char *sock, bool polling,

@@ -49,6 +49,7 @@
 
 #include "bench.h"
 #include "json.h"
+#include "local.h"
 #include "pingpong.h"
 #include "proc.h"
 #include "sddsd.h"
@@ -64,7 +65,6 @@
 /* Registering 256 clients on a loaded 2-CPU machine: generous. */
 #define SC_REGISTER_TIMEOUT_NS (120 * 1000000000LL)
 #define SC_CACHELINE 64
-#define SC_DOMAIN 0
 #define SC_ID_PING 1
 #define SC_ID_PONG 2
 #define SC_ID_IDLE0 100
@@ -143,23 +143,6 @@ static void sc_client_close(struct sc_client *x)
 	memset(x, 0, sizeof(*x));
 }
 
-/* A topic of `size` bytes laid out as in local.c: a 16-bit sequence number, then octets. */
-static int sc_topic(sdds_client *c, uint16_t id, const char *name, uint32_t size, sdds_topic **ret)
-{
-	sdds_field f[2];
-	sdds_topic_desc d = {.name = name, .domain = SC_DOMAIN, .id = id, .sample_size = size, .fields = f};
-
-	if (size == 1) {
-		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_OCTET, .size = 1};
-		d.n_fields = 1;
-	} else {
-		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_USHORT, .size = 2};
-		f[1] = (sdds_field){.name = "pad", .type = SDDS_FIELD_STRING, .size = size - 2};
-		d.n_fields = size > 2 ? 2 : 1;
-	}
-	return sdds_topic_new(c, &d, ret);
-}
-
 /*
  * Connect as `name` and register a reader of topic (rid, rname) and a
  * writer of (wid, wname); the same topic when the ids are equal.
@@ -181,11 +164,11 @@ static int sc_client_open(const struct sc_args *a, const char *name, uint16_t ri
 	err = sdds_client_new(&opts, &x->c);
 	if (err < 0)
 		return err;
-	err = sc_topic(x->c, rid, rname, a->o->size, &x->t);
+	err = local_topic_new(x->c, rid, rname, a->o->size, &x->t);
 	if (err < 0)
 		goto fail_close;
 	if (wid != rid) {
-		err = sc_topic(x->c, wid, wname, a->o->size, &x->t2);
+		err = local_topic_new(x->c, wid, wname, a->o->size, &x->t2);
 		if (err < 0)
 			goto fail_close;
 	}
@@ -223,18 +206,6 @@ static int sc_wait_go(struct sc_shm *s)
 		usleep(1000);
 	}
 	return 0;
-}
-
-static void sc_put_counter(uint8_t *p, uint32_t size, uint64_t i)
-{
-	if (size == 1) {
-		p[0] = (uint8_t)i;
-		return;
-	}
-	p[0] = (uint8_t)(i >> 8);
-	p[1] = (uint8_t)i;
-	for (uint32_t k = 2; k < size && k < 8; k++)
-		p[k] = (uint8_t)(i >> (8 * k));
 }
 
 /* ----------------------------------------------------------------- roles */
@@ -362,7 +333,7 @@ static int sc_helper_role(void *arg)
 			continue;
 		}
 		/* A background tick: every client writes once and drains its reader. */
-		sc_put_counter(out, o->size, tick++);
+		local_put_counter(out, o->size, tick++);
 		for (uint32_t k = 0; k < a->count; k++) {
 			size_t len;
 			int err = sdds_writer_write(x[k].w, out, o->size);
