@@ -133,6 +133,8 @@ void config_init(struct sddsd_config *cfg)
 	cfg->log_level = LOG_PRIO_INFO;
 	cfg->net = -1;
 	snprintf(cfg->backend, sizeof(cfg->backend), "socket");
+	snprintf(cfg->backends[0], sizeof(cfg->backends[0]), "socket");
+	cfg->n_backends = 1;
 	cfg->max_frame = 128;
 	cfg->max_peers = 64;
 	cfg->discovery_participant_ms = 1000;
@@ -395,14 +397,18 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 			dst = cfg->interfaces[cfg->n_interfaces++];
 		}
 		if (k->type == CT_BACKENDS) {
-			if (cfg->n_backends >= CONFIG_NET_BACKENDS_MAX) {
+			/* The first backend line names the default block; each later one adds a block. */
+			uint32_t b = (cfg->given & (1ull << (k - config_keys))) != 0 ? cfg->n_backends : 0;
+
+			if (b >= CONFIG_NET_BACKENDS_MAX) {
 				config_errorf(err, "%s: %s: more than %d backends", where, k->name,
 					      CONFIG_NET_BACKENDS_MAX);
 				return -EINVAL;
 			}
-			memcpy(cfg->backends[cfg->n_backends], value, vlen);
-			cfg->backends[cfg->n_backends++][vlen] = '\0';
-			if (cfg->n_backends > 1)
+			memcpy(cfg->backends[b], value, vlen);
+			cfg->backends[b][vlen] = '\0';
+			cfg->n_backends = b + 1;
+			if (b > 0)
 				return 0;
 		}
 		memcpy(dst, value, vlen);

@@ -77,9 +77,10 @@ struct sddsd_config {
 	int net;			     /* -1 auto (on with a node config), 0 off, 1 on */
 	char backend[CONFIG_IFNAME_MAX];     /* the first backend: "socket" */
 	/*
-	 * Every `backend` line, in order (0: none, the one backend above). The
-	 * `interface` lines after a `backend` line belong to it; those before
-	 * the first belong to the first (docs/man/sddsd.conf.5).
+	 * The backend blocks, in order: the first is the default socket one
+	 * until a `backend` line names it, and each later `backend` line adds
+	 * one. The `interface` lines after a `backend` line belong to it;
+	 * those before the first belong to the first (docs/man/sddsd.conf.5).
 	 */
 	char backends[CONFIG_NET_BACKENDS_MAX][CONFIG_IFNAME_MAX];
 	uint32_t n_backends;

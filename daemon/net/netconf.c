@@ -44,7 +44,7 @@ void netconf_discovery(struct sddsd_config *cfg, const struct nodecfg *nc)
 static int netconf_backends(const struct sddsd_config *cfg, const struct nodecfg *nc, struct netif_options *o,
 			    char *why, size_t why_len)
 {
-	uint32_t nb = cfg->n_backends > 0 ? cfg->n_backends : 1;
+	uint32_t nb = cfg->n_backends > 0 ? cfg->n_backends : 1; /* config_init makes one */
 
 	for (uint32_t b = 0; b < nb && b < NET_MAX_BACKENDS; b++) {
 		const char *name = cfg->n_backends > 0 ? cfg->backends[b] : cfg->backend;
