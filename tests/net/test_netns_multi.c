@@ -20,7 +20,9 @@
  *   - `sddsctl net --json` of a lists two backends, and the link ids are
  *     one sequence over both: vma 0 (backend 0), vmx 1 (backend 1);
  *   - daemon b, on the side of link 0 only, gets nothing back (a sample
- *     never goes back to the link it came from).
+ *     never goes back to the link it came from);
+ *   - discovery on both backends: the model on link 1 announces itself
+ *     there, and a sends to the group it subscribed with on that link.
  *
  * The two namespaces and the first veth pair are the shared fixture
  * (tests/common/netns_harness.h); the second pair is made here and goes
@@ -174,11 +176,74 @@ static void test_link0_to_link1_and_local(void **state)
 	assert_int_equal(netns_net_counter(B, sddsctl_bin, "samples_in") - b_in0, 0);
 }
 
+/*
+ * Discovery over the second backend: a alone, discovery on, publishing
+ * temperature; the model on link 1 takes part in discovery on vmc (its
+ * Participant, a subscription naming ff02::10 in answer to a's
+ * Publications). a learns the subscription on link id 1 and sends a
+ * local writer's samples to ff02::10 there, through backend 1.
+ */
+static void test_discovery_on_link1(void **state)
+{
+	static const char node_a[] =
+	    "<project name=\"a\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"fe80::a\" "
+	    "port=\"23234\">\n"
+	    "  <include filename=\"topics.xml\"/>\n"
+	    "  <role topic=\"temperature\" type=\"publisher\"/>\n"
+	    "</project>\n";
+	static char buf[65536];
+	int64_t end = netns_now_ms() + 5000;
+	json_object *root, *peers;
+	bool on_link1 = false;
+	char sa[128];
+	pid_t rn, w;
+
+	(void)state;
+	netns_daemon_stop(A);
+	netns_daemon_stop(B); /* the model binds [::]:23234 in B */
+	assert_int_equal(netns_write_configs(A, node_a,
+					     "backend = socket\ninterface = vma\n"
+					     "backend = socket\ninterface = vmx\n"
+					     "discovery = on\ndiscovery_participant_ms = 200\n"
+					     "discovery_publication_ms = 200\ndiscovery_expire_ms = 5000\n"),
+			 0);
+	assert_int_equal(netns_daemon_start(A, sddsd_bin, NULL), 0);
+	rn = netns_helper(B, true, realnode_bin, "23234", "20", "8000", "20", "vmc", NULL);
+	assert_true(rn > 0);
+	while (netns_ctl_json(A, sddsctl_bin, "peers", buf, sizeof(buf)) != 0 ||
+	       !netns_json_has(buf, "address", "ff02::10")) {
+		if (netns_now_ms() > end)
+			fail_msg("A did not learn the model's subscription:\n%s", buf);
+		usleep(50000);
+	}
+	/* The learnt destination is on the second backend's link. */
+	root = json_tokener_parse(buf);
+	assert_non_null(root);
+	peers = member(root, "peers");
+	for (size_t i = 0; i < json_object_array_length(peers); i++) {
+		json_object *p = json_object_array_get_idx(peers, i);
+
+		if (strcmp(json_object_get_string(member(p, "address")), "ff02::10") == 0 &&
+		    strcmp(json_object_get_string(member(p, "iface")), "vmx") == 0)
+			on_link1 = true;
+	}
+	json_object_put(root);
+	if (!on_link1)
+		fail_msg("ff02::10 is not on vmx:\n%s", buf);
+	netns_path("a.sock", sa, sizeof(sa));
+	w = netns_helper(A, false, helper_bin, "pairs", sa, "10", "20", NULL);
+	assert_int_equal(netns_wait(w), 0);
+	assert_int_equal(netns_wait(rn), 0);
+	assert_int_equal(netns_ctl_json(A, sddsctl_bin, "peers", buf, sizeof(buf)), 0);
+	assert_int_equal(netns_json_peer_u64(buf, "ff02::10", "samples_out"), 20);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_link_ids_one_sequence),
 	    cmocka_unit_test(test_link0_to_link1_and_local),
+	    cmocka_unit_test(test_discovery_on_link1),
 	};
 	int rc;
 
