@@ -7,7 +7,12 @@
  * OVERVIEW
  * Who owns what:
  * - netif.c: the life cycle (netif_options_init, netif_new, netif_start,
- *   netif_close, netif_free, netif_reset), the accessors, and every libuv
+ *   netif_close, netif_free, netif_reset), the backends (be[], opened in
+ *   config order, closed together; each backend's state is its own, the
+ *   layer holds its base) and the link ids (link_be[], each backend's
+ *   link_base: link id l is backend link_be[l]'s link l - link_base; a
+ *   datagram's link is made a link id as it is received, a tx slot keeps
+ *   the link id it leaves on), the accessors, and every libuv
  *   handle of the layer: the prepare handle and the three timers, their
  *   callbacks and every start and stop of them (netif_rel_timer_on/off,
  *   netif_retry_timer), so that a timer queue can take them over in one
