@@ -27,7 +27,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -246,48 +245,6 @@ static int lc_pp_ping(struct pingpong_shm *s, void *arg)
 static int lc_pp_pong(struct pingpong_shm *s, void *arg)
 {
 	return lc_pp_role(s, arg, 1);
-}
-
-/* Wait for the roles; on failure compose ret_why from both sides and the statuses. */
-static int lc_wait(struct lc_shm *s, pid_t *pids, size_t n, int64_t deadline, char *why)
-{
-	int st[2] = {0, 0};
-	char s0[64], s1[64];
-	int err = proc_wait_all(pids, n, deadline, st);
-
-	if (err == 0)
-		return 0;
-	proc_status_str(st[0], s0, sizeof(s0));
-	proc_status_str(st[1], s1, sizeof(s1));
-	if (err == -ETIMEDOUT)
-		bench_why(why, "run did not end in time, killed%s%s%s%s", s->why[0][0] ? ": " : "", s->why[0],
-			  s->why[1][0] ? "; " : "", s->why[1]);
-	else if (s->why[0][0] || s->why[1][0])
-		bench_why(why, "%s%s%s", s->why[0], s->why[0][0] && s->why[1][0] ? "; " : "", s->why[1]);
-	else
-		bench_why(why, "a side died (%s, %s)", s0, s1);
-	return err;
-}
-
-/* Spawn fn_a on a_cpu and fn_b on b_cpu (B first: it announces `ready`). */
-static int lc_spawn_pair(proc_role_fn fn_a, proc_role_fn fn_b, struct lc_args *a, pid_t *pids, char *why)
-{
-	int err = proc_spawn(a->pl->b_cpu, fn_b, a, &pids[1]);
-
-	if (err < 0) {
-		bench_why(why, "fork: %s", strerror(-err));
-		return err;
-	}
-	err = proc_spawn(a->pl->a_cpu, fn_a, a, &pids[0]);
-	if (err < 0) {
-		int st;
-
-		bench_why(why, "fork: %s", strerror(-err));
-		kill(pids[1], SIGKILL);
-		proc_wait_all(&pids[1], 1, 0, &st);
-		return err;
-	}
-	return 0;
 }
 
 void local_latency(const struct bench_opts *o, const char *sock, bool polling,
@@ -523,13 +480,26 @@ static void lc_tput_finish(const struct lc_shm *s, struct tput_result *ret)
 	ret->ok = true;
 }
 
+/*
+ * The roles of a throughput run: the writer on cpu, the reader (NULL: the
+ * monolithic process alone) on pl->b_cpu, until tput_seconds + 60 s.
+ */
+static int lc_run(struct lc_args *a, proc_role_fn writer, int cpu, proc_role_fn reader, char *why)
+{
+	struct proc_pair p = {.fn = {writer, reader},
+			      .arg = {a, a},
+			      .cpu = {cpu, a->pl->b_cpu},
+			      .name = {reader ? "writer" : "monolithic", "reader"},
+			      .why = {a->s->why[0], a->s->why[1]}};
+
+	return proc_run_pair(&p, bench_now_ns() + (int64_t)((a->o->tput_seconds + 60) * 1e9), why);
+}
+
 void local_throughput(const struct bench_opts *o, const char *sock, bool polling,
 		      const struct bench_placement *pl, struct tput_result *ret)
 {
 	struct proc_shm shm;
 	struct lc_args a = {.o = o, .sock = sock, .pl = pl};
-	pid_t pids[2];
-	int64_t deadline;
 	int err;
 
 	memset(ret, 0, sizeof(*ret));
@@ -542,14 +512,8 @@ void local_throughput(const struct bench_opts *o, const char *sock, bool polling
 		return;
 	}
 	a.s = shm.base;
-	if (lc_spawn_pair(lc_tput_writer_role, lc_tput_reader_role, &a, pids, ret->why) < 0)
-		goto out_free_shm;
-	deadline = bench_now_ns() + (int64_t)((o->tput_seconds + 60) * 1e9);
-	if (lc_wait(a.s, pids, 2, deadline, ret->why) < 0)
-		goto out_free_shm;
-	lc_tput_finish(a.s, ret);
-
-out_free_shm:
+	if (lc_run(&a, lc_tput_writer_role, pl->a_cpu, lc_tput_reader_role, ret->why) == 0)
+		lc_tput_finish(a.s, ret);
 	proc_shm_free(&shm);
 }
 
@@ -638,8 +602,6 @@ void local_monolithic(const struct bench_opts *o, bool spinning, const struct be
 {
 	struct proc_shm shm;
 	struct lc_args a = {.o = o, .pl = pl, .monolithic = true};
-	pid_t pid;
-	int64_t deadline;
 	int err;
 
 	memset(ret, 0, sizeof(*ret));
@@ -653,16 +615,7 @@ void local_monolithic(const struct bench_opts *o, bool spinning, const struct be
 	}
 	a.s = shm.base;
 	/* The threads pin themselves; the process is not pinned as a whole. */
-	err = proc_spawn(BENCH_CPU_ANY, lc_mono_role, &a, &pid);
-	if (err < 0) {
-		bench_why(ret->why, "fork: %s", strerror(-err));
-		goto out_free_shm;
-	}
-	deadline = bench_now_ns() + (int64_t)((o->tput_seconds + 60) * 1e9);
-	if (lc_wait(a.s, &pid, 1, deadline, ret->why) < 0)
-		goto out_free_shm;
-	lc_tput_finish(a.s, ret);
-
-out_free_shm:
+	if (lc_run(&a, lc_mono_role, BENCH_CPU_ANY, NULL, ret->why) == 0)
+		lc_tput_finish(a.s, ret);
 	proc_shm_free(&shm);
 }

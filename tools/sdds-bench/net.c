@@ -710,34 +710,14 @@ static int net_raw_receiver(void *arg)
 /* Run two roles (a in ns A, b in ns B), b first; returns 0 or -1 with why. */
 static int net_pair(struct net_ctx *c, proc_role_fn a, proc_role_fn b, double seconds, char *why)
 {
-	pid_t pids[2];
-	int st[2], rc;
+	struct proc_pair p = {.fn = {a, b},
+			      .arg = {c, c},
+			      .cpu = {c->o->cpu[0], c->o->cpu[1]},
+			      .name = {"A side", "B side"},
+			      .why = {c->shm->why, NULL}};
 
 	net_shm_reset(c);
-	if (proc_spawn(c->o->cpu[1], b, c, &pids[0]) < 0) {
-		bench_why(why, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (proc_spawn(c->o->cpu[0], a, c, &pids[1]) < 0) {
-		kill(pids[0], SIGKILL);
-		waitpid(pids[0], NULL, 0);
-		bench_why(why, "fork: %s", strerror(errno));
-		return -1;
-	}
-	rc = proc_wait_all(pids, 2, bench_now_ns() + (int64_t)((seconds + 20) * 1e9), st);
-	if (rc == 0)
-		return 0;
-	if (c->shm->why[0] != '\0') {
-		bench_why(why, "%s", c->shm->why);
-	} else {
-		char s0[64], s1[64];
-
-		proc_status_str(st[0], s0, sizeof(s0));
-		proc_status_str(st[1], s1, sizeof(s1));
-		bench_why(why, "%s (B side %s, A side %s)", rc == -ETIMEDOUT ? "timed out" : "a side failed",
-			  s0, s1);
-	}
-	return -1;
+	return proc_run_pair(&p, bench_now_ns() + (int64_t)((seconds + 20) * 1e9), why) < 0 ? -1 : 0;
 }
 
 static void net_latency(struct net_ctx *c, pingpong_role_fn ping, pingpong_role_fn pong, const char *name,

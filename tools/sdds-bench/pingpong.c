@@ -14,7 +14,6 @@
 #include "pingpong.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -250,12 +249,12 @@ static int pp_child(void *arg)
 void pingpong_run(const struct bench_opts *o, const struct pingpong_run_args *r, struct lat_result *ret)
 {
 	struct pp_child ping = {.fn = r->ping, .arg = r->arg}, pong = {.fn = r->pong, .arg = r->arg};
+	struct proc_pair pair = {.fn = {pp_child, pp_child},
+				 .arg = {&ping, &pong},
+				 .cpu = {r->ping_cpu, r->pong_cpu},
+				 .name = {"ping", "pong"},
+				 .running = r->running};
 	struct proc_shm shm;
-	struct pingpong_shm *s;
-	pid_t pids[2];
-	int st[2] = {0, 0};
-	char s0[64], s1[64];
-	int64_t deadline;
 	int err;
 
 	memset(ret, 0, sizeof(*ret));
@@ -266,43 +265,12 @@ void pingpong_run(const struct bench_opts *o, const struct pingpong_run_args *r,
 		bench_why(ret->why, "shared memory: %s", strerror(-err));
 		return;
 	}
-	s = ping.s = pong.s = shm.base;
-	/* Pong first: it announces `ready`. */
-	err = proc_spawn(r->pong_cpu, pp_child, &pong, &pids[1]);
-	if (err < 0) {
-		bench_why(ret->why, "fork: %s", strerror(-err));
-		goto out_free_shm;
-	}
-	if (r->running)
-		r->running[1] = pids[1];
-	err = proc_spawn(r->ping_cpu, pp_child, &ping, &pids[0]);
-	if (err < 0) {
-		bench_why(ret->why, "fork: %s", strerror(-err));
-		kill(pids[1], SIGKILL);
-		proc_wait_all(&pids[1], 1, 0, &st[1]);
-		goto out_forget;
-	}
-	if (r->running)
-		r->running[0] = pids[0];
+	ping.s = pong.s = shm.base;
+	pair.why[0] = ping.s->why[0];
+	pair.why[1] = ping.s->why[1];
 	/* Warm-up and the capped measured part, plus room for slow hops and the start. */
-	deadline = bench_now_ns() + (int64_t)((o->max_seconds * 2 + 60) * 1e9);
-	err = proc_wait_all(pids, 2, deadline, st);
-	if (err == 0) {
-		pingpong_result(o, r->name, s, ret);
-		goto out_forget;
-	}
-	proc_status_str(st[0], s0, sizeof(s0));
-	proc_status_str(st[1], s1, sizeof(s1));
-	if (s->why[0][0] || s->why[1][0])
-		bench_why(ret->why, "%s%s%s%s", err == -ETIMEDOUT ? "killed at the deadline: " : "",
-			  s->why[0], s->why[0][0] && s->why[1][0] ? "; " : "", s->why[1]);
-	else
-		bench_why(ret->why, "%s (ping: %s, pong: %s)",
-			  err == -ETIMEDOUT ? "run did not end in time" : "a side died", s0, s1);
-out_forget:
-	if (r->running)
-		r->running[0] = r->running[1] = 0;
-out_free_shm:
+	if (proc_run_pair(&pair, bench_now_ns() + (int64_t)((o->max_seconds * 2 + 60) * 1e9), ret->why) == 0)
+		pingpong_result(o, r->name, ping.s, ret);
 	proc_shm_free(&shm);
 }
 

@@ -243,3 +243,43 @@ void proc_status_str(int status, char *buf, size_t cap)
 	else
 		snprintf(buf, cap, "status 0x%x", status);
 }
+
+int proc_run_pair(const struct proc_pair *p, int64_t deadline_ns, char *why)
+{
+	size_t n = p->fn[1] ? 2 : 1;
+	pid_t pids[2] = {0, 0};
+	int st[2] = {0, 0}, err = 0;
+	char s0[64], s1[64];
+	const char *w0 = p->why[0] ? p->why[0] : "", *w1 = p->why[1] ? p->why[1] : "";
+
+	/* pids[0] is role 1 when there are two: it goes first. */
+	for (size_t i = 0; i < n && err == 0; i++) {
+		size_t role = n - 1 - i;
+
+		err = proc_spawn(p->cpu[role], p->fn[role], p->arg[role], &pids[role]);
+		if (err == 0 && p->running)
+			p->running[role] = pids[role];
+	}
+	if (err < 0) {
+		bench_why(why, "fork: %s", strerror(-err));
+		if (n == 2 && pids[1] > 0) {
+			kill(pids[1], SIGKILL);
+			proc_wait_all(&pids[1], 1, 0, &st[1]);
+		}
+	} else {
+		err = proc_wait_all(pids, n, deadline_ns, st);
+		proc_status_str(st[0], s0, sizeof(s0));
+		proc_status_str(st[1], s1, sizeof(s1));
+		if (err < 0 && (w0[0] || w1[0]))
+			bench_why(why, "%s%s%s%s", err == -ETIMEDOUT ? "killed at the deadline: " : "", w0,
+				  w0[0] && w1[0] ? "; " : "", w1);
+		else if (err < 0)
+			bench_why(why, "%s (%s: %s%s%s%s%s)",
+				  err == -ETIMEDOUT ? "did not end in time" : "a side died", p->name[0], s0,
+				  n == 2 ? ", " : "", n == 2 ? p->name[1] : "", n == 2 ? ": " : "",
+				  n == 2 ? s1 : "");
+	}
+	if (p->running)
+		p->running[0] = p->running[1] = 0;
+	return err;
+}

@@ -70,4 +70,22 @@ int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuse
 /* Describe a wait status ("exit 3", "signal 9 (Killed)") into buf. */
 void proc_status_str(int status, char *buf, size_t cap);
 
+/* The two roles of a run (ping and pong, writer and reader), as proc_run_pair forks them. */
+struct proc_pair {
+	proc_role_fn fn[2];	 /* fn[1] NULL: a run of one process */
+	void *arg[2];		 /* copied into each child by the fork */
+	int cpu[2];		 /* BENCH_CPU_ANY: not pinned */
+	const char *name[2];	 /* how the reason names them ("ping", "pong") */
+	const char *why[2];	 /* NULL, or each role's own reason (shared memory), read once they ended */
+	volatile pid_t *running; /* NULL, or 2 slots holding the children while they run (signal handlers) */
+};
+
+/*
+ * Forks role 1, then role 0 (role 1 announces that it is ready), and waits
+ * for both until deadline_ns as proc_wait_all does. Returns 0, or -errno
+ * with a reason in why (BENCH_WHY_MAX bytes): the roles' own reasons, else
+ * their wait statuses.
+ */
+int proc_run_pair(const struct proc_pair *p, int64_t deadline_ns, char *why);
+
 #endif /* SDDS_BENCH_PROC_H */
