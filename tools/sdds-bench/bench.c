@@ -50,6 +50,35 @@ int bench_parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_
 	return 0;
 }
 
+int bench_parse_cpus(const char *s, int n, int *cpus)
+{
+	int v[8];
+
+	if (n < 1 || n > 8)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		const char *c = strchr(s, ',');
+		size_t len = c ? (size_t)(c - s) : strlen(s);
+		char buf[16];
+		uint64_t u;
+
+		/* Exactly n fields. */
+		if ((i < n - 1) != (c != NULL) || len == 0 || len >= sizeof(buf))
+			return -EINVAL;
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		if (strcmp(buf, "-") == 0 || strcmp(buf, "any") == 0)
+			v[i] = BENCH_CPU_ANY;
+		else if (bench_parse_u64(buf, 0, 0, 1023, &u) == 0)
+			v[i] = (int)u;
+		else
+			return -EINVAL;
+		s += len + (c != NULL);
+	}
+	memcpy(cpus, v, (size_t)n * sizeof(*cpus));
+	return 0;
+}
+
 int bench_parse_double(const char *s, double min, double max, double *ret)
 {
 	char *end;

@@ -142,6 +142,13 @@ void bench_why(char *why, const char *fmt, ...) __attribute__((format(printf, 2,
  */
 int bench_parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *ret);
 
+/*
+ * s (borrowed) as n comma-separated CPU ids (0..1023), each "-" or "any"
+ * for BENCH_CPU_ANY: the --pin and --cpus values. 0 with cpus[0..n), or
+ * -EINVAL (cpus untouched).
+ */
+int bench_parse_cpus(const char *s, int n, int *cpus);
+
 /* The whole of s (borrowed) as a number in [min, max]: 0 with *ret, or -EINVAL. */
 int bench_parse_double(const char *s, double min, double max, double *ret);
 

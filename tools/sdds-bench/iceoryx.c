@@ -66,7 +66,7 @@ static const char *const ix_mode_name[IX_N_MODES] = {"polling", "waitset"};
 
 struct ix_opts {
 	struct bench_opts b; /* size, iterations, warmup, max_seconds, json, raw_prefix */
-	int a_cpu, b_cpu;    /* leader, follower; BENCH_CPU_ANY: not pinned */
+	int cpu[2];	     /* leader, follower; BENCH_CPU_ANY: not pinned */
 	bool pin_given;
 	const char *roudi_path;
 };
@@ -321,8 +321,8 @@ static void ix_run_mode(const struct ix_opts *o, int mode, struct lat_result *re
 	struct pingpong_run_args r = {.ping = ix_leader_role,
 				      .pong = ix_follower_role,
 				      .arg = &a,
-				      .ping_cpu = o->a_cpu,
-				      .pong_cpu = o->b_cpu,
+				      .ping_cpu = o->cpu[0],
+				      .pong_cpu = o->cpu[1],
 				      .name = name,
 				      .running = ix_children};
 
@@ -418,8 +418,8 @@ static void ix_json(const struct ix_opts *o, const struct ix_results *r)
 	struct json j;
 	char a[16], b[16];
 
-	ix_cpu_str(o->a_cpu, a, sizeof(a));
-	ix_cpu_str(o->b_cpu, b, sizeof(b));
+	ix_cpu_str(o->cpu[0], a, sizeof(a));
+	ix_cpu_str(o->cpu[1], b, sizeof(b));
 	json_init(&j, stdout);
 	json_obj_begin(&j, NULL);
 	json_str(&j, "bench", "iceoryx");
@@ -471,8 +471,8 @@ static void ix_table(const struct ix_opts *o, const struct ix_results *r)
 {
 	char a[16], b[16];
 
-	ix_cpu_str(o->a_cpu, a, sizeof(a));
-	ix_cpu_str(o->b_cpu, b, sizeof(b));
+	ix_cpu_str(o->cpu[0], a, sizeof(a));
+	ix_cpu_str(o->cpu[1], b, sizeof(b));
 	printf(
 	    "sdds-bench iceoryx: ping-pong through the iceoryx C binding, %u-byte payload, one-way = RTT/2\n",
 	    o->b.size);
@@ -526,37 +526,6 @@ static void ix_usage(FILE *f)
 		IX_DEFAULT_MAX_SECONDS);
 }
 
-static int ix_parse_cpu(const char *s, int *ret)
-{
-	uint64_t v;
-
-	if (strcmp(s, "-") == 0) {
-		*ret = BENCH_CPU_ANY;
-		return 0;
-	}
-	if (bench_parse_u64(s, 0, 0, 1023, &v) < 0)
-		return -EINVAL;
-	*ret = (int)v;
-	return 0;
-}
-
-/* "A,B" into *a, *b. */
-static int ix_parse_pin(const char *s, int *a, int *b)
-{
-	char buf[32];
-	char *comma;
-
-	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
-		return -EINVAL;
-	comma = strchr(buf, ',');
-	if (!comma)
-		return -EINVAL;
-	*comma = '\0';
-	if (ix_parse_cpu(buf, a) < 0 || ix_parse_cpu(comma + 1, b) < 0)
-		return -EINVAL;
-	return 0;
-}
-
 enum { IX_OPT_WARMUP = 256, IX_OPT_MAX_SECONDS, IX_OPT_PIN, IX_OPT_ROUDI, IX_OPT_RAW, IX_OPT_JSON };
 
 /* Returns 0, 1 for --help or -EINVAL (message printed). */
@@ -582,8 +551,7 @@ static int ix_parse(int argc, char **argv, struct ix_opts *o)
 		  .iterations = IX_DEFAULT_ITERATIONS,
 		  .warmup = IX_DEFAULT_WARMUP,
 		  .max_seconds = IX_DEFAULT_MAX_SECONDS},
-	    .a_cpu = BENCH_CPU_ANY,
-	    .b_cpu = BENCH_CPU_ANY,
+	    .cpu = {BENCH_CPU_ANY, BENCH_CPU_ANY},
 	};
 	while ((c = getopt_long(argc, argv, "n:s:h", longopts, NULL)) != -1) {
 		int err = 0;
@@ -603,7 +571,7 @@ static int ix_parse(int argc, char **argv, struct ix_opts *o)
 			err = bench_parse_double(optarg, 0.1, 86400, &o->b.max_seconds);
 			break;
 		case IX_OPT_PIN:
-			err = ix_parse_pin(optarg, &o->a_cpu, &o->b_cpu);
+			err = bench_parse_cpus(optarg, 2, o->cpu);
 			o->pin_given = true;
 			break;
 		case IX_OPT_ROUDI:
@@ -634,8 +602,8 @@ static int ix_parse(int argc, char **argv, struct ix_opts *o)
 	}
 	/* Two busy-polling sides need a CPU each; RouDi sleeps and runs anywhere. */
 	if (!o->pin_given && proc_cpu_count() >= 2) {
-		o->a_cpu = proc_cpu_nth(0);
-		o->b_cpu = proc_cpu_nth(1);
+		o->cpu[0] = proc_cpu_nth(0);
+		o->cpu[1] = proc_cpu_nth(1);
 	}
 	return 0;
 }

@@ -132,41 +132,13 @@ static void main_usage(FILE *f)
 		(long long)MAIN_DEFAULT_POLL_SPIN_NS, (long long)MAIN_DEFAULT_POLL_YIELD_NS);
 }
 
-static int main_parse_cpu(const char *s, size_t len, int *ret)
-{
-	char buf[16];
-	uint64_t v;
-
-	if (len == 0 || len >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	if (strcmp(buf, "-") == 0 || strcmp(buf, "any") == 0) {
-		*ret = BENCH_CPU_ANY;
-		return 0;
-	}
-	if (bench_parse_u64(buf, 0, 0, 1023, &v) < 0)
-		return -EINVAL;
-	*ret = (int)v;
-	return 0;
-}
-
 /* "D,A,B" into *ret. */
 static int main_parse_placement(const char *s, struct bench_placement *ret)
 {
 	int cpu[3];
-	const char *p = s;
 
-	for (int i = 0; i < 3; i++) {
-		const char *c = strchr(p, ',');
-		size_t len = c ? (size_t)(c - p) : strlen(p);
-
-		if ((i < 2) != (c != NULL))
-			return -EINVAL;
-		if (main_parse_cpu(p, len, &cpu[i]) < 0)
-			return -EINVAL;
-		p = c ? c + 1 : p + len;
-	}
+	if (bench_parse_cpus(s, 3, cpu) < 0)
+		return -EINVAL;
 	*ret = (struct bench_placement){.daemon_cpu = cpu[0], .a_cpu = cpu[1], .b_cpu = cpu[2]};
 	return 0;
 }

@@ -1415,9 +1415,7 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 			o->monolithic = true;
 			break;
 		case NET_OPT_CPUS:
-			if (sscanf(optarg, "%d,%d", &o->cpu[0], &o->cpu[1]) != 2 || o->cpu[0] < 0 ||
-			    o->cpu[1] < 0 || o->cpu[0] >= CPU_SETSIZE || o->cpu[1] >= CPU_SETSIZE)
-				err = -EINVAL;
+			err = bench_parse_cpus(optarg, 2, o->cpu);
 			break;
 		case NET_OPT_MONO_ONLY:
 			o->monolithic = true;
