@@ -63,8 +63,8 @@
 
 #include "internal.h"
 
-#include "broker.h"
 #include "ipc/doorbell.h"
+#include "ipc/ctl_limits.h"
 #include "ipc/probes.h"
 
 #define CLIENT_SPIN_NS_DEFAULT 20000
@@ -404,16 +404,16 @@ static int client_check_desc(const sdds_topic_desc *d)
 	uint64_t sum = 0;
 	size_t i;
 
-	if (!d->name || strnlen(d->name, BROKER_NAME_MAX) >= BROKER_NAME_MAX)
+	if (!d->name || strnlen(d->name, IPC_NAME_MAX) >= IPC_NAME_MAX)
 		return -EINVAL;
 	if (d->sample_size == 0)
 		return -EINVAL;
-	if (d->n_fields > BROKER_MAX_FIELDS || (d->n_fields && !d->fields))
+	if (d->n_fields > IPC_MAX_FIELDS || (d->n_fields && !d->fields))
 		return -EINVAL;
 	for (i = 0; i < d->n_fields; i++) {
 		const sdds_field *f = &d->fields[i];
 
-		if (!f->name || strnlen(f->name, BROKER_NAME_MAX) >= BROKER_NAME_MAX)
+		if (!f->name || strnlen(f->name, IPC_NAME_MAX) >= IPC_NAME_MAX)
 			return -EINVAL;
 		if (f->type < SDDS_FIELD_OCTET || f->type > SDDS_FIELD_ENUM || f->size == 0)
 			return -EINVAL;

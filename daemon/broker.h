@@ -30,10 +30,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctl_limits.h"
 #include "ring.h"
 
-#define BROKER_NAME_MAX 64
-#define BROKER_MAX_FIELDS 64
+#define BROKER_NAME_MAX IPC_NAME_MAX
+#define BROKER_MAX_FIELDS IPC_MAX_FIELDS
 
 struct broker;
 struct broker_topic;
