@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_admission.c - the per-uid admission bookkeeping (daemon/admission.c)
+ * test_admission.c - the per-uid admission bookkeeping (daemon/core/admission.c)
  * on its own: who is admitted, who is dropped to make room, which Hello is
  * refused, what is counted, and that records do not pile up.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_broker.c - unit tests of the broker core (daemon/broker.c).
+ * test_broker.c - unit tests of the broker core (daemon/core/broker.c).
  *
  * OVERVIEW
  * Reader rings live in heap memory formatted with rring_format; the test

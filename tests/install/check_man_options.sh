@@ -3,7 +3,7 @@
 # check_man_options.sh - every option a program's getopt table accepts is
 # in the OPTIONS section of its man page, and that section names no long
 # option the table lacks; likewise every key of sddsd's config_keys table
-# (daemon/config.c) in the KEYS section of sddsd.conf.5.
+# (daemon/core/config.c) in the KEYS section of sddsd.conf.5.
 #
 # usage: check_man_options.sh SOURCE_DIR [MAN_DIR]
 #
@@ -107,7 +107,7 @@ check() {
 	echo "check_man_options: $prog: $n long options and $(echo "$shorts" | grep -c .) short ones in $3"
 }
 
-# The keys of config_keys in daemon/config.c.
+# The keys of config_keys in daemon/core/config.c.
 config_keys() {
 	awk '
 		/config_keys\[\] *=/ { inside = 1; next }
@@ -126,7 +126,7 @@ page_keys() {
 }
 
 check_keys() {
-	file=$src/daemon/config.c page=$man/sddsd.conf.5
+	file=$src/daemon/core/config.c page=$man/sddsd.conf.5
 	[ -f "$page" ] || {
 		fail "no page $page"
 		return
@@ -134,16 +134,16 @@ check_keys() {
 	keys=$(config_keys "$file")
 	documented=$(page_keys "$page")
 	[ -n "$keys" ] || {
-		fail "no config_keys table found in daemon/config.c"
+		fail "no config_keys table found in daemon/core/config.c"
 		return
 	}
 	for k in $keys; do
 		echo "$documented" | grep -q -x -- "$k" ||
-			fail "sddsd.conf: key $k (in daemon/config.c) is not in the KEYS section of sddsd.conf.5"
+			fail "sddsd.conf: key $k (in daemon/core/config.c) is not in the KEYS section of sddsd.conf.5"
 	done
 	for k in $documented; do
 		echo "$keys" | grep -q -x -- "$k" ||
-			fail "sddsd.conf: sddsd.conf.5 documents key $k, which daemon/config.c does not accept"
+			fail "sddsd.conf: sddsd.conf.5 documents key $k, which daemon/core/config.c does not accept"
 	done
 	echo "check_man_options: sddsd.conf: $(echo "$keys" | grep -c .) keys in sddsd.conf.5"
 }

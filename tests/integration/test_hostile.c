@@ -53,7 +53,7 @@
 #define HX_PAIR_TOPIC 0x99
 #define HX_PAIR_SIZE 16
 #define HX_HANGUP_MS 5000
-/* One more field than daemon/broker.h's BROKER_MAX_FIELDS (64) allows. */
+/* One more field than daemon/core/broker.h's BROKER_MAX_FIELDS (64) allows. */
 #define HX_MANY_FIELDS 65
 
 /* Small per-client caps for the caps_* cases (keys from the daemon's config). */

@@ -18,7 +18,7 @@
  * vectors may grow while the reader appends.
  *
  * Limits: every count and size is bounded (GEN_MAX_*), both because sddsd
- * refuses larger topics (daemon/broker.h, docs/DESIGN.md) and because the
+ * refuses larger topics (daemon/core/broker.h, docs/DESIGN.md) and because the
  * reader is fed untrusted bytes by the fuzzer.
  *
  * Not thread-safe; no global state. Library code: it never prints, errors

@@ -71,7 +71,7 @@ static const struct config_key config_keys[] = {
     KEY(poll_turn_ns, CT_I64, 0, 100ull * 1000 * 1000, 0),
     KEY(poll_yield_ns, CT_I64, 0, 10ull * 1000 * 1000 * 1000, 0),
     KEY(max_clients, CT_U32, 1, 65536, 0),
-    /* Admission per uid (daemon/admission.h); cross-checked in config_check. */
+    /* Admission per uid (daemon/core/admission.h); cross-checked in config_check. */
     KEY(max_clients_per_uid, CT_U32, 1, 65536, CF_AUTO),
     KEY(reserved_clients, CT_U32, 0, 65535, CF_AUTO),
     KEY(max_handshakes, CT_U32, 2, 65536, 0),

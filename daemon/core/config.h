@@ -52,7 +52,7 @@ struct sddsd_config {
 	int64_t poll_yield_ns;		/* polling mode: yield the CPU once idle this long; 0: never */
 	uint32_t max_clients;
 	/*
-	 * Admission per uid (daemon/admission.h): CONFIG_AUTO in the two
+	 * Admission per uid (daemon/core/admission.h): CONFIG_AUTO in the two
 	 * derived ones means "from max_clients" (config_admission_limits).
 	 */
 	uint32_t max_clients_per_uid; /* sessions of one ordinary uid */
