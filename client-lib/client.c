@@ -116,13 +116,6 @@ static int64_t client_ns_from_env(const char *var, int64_t def)
 	return n;
 }
 
-static bool client_mono_from_env(void)
-{
-	const char *v = getenv("SDDS_MONOLITHIC");
-
-	return v && (strcmp(v, "1") == 0 || strcmp(v, "yes") == 0 || strcmp(v, "true") == 0);
-}
-
 static void client_release(struct sdds_client *c)
 {
 	pthread_cond_destroy(&c->cb_cond);
@@ -170,15 +163,7 @@ int sdds_client_new(const sdds_client_options *opts, sdds_client **ret_client)
 	    opts->spin_ns >= 0 ? opts->spin_ns : client_ns_from_env("SDDS_SPIN_NS", CLIENT_SPIN_NS_DEFAULT);
 	c->spin_yield_ns =
 	    opts->spin_yield_ns >= 0 ? opts->spin_yield_ns : client_ns_from_env("SDDS_SPIN_YIELD_NS", -1);
-	c->mono = opts->monolithic || client_mono_from_env();
-
-	if (c->mono) {
-		c->ops = &mono_ops;
-		rc = mono_open(c, opts->net_config != NULL ? opts->net_config : getenv("SDDS_NET_CONFIG"));
-	} else {
-		c->ops = &remote_ops;
-		rc = remote_open(c, opts);
-	}
+	rc = client_transport_open(c, opts);
 	if (rc < 0) {
 		client_release(c);
 		return rc;

@@ -7,7 +7,7 @@
  *   - remote (remote.c): sddsd over the control socket and the shared
  *     segment; writes go into the request ring, reader rings live in the
  *     segment's arena;
- *   - mono (mono.c): the broker core in this process behind one process-wide
+ *   - mono (mono/mono.c): the broker core in this process behind one process-wide
  *     mutex; reader rings live in process memory.
  * Everything else (take, blocking, listeners, object lifetime) is common code
  * in client.c and listener.c and only sees `struct client_ops` plus two
@@ -274,8 +274,19 @@ extern const struct client_ops mono_ops;
 
 /* remote.c: connect and hello; fills c->remote, c->session_id, c->evt. */
 int remote_open(struct sdds_client *c, const sdds_client_options *opts);
-/* mono.c: join the process-wide broker; fills c->evt. */
+/* mono/mono.c: join the process-wide broker; fills c->evt. */
 int mono_open(struct sdds_client *c, const char *net_config);
+
+/*
+ * Pick the transport for a new client, set c->ops (and c->mono) and open it.
+ * Each library defines it once: libsddsclient's connects to sddsd
+ * (transport.c), libsddsmono's runs the broker in this process
+ * (mono/open.c). Returns 0 or -errno.
+ */
+int client_transport_open(struct sdds_client *c, const sdds_client_options *opts);
+
+/* $SDDS_MONOLITHIC says 1, yes or true. */
+bool client_mono_from_env(void);
 
 /*
  * client.c: mark the client disconnected (once) and wake everybody who

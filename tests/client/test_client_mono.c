@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_client_mono.c - libsddsclient in monolithic mode (no daemon):
+ * test_client_mono.c - the client API linked with libsddsmono (the broker
+ * in-process, no daemon; nothing in the source asks for it):
  * ordering, best-effort loss, reliable back-pressure with timeouts, blocking
  * take, listeners (thread, count, removal), two clients in one process,
  * argument errors, and free with everything still alive.
@@ -68,7 +69,6 @@ static sdds_client *mono_client(void)
 	sdds_client *c = NULL;
 
 	sdds_client_options_init(&o);
-	o.monolithic = true;
 	o.name = "test";
 	assert_int_equal(sdds_client_new(&o, &c), 0);
 	assert_non_null(c);

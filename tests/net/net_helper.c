@@ -37,8 +37,9 @@
  *                                             written, then COUNT of IN read
  *                                             as `read` does
  *
- * SOCKET "mono:CONFIG" runs the client monolithic with the network side of
- * the daemon-style config CONFIG in the helper's process (no daemon).
+ * SOCKET "mono:CONFIG" is for net_helper_mono, the same source linked with
+ * libsddsmono: the client runs the broker and the network side of the
+ * daemon-style config CONFIG in the helper's process (no daemon).
  * TOPIC is "temperature" (domain 1, id 10: device, value; the sample's
  * value carries the number) or "counter" (domain 2, id 11: seq, tag[7]).
  * Exit status: 0 success, 1 a check failed, 2 an error.
@@ -117,10 +118,8 @@ static int connect_topic(const char *sock, const char *topic, sdds_client **rc_c
 	}
 	sdds_client_options_init(&o);
 	o.socket_path = sock;
-	if (strncmp(sock, "mono:", 5) == 0) {
-		o.monolithic = true;
+	if (strncmp(sock, "mono:", 5) == 0)
 		o.net_config = sock + 5;
-	}
 	o.name = "net_helper";
 	o.reconnect = 0;
 	rc = sdds_client_new(&o, rc_client);

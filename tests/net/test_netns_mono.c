@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_netns_mono.c - monolithic mode's network side (client-lib/mononet.c)
- * on the wire. A monolithic application (tests/net/net_helper `exchange`
+ * test_netns_mono.c - monolithic mode's network side
+ * (client-lib/mono/mononet.c) on the wire. A monolithic application
+ * (tests/net/net_helper_mono `exchange`
  * with SOCKET "mono:CONFIG": the broker core and sddsd's network layer in
  * its own process, no daemon) in namespace A exchanges 1,000 samples each
  * way, exact and in order, as a reliable reader with 256 slots (so the
@@ -13,7 +14,7 @@
  *
  * The namespaces, the veth pair and the files are the shared fixture
  * (tests/common/netns_harness.h). Skips (77) when not root or when
- * `ip netns add` fails. argv: sddsd, net_helper.
+ * `ip netns add` fails. argv: sddsd, net_helper, net_helper_mono.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,7 +29,7 @@
 
 #include "netns_harness.h"
 
-static const char *sddsd_bin, *helper_bin;
+static const char *sddsd_bin, *helper_bin, *mono_helper_bin;
 
 #define A 0
 #define B 1
@@ -75,8 +76,8 @@ static void test_mono_with_daemon(void **state)
 	assert_int_equal(netns_daemon_start(B, sddsd_bin, NULL), 0);
 	rb = netns_helper(B, true, helper_bin, "read", sock_b, "temperature", "1000", "5000", NULL);
 	assert_true(rb > 0);
-	ma = netns_helper(A, true, helper_bin, "exchange", mono_a, "temperature", "counter", "1000", "5000",
-			  go, NULL);
+	ma = netns_helper(A, true, mono_helper_bin, "exchange", mono_a, "temperature", "counter", "1000",
+			  "5000", go, NULL);
 	assert_true(ma > 0);
 	wb = netns_helper(B, false, helper_bin, "write", sock_b, "counter", "1000", NULL);
 	assert_true(wb > 0);
@@ -98,10 +99,10 @@ static void test_mono_with_mono(void **state)
 	netns_path("go2", go, sizeof(go));
 	snprintf(mono_a, sizeof(mono_a), "mono:%s", conf_a);
 	snprintf(mono_b, sizeof(mono_b), "mono:%s", conf_b);
-	ma = netns_helper(A, true, helper_bin, "exchange", mono_a, "temperature", "counter", "1000", "5000",
-			  go, NULL);
-	mb = netns_helper(B, true, helper_bin, "exchange", mono_b, "counter", "temperature", "1000", "5000",
-			  go, NULL);
+	ma = netns_helper(A, true, mono_helper_bin, "exchange", mono_a, "temperature", "counter", "1000",
+			  "5000", go, NULL);
+	mb = netns_helper(B, true, mono_helper_bin, "exchange", mono_b, "counter", "temperature", "1000",
+			  "5000", go, NULL);
 	assert_true(ma > 0 && mb > 0);
 	assert_int_equal(netns_write("go2", ""), 0);
 	assert_int_equal(netns_wait(ma), 0);
@@ -116,12 +117,13 @@ int main(int argc, char **argv)
 	};
 	int rc;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: test_netns_mono SDDSD NET_HELPER\n");
+	if (argc != 4) {
+		fprintf(stderr, "usage: test_netns_mono SDDSD NET_HELPER NET_HELPER_MONO\n");
 		return 2;
 	}
 	sddsd_bin = argv[1];
 	helper_bin = argv[2];
+	mono_helper_bin = argv[3];
 	rc = netns_available("test_netns_mono");
 	if (rc != 0)
 		return rc;
