@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Every USDT probe of the send and the receive path is in the ELF notes
 # (.note.stapsdt, provider sdds) of the binary it belongs to.
-# usage: probes_present.sh SDDSD LIBSDDSCLIENT
+# usage: probes_present.sh SDDSD LIBSDDSCLIENT LIBSDDSMONO
 set -u
 sddsd=$1
 lib=$2
+mono=$3
 if ! command -v readelf >/dev/null 2>&1; then
 	echo "skip: readelf (binutils) not installed" >&2
 	exit 77
@@ -26,4 +27,7 @@ check() {
 }
 check "$sddsd" daemon_dequeue routed client_enqueued encoded backend_handed sent received decoded
 check "$lib" write_enter req_enqueued routed client_enqueued client_woken callback_enter take_return
+# The monolithic library: the client's probes, the broker's and the network layer's.
+check "$mono" write_enter routed client_enqueued client_woken callback_enter take_return \
+	encoded backend_handed sent received decoded
 exit $fail

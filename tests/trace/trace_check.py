@@ -137,14 +137,15 @@ def main():
         check("CAP_BPF" in err and "root" in err, "the message says what is missing: %r" % err)
         check(p.stdout == "", "nothing on stdout")
     elif mode == "local":
-        n, trace, load, sddsd = int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+        n, trace, load, sddsd, load_mono = int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
         need_root()
         doc = run_trace([trace, "--json", "--", load, "local", "-n", str(n), "--sddsd", sddsd], 120)
         if doc:
             check_runs(doc, "isolated", "local", 2 * n)
             check(not [r for r in doc["runs"] + doc["runs_no_wait"] if r["mode"] != "isolated"],
                   "isolated workload: isolated runs only")
-        doc = run_trace([trace, "--json", "--", load, "local", "--mono", "-n", str(n)], 120)
+        # The monolithic load is the same program linked with libsddsmono.
+        doc = run_trace([trace, "--json", "--", load_mono, "local", "--mono", "-n", str(n)], 120)
         if doc:
             check_runs(doc, "monolithic", "local", 2 * n)
             check(not [r for r in doc["runs"] + doc["runs_no_wait"] if r["mode"] != "monolithic"],

@@ -59,6 +59,7 @@ struct opts {
 	uint64_t n; /* 0: no limit */
 	const char *sddsd;
 	const char *lib;
+	const char *mono_lib;
 	pid_t pids[SDDS_TRACE_MAX_PIDS];
 	int n_pids;
 	char **cmd; /* NULL: until SIGINT or -n */
@@ -157,7 +158,7 @@ static int trace_event_cmp(const void *a, const void *b)
 
 struct tracer {
 	struct trace_bpf *skel;
-	struct bpf_link *links[2 * TP_MAX_ * (SDDS_TRACE_MAX_PIDS + 1)];
+	struct bpf_link *links[3 * TP_MAX_ * (SDDS_TRACE_MAX_PIDS + 1)];
 	int n_links;
 	struct bpf_link *fork_link;
 	struct ring_buffer *rb;
@@ -184,7 +185,7 @@ static void tracer_close(struct tracer *t)
  */
 static int tracer_open(struct tracer *t, const struct opts *o, bool filter)
 {
-	const char *bins[2] = {o->sddsd, o->lib};
+	const char *bins[3] = {o->sddsd, o->lib, o->mono_lib};
 	bool found[TP_MAX_] = {false};
 	int rc;
 
@@ -211,7 +212,7 @@ static int tracer_open(struct tracer *t, const struct opts *o, bool filter)
 			return SDDS_TRACE_EXIT_FAIL;
 		}
 	}
-	for (int b = 0; b < 2; b++) {
+	for (int b = 0; b < 3; b++) {
 		if (access(bins[b], R_OK) != 0) {
 			fprintf(stderr, "sdds-trace: %s: %s\n", bins[b], strerror(errno));
 			tracer_close(t);
@@ -234,10 +235,8 @@ static int tracer_open(struct tracer *t, const struct opts *o, bool filter)
 	}
 	for (int p = 0; p < TP_MAX_; p++) {
 		if (!found[p]) {
-			fprintf(
-			    stderr,
-			    "sdds-trace: probe sdds:%s not found in %s or %s (built with -Dprobes=false?)\n",
-			    trace_phase_name(p), o->sddsd, o->lib);
+			fprintf(stderr, "sdds-trace: probe sdds:%s not in %s, %s or %s (-Dprobes=false?)\n",
+				trace_phase_name(p), o->sddsd, o->lib, o->mono_lib);
 			tracer_close(t);
 			return SDDS_TRACE_EXIT_FAIL;
 		}
@@ -428,21 +427,24 @@ static void usage(FILE *f)
 		"  -p PID         trace only this process (repeatable; default every process)\n"
 		"      --sddsd PATH  the daemon binary to attach to (default %s)\n"
 		"      --lib PATH    libsddsclient.so to attach to (default %s)\n"
+		"      --mono-lib PATH  libsddsmono.so to attach to (default %s)\n"
 		"      --json     one JSON object instead of the tables\n"
 		"  -v, --verbose  libbpf's warnings\n"
 		"  -h, --help\n"
 		"\n"
 		"Needs root or CAP_BPF and CAP_PERFMON. Exit status: 0 done, 1 failure,\n"
 		"2 usage error, %d not privileged.\n",
-		SDDS_TRACE_DEFAULT_N, SDDS_TRACE_SDDSD, SDDS_TRACE_LIB, SDDS_TRACE_EXIT_PRIV);
+		SDDS_TRACE_DEFAULT_N, SDDS_TRACE_SDDSD, SDDS_TRACE_LIB, SDDS_TRACE_MONO_LIB,
+		SDDS_TRACE_EXIT_PRIV);
 }
 
 static int parse(int argc, char **argv, struct opts *o)
 {
-	enum { O_SDDSD = 256, O_LIB, O_JSON };
+	enum { O_SDDSD = 256, O_LIB, O_MONO_LIB, O_JSON };
 	static const struct option longopts[] = {
 	    {"sddsd", required_argument, NULL, O_SDDSD},
 	    {"lib", required_argument, NULL, O_LIB},
+	    {"mono-lib", required_argument, NULL, O_MONO_LIB},
 	    {"json", no_argument, NULL, O_JSON},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"help", no_argument, NULL, 'h'},
@@ -453,6 +455,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->sddsd = SDDS_TRACE_SDDSD;
 	o->lib = SDDS_TRACE_LIB;
+	o->mono_lib = SDDS_TRACE_MONO_LIB;
 	while ((c = getopt_long(argc, argv, "+n:p:vh", longopts, NULL)) != -1) {
 		char *end;
 		unsigned long long v;
@@ -482,6 +485,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case O_LIB:
 			o->lib = optarg;
+			break;
+		case O_MONO_LIB:
+			o->mono_lib = optarg;
 			break;
 		case O_JSON:
 			o->json = true;
@@ -589,8 +595,15 @@ static int main_compare(const struct opts *o0)
 
 	/* Local ping-pong: N round trips = 2N samples, each taken once; the load exits. */
 	for (int mono = 0; mono < 2; mono++) {
-		char *cmd[] = {SDDS_TRACE_LOAD,	       "local", "-n", n_s, "--sddsd", (char *)o.sddsd,
-			       mono ? "--mono" : NULL, NULL};
+		/* The monolithic run is the same load linked with libsddsmono. */
+		char *cmd[] = {mono ? SDDS_TRACE_LOAD_MONO : SDDS_TRACE_LOAD,
+			       "local",
+			       "-n",
+			       n_s,
+			       "--sddsd",
+			       (char *)o.sddsd,
+			       mono ? "--mono" : NULL,
+			       NULL};
 		uint64_t d = 0;
 		int status;
 
