@@ -145,10 +145,10 @@ int sdds_client_new(const sdds_client_options *opts, sdds_client **ret_client)
 	pthread_mutex_init(&c->obj_lock, NULL);
 	pthread_mutex_init(&c->cb_lock, NULL);
 	pthread_cond_init(&c->cb_cond, NULL);
-	cl_list_init(&c->topics);
-	cl_list_init(&c->writers);
-	cl_list_init(&c->readers);
-	cl_list_init(&c->listening);
+	TAILQ_INIT(&c->topics);
+	TAILQ_INIT(&c->writers);
+	TAILQ_INIT(&c->readers);
+	TAILQ_INIT(&c->listening);
 	atomic_init(&c->disconnected, false);
 	atomic_init(&c->cb_stop, false);
 	atomic_init(&c->gp_gen, 0);
@@ -190,16 +190,15 @@ void sdds_client_free(sdds_client *c)
 	 * nothing but this thread touches the objects.
 	 */
 	c->ops->closing(c);
-	while (!cl_list_empty(&c->writers))
-		client_writer_destroy(cl_container_of(c->writers.next, struct sdds_writer, node), false);
+	while (!TAILQ_EMPTY(&c->writers))
+		client_writer_destroy(TAILQ_FIRST(&c->writers), false);
 	c->ops->shutdown(c);
 	listener_stop(c);
 
-	while (!cl_list_empty(&c->readers))
-		client_reader_destroy(cl_container_of(c->readers.next, struct sdds_reader, node), true);
-	while (!cl_list_empty(&c->topics)) {
-		t = cl_container_of(c->topics.next, struct sdds_topic, node);
-		cl_list_del(&t->node);
+	while (!TAILQ_EMPTY(&c->readers))
+		client_reader_destroy(TAILQ_FIRST(&c->readers), true);
+	while ((t = TAILQ_FIRST(&c->topics)) != NULL) {
+		TAILQ_REMOVE(&c->topics, t, node);
 		c->ops->topic_free(t);
 		free(t);
 	}
@@ -263,10 +262,10 @@ void client_state_notify(struct sdds_client *c)
 static uint64_t client_inside(struct sdds_client *c, unsigned slot)
 {
 	uint64_t n = atomic_load(&c->gp.inside[slot]);
-	struct cl_link *l;
+	struct sdds_reader *r;
 
-	for (l = c->readers.next; l != &c->readers; l = l->next)
-		n += atomic_load(&cl_container_of(l, struct sdds_reader, node)->gp.inside[slot]);
+	TAILQ_FOREACH(r, &c->readers, node)
+	n += atomic_load(&r->gp.inside[slot]);
 	return n;
 }
 
@@ -279,16 +278,15 @@ static uint64_t client_inside(struct sdds_client *c, unsigned slot)
  */
 static void client_quiesce(struct sdds_client *c)
 {
-	struct cl_link *l;
+	struct sdds_reader *r;
 
 	if (!c->mono) {
 		pthread_mutex_lock(&c->remote.prod_lock);
 		pthread_mutex_unlock(&c->remote.prod_lock);
 	}
 	pthread_mutex_lock(&c->obj_lock);
-	for (l = c->readers.next; l != &c->readers; l = l->next) {
-		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, node);
-
+	TAILQ_FOREACH(r, &c->readers, node)
+	{
 		pthread_mutex_lock(&r->take_lock);
 		pthread_mutex_unlock(&r->take_lock);
 	}
@@ -463,7 +461,6 @@ int sdds_topic_new(sdds_client *c, const sdds_topic_desc *desc, sdds_topic **ret
 	t->refs = 1;
 	t->user_ref = true;
 	t->sample_size = desc->sample_size;
-	cl_list_init(&t->node);
 	/* Entered until the topic is listed: a reconnection then sees it. */
 	rc = client_enter(c, &c->gp, &ref);
 	if (rc < 0) {
@@ -473,7 +470,7 @@ int sdds_topic_new(sdds_client *c, const sdds_topic_desc *desc, sdds_topic **ret
 	rc = c->ops->topic_new(t, &t->desc);
 	if (rc == 0) {
 		pthread_mutex_lock(&c->obj_lock);
-		cl_list_add(&c->topics, &t->node);
+		TAILQ_INSERT_TAIL(&c->topics, t, node);
 		pthread_mutex_unlock(&c->obj_lock);
 	}
 	client_leave(&ref);
@@ -493,7 +490,7 @@ static void client_topic_put(struct sdds_topic *t)
 	pthread_mutex_lock(&c->obj_lock);
 	last = --t->refs == 0;
 	if (last)
-		cl_list_del(&t->node);
+		TAILQ_REMOVE(&c->topics, t, node);
 	pthread_mutex_unlock(&c->obj_lock);
 	if (last) {
 		c->ops->topic_free(t);
@@ -565,7 +562,6 @@ int sdds_writer_new(sdds_topic *t, const sdds_qos *qos, sdds_writer **ret_writer
 	w->qos = q;
 	w->reliable = q.reliability == SDDS_RELIABLE;
 	w->max_blocking_ms = q.max_blocking_ms;
-	cl_list_init(&w->node);
 	rc = client_enter(c, &c->gp, &ref);
 	if (rc < 0) {
 		free(w);
@@ -575,7 +571,7 @@ int sdds_writer_new(sdds_topic *t, const sdds_qos *qos, sdds_writer **ret_writer
 	if (rc == 0) {
 		client_topic_get(t);
 		pthread_mutex_lock(&c->obj_lock);
-		cl_list_add(&c->writers, &w->node);
+		TAILQ_INSERT_TAIL(&c->writers, w, node);
 		pthread_mutex_unlock(&c->obj_lock);
 	}
 	client_leave(&ref);
@@ -592,7 +588,7 @@ static void client_writer_destroy(struct sdds_writer *w, bool closing)
 	struct sdds_client *c = w->client;
 
 	pthread_mutex_lock(&c->obj_lock);
-	cl_list_del(&w->node);
+	TAILQ_REMOVE(&c->writers, w, node);
 	pthread_mutex_unlock(&c->obj_lock);
 	c->ops->writer_free(w, closing);
 	if (!closing)
@@ -663,16 +659,13 @@ int sdds_reader_new(sdds_topic *t, const sdds_qos *qos, sdds_reader **ret_reader
 	r->reliable = q.reliability == SDDS_RELIABLE;
 	pthread_mutex_init(&r->take_lock, NULL);
 	atomic_init(&r->lost, 0);
-	cl_list_init(&r->node);
-	cl_list_init(&r->cb_node);
-	cl_list_init(&r->mono_node);
 	rc = client_enter(c, &c->gp, &ref);
 	if (rc == 0) {
 		rc = c->ops->reader_new(r, &q);
 		if (rc == 0) {
 			client_topic_get(t);
 			pthread_mutex_lock(&c->obj_lock);
-			cl_list_add(&c->readers, &r->node);
+			TAILQ_INSERT_TAIL(&c->readers, r, node);
 			pthread_mutex_unlock(&c->obj_lock);
 		}
 		client_leave(&ref);
@@ -693,7 +686,7 @@ static void client_reader_destroy(struct sdds_reader *r, bool closing)
 	/* After this no callback for r runs (unless we are inside it). */
 	listener_detach(r);
 	pthread_mutex_lock(&c->obj_lock);
-	cl_list_del(&r->node);
+	TAILQ_REMOVE(&c->readers, r, node);
 	pthread_mutex_unlock(&c->obj_lock);
 	c->ops->reader_free(r, closing);
 	if (!closing)

@@ -50,6 +50,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 
 #include "sdds/sdds.h"
 
@@ -60,39 +61,6 @@
 struct broker_topic;
 struct broker_writer;
 struct broker_reader;
-
-/* Intrusive doubly linked list; a head is a link whose ends point at itself. */
-struct cl_link {
-	struct cl_link *prev;
-	struct cl_link *next;
-};
-
-static inline void cl_list_init(struct cl_link *head)
-{
-	head->prev = head;
-	head->next = head;
-}
-
-static inline void cl_list_add(struct cl_link *head, struct cl_link *l)
-{
-	l->next = head;
-	l->prev = head->prev;
-	head->prev->next = l;
-	head->prev = l;
-}
-
-static inline void cl_list_del(struct cl_link *l)
-{
-	l->prev->next = l->next;
-	l->next->prev = l->prev;
-	l->prev = l;
-	l->next = l;
-}
-
-static inline bool cl_list_empty(const struct cl_link *head)
-{
-	return head->next == head;
-}
 
 #define cl_container_of(ptr, type, member) ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
@@ -196,15 +164,15 @@ struct sdds_client {
 	struct sdds_doorbell state_db;
 
 	pthread_mutex_t obj_lock; /* the three lists below */
-	struct cl_link topics;
-	struct cl_link writers;
-	struct cl_link readers;
+	TAILQ_HEAD(, sdds_topic) topics;
+	TAILQ_HEAD(, sdds_writer) writers;
+	TAILQ_HEAD(, sdds_reader) readers;
 
 	/* Callback manager (listener.c). */
 	pthread_mutex_t cb_lock;
 	pthread_cond_t cb_cond;
-	struct cl_link listening; /* readers with a listener, under cb_lock */
-	uint64_t cb_gen;	  /* bumped when `listening` changes, under cb_lock */
+	TAILQ_HEAD(, sdds_reader) listening; /* readers with a listener, under cb_lock */
+	uint64_t cb_gen;		     /* bumped when `listening` changes, under cb_lock */
 	pthread_t cb_thread;
 	bool cb_started; /* under cb_lock */
 	atomic_bool cb_stop;
@@ -217,9 +185,9 @@ struct sdds_client {
 
 struct sdds_topic {
 	struct sdds_client *client;
-	struct cl_link node; /* client->topics */
-	uint32_t refs;	     /* under obj_lock */
-	bool user_ref;	     /* the application has not called sdds_topic_free */
+	TAILQ_ENTRY(sdds_topic) node; /* client->topics */
+	uint32_t refs;		      /* under obj_lock */
+	bool user_ref;		      /* the application has not called sdds_topic_free */
 	uint32_t sample_size;
 	/* A deep copy of the description, to register the topic again. */
 	sdds_topic_desc desc;	 /* name and fields point into the same allocation */
@@ -231,10 +199,10 @@ struct sdds_topic {
 struct sdds_writer {
 	struct sdds_client *client;
 	struct sdds_topic *topic;
-	struct cl_link node; /* client->writers */
-	sdds_qos qos;	     /* as created, to create it again */
-	uint32_t id;	     /* remote */
-	uint64_t conn_gen;   /* remote: the connection `id` belongs to */
+	TAILQ_ENTRY(sdds_writer) node; /* client->writers */
+	sdds_qos qos;		       /* as created, to create it again */
+	uint32_t id;		       /* remote */
+	uint64_t conn_gen;	       /* remote: the connection `id` belongs to */
 	uint32_t max_blocking_ms;
 	bool reliable;
 	struct broker_writer *bw; /* mono */
@@ -243,10 +211,10 @@ struct sdds_writer {
 struct sdds_reader {
 	struct sdds_client *client;
 	struct sdds_topic *topic;
-	struct cl_link node; /* client->readers */
-	sdds_qos qos;	     /* as created, to create it again */
-	uint32_t id;	     /* remote */
-	uint64_t conn_gen;   /* remote: the connection `id` and `cons` belong to */
+	TAILQ_ENTRY(sdds_reader) node; /* client->readers */
+	sdds_qos qos;		       /* as created, to create it again */
+	uint32_t id;		       /* remote */
+	uint64_t conn_gen;	       /* remote: the connection `id` and `cons` belong to */
 	bool reliable;
 	struct client_gp gp; /* takes enter here */
 
@@ -257,16 +225,16 @@ struct sdds_reader {
 	/* Listener, under client->cb_lock. */
 	sdds_listener_fn fn;
 	void *fn_arg;
-	uint64_t cb_seen;	/* producer position up to which fn was called */
-	uint64_t cb_conn_gen;	/* the connection whose ring cb_seen counts in */
-	struct cl_link cb_node; /* client->listening while fn != NULL */
+	uint64_t cb_seen;		  /* producer position up to which fn was called */
+	uint64_t cb_conn_gen;		  /* the connection whose ring cb_seen counts in */
+	TAILQ_ENTRY(sdds_reader) cb_node; /* client->listening while fn != NULL */
 
 	/* Mono mode, under the process-wide broker lock. */
 	struct broker_reader *br;
 	void *ring_mem; /* aligned_alloc, owned */
 	uint64_t serial;
-	uint32_t n_blocked; /* writers waiting for room in this ring */
-	struct cl_link mono_node;
+	uint32_t n_blocked;		    /* writers waiting for room in this ring */
+	TAILQ_ENTRY(sdds_reader) mono_node; /* mono.readers */
 };
 
 extern const struct client_ops remote_ops;

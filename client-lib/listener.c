@@ -91,13 +91,13 @@ static bool listener_prod_entered(struct sdds_reader *r, uint64_t *ret_prod, uin
 /* Calls with cb_lock held. */
 static void listener_dispatch(struct sdds_client *c)
 {
-	struct cl_link *l;
+	struct sdds_reader *r;
 	uint64_t gen;
 
 restart:
 	gen = c->cb_gen;
-	for (l = c->listening.next; l != &c->listening; l = l->next) {
-		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, cb_node);
+	TAILQ_FOREACH(r, &c->listening, cb_node)
+	{
 		uint64_t prod, cap;
 
 		if (!listener_prod_entered(r, &prod, &cap))
@@ -127,18 +127,15 @@ restart_or_stop:
 static bool listener_has_work(struct client_wait *w)
 {
 	struct sdds_client *c = w->client;
-	struct cl_link *l;
+	struct sdds_reader *r;
 	bool work = false;
 
 	if (atomic_load_explicit(&c->cb_stop, memory_order_acquire))
 		return true;
 	/* The waiting thread is entered: the rings are mapped. */
 	pthread_mutex_lock(&c->cb_lock);
-	for (l = c->listening.next; l != &c->listening && !work; l = l->next) {
-		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, cb_node);
-
+	for (r = TAILQ_FIRST(&c->listening); r != NULL && !work; r = TAILQ_NEXT(r, cb_node))
 		work = r->cb_conn_gen != r->conn_gen || listener_prod(r) != r->cb_seen;
-	}
 	pthread_mutex_unlock(&c->cb_lock);
 	return work;
 }
@@ -232,7 +229,7 @@ int listener_set(struct sdds_reader *r, sdds_listener_fn fn, void *arg)
 			r->cb_seen = r->cons.cons;
 			pthread_mutex_unlock(&r->take_lock);
 			r->cb_conn_gen = r->conn_gen;
-			cl_list_add(&c->listening, &r->cb_node);
+			TAILQ_INSERT_TAIL(&c->listening, r, cb_node);
 			c->cb_gen++;
 		}
 		r->fn = fn;
@@ -241,7 +238,7 @@ int listener_set(struct sdds_reader *r, sdds_listener_fn fn, void *arg)
 		if (!on_thread)
 			doorbell_notify(c->evt);
 	} else if (r->fn) {
-		cl_list_del(&r->cb_node);
+		TAILQ_REMOVE(&c->listening, r, cb_node);
 		c->cb_gen++;
 		r->fn = NULL;
 		r->fn_arg = NULL;

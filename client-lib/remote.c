@@ -497,7 +497,9 @@ static int remote_attempt(struct sdds_client *c)
 {
 	struct remote_state *rs = &c->remote;
 	struct timeval tv = {.tv_sec = REMOTE_RPC_TIMEOUT_S};
-	struct cl_link *l;
+	struct sdds_topic *t;
+	struct sdds_writer *w;
+	struct sdds_reader *r;
 	int fd, rc;
 
 	if (rs->renew_fd >= 0)
@@ -519,12 +521,12 @@ static int remote_attempt(struct sdds_client *c)
 	 * that would touch these fields see the client disconnected.
 	 */
 	pthread_mutex_lock(&c->obj_lock);
-	for (l = c->topics.next; rc == 0 && l != &c->topics; l = l->next)
-		rc = remote_topic_register(c, true, cl_container_of(l, struct sdds_topic, node));
-	for (l = c->writers.next; rc == 0 && l != &c->writers; l = l->next)
-		rc = remote_writer_create(c, true, cl_container_of(l, struct sdds_writer, node));
-	for (l = c->readers.next; rc == 0 && l != &c->readers; l = l->next)
-		rc = remote_reader_create(c, true, cl_container_of(l, struct sdds_reader, node));
+	for (t = TAILQ_FIRST(&c->topics); rc == 0 && t != NULL; t = TAILQ_NEXT(t, node))
+		rc = remote_topic_register(c, true, t);
+	for (w = TAILQ_FIRST(&c->writers); rc == 0 && w != NULL; w = TAILQ_NEXT(w, node))
+		rc = remote_writer_create(c, true, w);
+	for (r = TAILQ_FIRST(&c->readers); rc == 0 && r != NULL; r = TAILQ_NEXT(r, node))
+		rc = remote_reader_create(c, true, r);
 	pthread_mutex_unlock(&c->obj_lock);
 	if (rc < 0)
 		goto fail;
@@ -1006,12 +1008,11 @@ static void remote_linger(struct sdds_client *c, int64_t idle_ns, int64_t cap_ns
 static int64_t remote_idle_ns(struct sdds_client *c, const struct sdds_writer *w)
 {
 	uint32_t ms = w->max_blocking_ms;
-	struct cl_link *l;
+	const struct sdds_writer *o;
 
 	pthread_mutex_lock(&c->obj_lock);
-	for (l = c->writers.next; l != &c->writers; l = l->next) {
-		const struct sdds_writer *o = cl_container_of(l, struct sdds_writer, node);
-
+	TAILQ_FOREACH(o, &c->writers, node)
+	{
 		if (o->max_blocking_ms > ms)
 			ms = o->max_blocking_ms;
 	}

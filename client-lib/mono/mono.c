@@ -51,17 +51,17 @@
 static struct {
 	pthread_mutex_t life; /* first open, last close; taken before lock */
 	pthread_mutex_t lock;
-	struct broker *broker;	/* while refs > 0 */
-	struct mono_net *net;	/* the network side, if the first client asked for one */
-	unsigned refs;		/* monolithic clients alive */
-	struct cl_link readers; /* every monolithic reader, for the blocker lookup */
+	struct broker *broker;		   /* while refs > 0 */
+	struct mono_net *net;		   /* the network side, if the first client asked for one */
+	unsigned refs;			   /* monolithic clients alive */
+	TAILQ_HEAD(, sdds_reader) readers; /* every monolithic reader, for the blocker lookup */
 	uint64_t next_serial;
 	struct sdds_doorbell space;
 	_Atomic uint32_t space_gen;
 } mono = {
     .life = PTHREAD_MUTEX_INITIALIZER,
     .lock = PTHREAD_MUTEX_INITIALIZER,
-    .readers = {&mono.readers, &mono.readers},
+    .readers = TAILQ_HEAD_INITIALIZER(mono.readers),
 };
 
 int mono_open(struct sdds_client *c, const char *net_config)
@@ -217,11 +217,10 @@ static void mono_writer_free(struct sdds_writer *w, bool closing)
 /* Under mono.lock. */
 static struct sdds_reader *mono_reader_by_broker(const struct broker_reader *br)
 {
-	struct cl_link *l;
+	struct sdds_reader *r;
 
-	for (l = mono.readers.next; l != &mono.readers; l = l->next) {
-		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, mono_node);
-
+	TAILQ_FOREACH(r, &mono.readers, mono_node)
+	{
 		if (r->br == br)
 			return r;
 	}
@@ -231,11 +230,10 @@ static struct sdds_reader *mono_reader_by_broker(const struct broker_reader *br)
 /* Under mono.lock. */
 static struct sdds_reader *mono_reader_by_serial(uint64_t serial)
 {
-	struct cl_link *l;
+	struct sdds_reader *r;
 
-	for (l = mono.readers.next; l != &mono.readers; l = l->next) {
-		struct sdds_reader *r = cl_container_of(l, struct sdds_reader, mono_node);
-
+	TAILQ_FOREACH(r, &mono.readers, mono_node)
+	{
 		if (r->serial == serial)
 			return r;
 	}
@@ -352,7 +350,7 @@ static int mono_reader_new(struct sdds_reader *r, const sdds_qos *qos)
 	rc = broker_reader_new(mono.broker, r->topic->bt, &bq, 0, &prod, mono_notify, r, &r->br);
 	if (rc == 0) {
 		r->serial = ++mono.next_serial;
-		cl_list_add(&mono.readers, &r->mono_node);
+		TAILQ_INSERT_TAIL(&mono.readers, r, mono_node);
 	}
 	pthread_mutex_unlock(&mono.lock);
 	if (rc < 0)
@@ -372,7 +370,7 @@ static void mono_reader_free(struct sdds_reader *r, bool closing)
 	mononet_reader_gone(mono.net, r->br);
 	broker_reader_free(r->br);
 	r->br = NULL;
-	cl_list_del(&r->mono_node);
+	TAILQ_REMOVE(&mono.readers, r, mono_node);
 	/* Writers blocked on this ring retry without it. */
 	if (r->n_blocked)
 		mono_space_wake();
