@@ -5,7 +5,7 @@
  * OVERVIEW
  * One translation of the daemon-style config (node_config, interface,
  * backend, max_frame, discovery keys...) into netif_options, used by sddsd
- * (manager.c) and by a monolithic application (client-lib/mononet.c), so
+ * (manager.c) and by a monolithic application (client-lib/mono/mononet.c), so
  * both read the same keys the same way. The result owns the node config it
  * loaded; netif_new copies what it needs, so it may be freed right after.
  * Library code: it does not log; failures come back as a message.

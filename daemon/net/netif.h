@@ -39,7 +39,7 @@
  *
  * Ownership and threads: the layer owns its broker objects, rings, peer
  * table and the backends; everything runs on the loop thread, except with
- * netif_options.threaded (monolithic mode: client-lib/mononet.c), where a
+ * netif_options.threaded (monolithic mode: client-lib/mono/mononet.c), where a
  * local writer's thread also runs the reader notify and sends, all under
  * the owner's broker lock. netif_close
  * starts closing the handles (the loop must run to finish), netif_free
