@@ -20,7 +20,7 @@
 #include "log.h"
 #include "manager.h"
 #include "netconf.h"
-#include "nodecfg.h"
+#include <sddsxml/nodecfg.h>
 #include "policy.h"
 
 enum { EXIT_CONFIG = 1, EXIT_RUNTIME = 2 };

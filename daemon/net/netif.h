@@ -56,7 +56,7 @@
 #include "backend.h"
 #include "broker.h"
 #include "discovery.h"
-#include "nodecfg.h"
+#include <sddsxml/nodecfg.h>
 #include "peer.h"
 
 /* Owner id of the network layer's readers and writers (sessions count from 1). */
@@ -258,6 +258,9 @@ const struct disc *netif_discovery(const struct netif *n);
 const struct netif_counters *netif_counters(const struct netif *n);
 const struct peer_table *netif_peers(const struct netif *n);
 const struct nodecfg *netif_node(const struct netif *n);
+
+/* The node config's view of a topic (lib/sddsxml) as the broker's description. */
+void netif_broker_desc(const struct nodecfg_desc *in, struct broker_topic_desc *out);
 /* The first backend (NULL once closed), its name and ops. */
 struct net_backend *netif_backend(const struct netif *n);
 const char *netif_backend_name(const struct netif *n);

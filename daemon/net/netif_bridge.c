@@ -215,11 +215,30 @@ int netif_topic_reader_new(struct netif *n, struct netif_topic *t)
 	return rc;
 }
 
+_Static_assert(NODECFG_NAME_MAX == BROKER_NAME_MAX, "node config and broker agree on names");
+_Static_assert(NODECFG_MAX_FIELDS == BROKER_MAX_FIELDS, "node config and broker agree on fields");
+
+void netif_broker_desc(const struct nodecfg_desc *in, struct broker_topic_desc *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->domain = in->domain;
+	out->topic_id = in->topic_id;
+	memcpy(out->name, in->name, sizeof(out->name));
+	out->sample_size = in->sample_size;
+	out->n_fields = in->n_fields;
+	for (uint32_t i = 0; i < in->n_fields; i++) {
+		out->fields[i].type = in->fields[i].type;
+		out->fields[i].size = in->fields[i].size;
+		memcpy(out->fields[i].name, in->fields[i].name, sizeof(out->fields[i].name));
+	}
+}
+
 int netif_topic_init(struct netif *n, struct netif_topic *t, const struct nodecfg_topic *cfg, char *why,
 		     size_t why_len)
 {
 	struct broker_qos wq = {.reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 0};
 	uint32_t size = cfg->desc.sample_size, overhead;
+	struct broker_topic_desc bd;
 	size_t bytes;
 	int rc;
 
@@ -267,7 +286,8 @@ int netif_topic_init(struct netif *n, struct netif_topic *t, const struct nodecf
 	}
 	t->layout.fields = t->fields;
 	t->layout.n_fields = cfg->desc.n_fields;
-	rc = broker_topic_get(n->broker, &cfg->desc, &t->bt);
+	netif_broker_desc(&cfg->desc, &bd);
+	rc = broker_topic_get(n->broker, &bd, &t->bt);
 	if (rc < 0) {
 		snprintf(why, why_len, "%s: topic '%s': the broker refused it: %s", cfg->loc, cfg->desc.name,
 			 strerror(-rc));

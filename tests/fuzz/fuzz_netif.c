@@ -56,7 +56,7 @@
 #include "broker.h"
 #include "fuzz.h"
 #include "netif.h"
-#include "nodecfg.h"
+#include <sddsxml/nodecfg.h>
 #include "ring.h"
 #include <snps/snps.h>
 #include "tests/net/fake_backend.h"
@@ -204,9 +204,10 @@ static void fz_open(struct fz *f)
 	o.max_peers = 8;
 	FUZZ_CHECK(netif_new(&f->loop, f->b, &o, NULL, &f->n, why, sizeof(why)) == 0);
 	for (int i = 0; i < FZ_TOPICS; i++) {
-		struct broker_topic_desc d = fz_node->topics[i].desc;
+		struct broker_topic_desc d;
 		size_t bytes = rring_size(FZ_RING, FZ_SLOT);
 
+		netif_broker_desc(&fz_node->topics[i].desc, &d);
 		f->size[i] = d.sample_size;
 		FUZZ_CHECK(broker_topic_get(f->b, &d, &f->t[i]) == 0);
 		FUZZ_CHECK(broker_writer_new(f->b, f->t[i], &wq, 5, &f->w[i]) == 0);

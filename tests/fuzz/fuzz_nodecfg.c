@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_nodecfg.c - an sdds.xml node configuration through the daemon's
- * reader (daemon/net/nodecfg.c), and what it accepts through the network
+ * fuzz_nodecfg.c - an sdds.xml node configuration through the node-config
+ * reader (lib/sddsxml/src/nodecfg.c), and what it accepts through the network
  * layer's setup on the fake backend.
  *
  * OVERVIEW
@@ -24,7 +24,7 @@
 #include "broker.h"
 #include "fuzz.h"
 #include "netif.h"
-#include "nodecfg.h"
+#include <sddsxml/nodecfg.h>
 #include "tests/net/fake_backend.h"
 
 static void fz_check(const struct nodecfg *nc)

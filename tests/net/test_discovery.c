@@ -23,7 +23,7 @@
 #include "discovery.h"
 #include "fake_backend.h"
 #include "netif.h"
-#include "nodecfg.h"
+#include <sddsxml/nodecfg.h>
 #include "ring.h"
 #include <snps/snps.h>
 
@@ -114,7 +114,7 @@ static void fx_open_opts(struct fx *f, const char *role, uint16_t node_id, uint3
 	rc = netif_new(&f->loop, f->b, &o, NULL, &f->n, why, sizeof(why));
 	if (rc < 0)
 		fail_msg("netif_new: %s", why);
-	d = f->nc->topics[0].desc;
+	netif_broker_desc(&f->nc->topics[0].desc, &d);
 	assert_int_equal(broker_topic_get(f->b, &d, &f->temp), 0);
 	assert_int_equal(broker_writer_new(f->b, f->temp, &wq, 5, &f->w), 0);
 	bytes = rring_size(16, 4);

@@ -19,7 +19,7 @@
 #include "fake_backend.h"
 #include "netif.h"
 #include "netstats.h"
-#include "nodecfg.h"
+#include <sddsxml/nodecfg.h>
 #include "ring.h"
 #include <snps/snps.h>
 
@@ -129,9 +129,9 @@ static int fx_open_opts(struct fx *f, uint32_t max_frame, const char *swap, bool
 	if (rc < 0)
 		fail_msg("netif_new: %s", why);
 	/* A local client registers the same topics, as an application would. */
-	d = f->nc->topics[0].desc;
+	netif_broker_desc(&f->nc->topics[0].desc, &d);
 	assert_int_equal(broker_topic_get(f->b, &d, &f->temp), 0);
-	d = f->nc->topics[1].desc;
+	netif_broker_desc(&f->nc->topics[1].desc, &d);
 	assert_int_equal(broker_topic_get(f->b, &d, &f->probe), 0);
 	assert_int_equal(broker_writer_new(f->b, f->temp, &wq, 5, &f->w), 0);
 	return 0;

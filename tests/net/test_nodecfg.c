@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nodecfg.h"
+#include <sddsxml/nodecfg.h>
 #include <snps/snps.h>
 
 static const char *data_dir(void)

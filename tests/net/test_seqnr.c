@@ -30,7 +30,7 @@
 #include "broker.h"
 #include "fake_backend.h"
 #include "netif.h"
-#include "nodecfg.h"
+#include <sddsxml/nodecfg.h>
 #include "ring.h"
 #include <snps/snps.h>
 
@@ -101,10 +101,11 @@ static void fx_open(struct fx *f)
 	if (rc < 0)
 		fail_msg("netif_new: %s", why);
 	for (int i = 0; i < 4; i++) {
-		struct broker_topic_desc d = f->nc->topics[i].desc;
+		struct broker_topic_desc d;
 		size_t bytes = rring_size(64, 2);
 		struct rring_prod prod;
 
+		netif_broker_desc(&f->nc->topics[i].desc, &d);
 		assert_int_equal(broker_topic_get(f->b, &d, &f->t[i]), 0);
 		f->rmem[i] = aligned_alloc(64, (bytes + 63) & ~(size_t)63);
 		assert_non_null(f->rmem[i]);
@@ -313,7 +314,7 @@ static void test_publisher_window(void **state)
 	o.n_links = 1;
 	if (netif_new(&loop, b, &o, NULL, &n, why, sizeof(why)) < 0)
 		fail_msg("%s", why);
-	d = nc->topics[0].desc;
+	netif_broker_desc(&nc->topics[0].desc, &d);
 	assert_int_equal(broker_topic_get(b, &d, &bt), 0);
 	assert_int_equal(broker_writer_new(b, bt, &wq, 5, &w), 0);
 	for (int i = 0; i < 10; i++) {

@@ -25,7 +25,7 @@
  * Topics come from a topic file in sDDS's format (a <domain> of <topic>s,
  * default topics.xml installed next to this program's source, or --topics
  * FILE), read by the same reader the daemon uses for node configs
- * (daemon/net/nodecfg.c, through lib/sddsxml), so a topic the daemon
+ * (lib/sddsxml's node-config view), so a topic the daemon
  * would refuse is refused here too with FILE:LINE. Names default to Alpha
  * and Beta (--sub, --pub). A sample is at least 2 bytes.
  *
@@ -49,7 +49,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nodecfg.h"
+#include <sddsxml/nodecfg.h>
 #include "sdds/sdds.h"
 
 #ifndef PEER_DEFAULT_TOPICS
@@ -70,7 +70,7 @@ struct peer_opts {
 
 struct peer_topic {
 	sdds_topic_desc desc;
-	sdds_field fields[BROKER_MAX_FIELDS];
+	sdds_field fields[NODECFG_MAX_FIELDS];
 };
 
 static volatile sig_atomic_t peer_stop;
@@ -138,7 +138,7 @@ static int peer_load_topics(const struct peer_opts *o, struct nodecfg **ret)
 static int peer_topic_of(const struct nodecfg *nc, const char *name, struct peer_topic *t)
 {
 	for (uint32_t i = 0; i < nc->n_topics; i++) {
-		const struct broker_topic_desc *d = &nc->topics[i].desc;
+		const struct nodecfg_desc *d = &nc->topics[i].desc;
 
 		if (strcmp(d->name, name) != 0)
 			continue;

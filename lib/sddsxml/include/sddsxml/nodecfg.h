@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nodecfg.h - the node configuration sddsd takes from an sDDS sdds.xml:
+ * nodecfg.h - the node-config view of an sDDS sdds.xml, what sddsd and
+ * sdds-peer take from it:
  * the network topic table, the node's address, interface and base port,
  * and the static subscriptions (snps-wire.md §9, §13.2).
  *
@@ -22,24 +23,41 @@
  * the link is chosen later by the network layer (the only configured link,
  * else an error: never "the first one").
  */
-#ifndef SDDS_DAEMON_NET_NODECFG_H
-#define SDDS_DAEMON_NET_NODECFG_H
+#ifndef SDDSXML_NODECFG_H
+#define SDDSXML_NODECFG_H
 
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "broker.h"
-
 #define NODECFG_MAX_TOPICS 16u /* ids are 0..15 */
 #define NODECFG_MAX_DESTS 64u
 #define NODECFG_LOC_MAX 160u /* "FILE:LINE" of a declaration, for messages */
 #define NODECFG_ERROR_MAX 1024u
+#define NODECFG_NAME_MAX 64u   /* topic and field names, NUL included */
+#define NODECFG_MAX_FIELDS 64u /* flattened fields of one topic */
+
+/* One flattened field, in wire order. */
+struct nodecfg_field {
+	uint8_t type;  /* SNPS_FIELD_* (lib/snps) */
+	uint32_t size; /* bytes on the wire */
+	char name[NODECFG_NAME_MAX];
+};
+
+/* A topic as the wire and a broker know it. */
+struct nodecfg_desc {
+	uint16_t domain;
+	uint16_t topic_id;
+	char name[NODECFG_NAME_MAX];
+	uint32_t sample_size;
+	uint32_t n_fields;
+	struct nodecfg_field fields[NODECFG_MAX_FIELDS];
+};
 
 struct nodecfg_topic {
-	struct broker_topic_desc desc; /* domain, id, name, size, flattened fields */
-	bool publisher, subscriber;    /* the roles of the file (informative) */
+	struct nodecfg_desc desc;   /* domain, id, name, size, flattened fields */
+	bool publisher, subscriber; /* the roles of the file (informative) */
 	bool reliable;
 	bool nack;		/* reliable with confirmationtype="nack" (§11.3) */
 	uint8_t seq_bits;	/* reliabilitySeqnrSize: 4, 8, 16 or 32 (4 when not given) */
@@ -56,7 +74,7 @@ struct nodecfg_dest {
 };
 
 struct nodecfg {
-	char name[BROKER_NAME_MAX];
+	char name[NODECFG_NAME_MAX];
 	char iface[IF_NAMESIZE]; /* project iface attribute, may be "" */
 	struct in6_addr ip;	 /* project ip attribute (default fe80::10) */
 	uint16_t port;		 /* project port (default 23234) */
@@ -98,4 +116,4 @@ int nodecfg_load_memory(const void *buf, size_t len, const char *name, struct no
 /* Topic index with this id (domain ignored, as receivers do), or -ENOENT. */
 int nodecfg_topic_by_id(const struct nodecfg *nc, uint16_t id);
 
-#endif /* SDDS_DAEMON_NET_NODECFG_H */
+#endif /* SDDSXML_NODECFG_H */

@@ -10,7 +10,7 @@
  * nodecfg.h). The gen_project is freed before returning; the nodecfg keeps
  * copies only.
  */
-#include "nodecfg.h"
+#include "sddsxml/nodecfg.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -76,10 +76,10 @@ static uint8_t nodecfg_field_type(gen_kind k)
 /* One leaf of the topic (lib/sddsxml, wire order) into the next field of d. */
 static int nodecfg_field(const gen_leaf *l, void *ctx)
 {
-	struct broker_topic_desc *d = ctx;
-	struct broker_field *f;
+	struct nodecfg_desc *d = ctx;
+	struct nodecfg_field *f;
 
-	if (d->n_fields >= BROKER_MAX_FIELDS || nodecfg_field_type(l->kind) == 0)
+	if (d->n_fields >= NODECFG_MAX_FIELDS || nodecfg_field_type(l->kind) == 0)
 		return -EINVAL;
 	f = &d->fields[d->n_fields++];
 	f->type = nodecfg_field_type(l->kind);
@@ -92,7 +92,7 @@ static int nodecfg_field(const gen_leaf *l, void *ctx)
 static int nodecfg_topic(const gen_project *p, const gen_topic *t, struct nodecfg_topic *nt,
 			 struct nodecfg_error *err)
 {
-	struct snps_field sf[BROKER_MAX_FIELDS];
+	struct snps_field sf[NODECFG_MAX_FIELDS];
 	struct snps_layout l;
 	uint32_t size = 0;
 
@@ -116,7 +116,7 @@ static int nodecfg_topic(const gen_project *p, const gen_topic *t, struct nodecf
 	nt->desc.sample_size = t->wire_size;
 	if (gen_topic_leaves(p, t, nodecfg_field, &nt->desc) != 0)
 		return nodecfg_errorf(err, "%s: topic '%s': more than %u fields", nt->loc, t->name,
-				      BROKER_MAX_FIELDS);
+				      NODECFG_MAX_FIELDS);
 	for (uint32_t i = 0; i < nt->desc.n_fields; i++) {
 		sf[i].type = nt->desc.fields[i].type;
 		sf[i].size = nt->desc.fields[i].size;
