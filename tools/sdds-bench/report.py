@@ -532,7 +532,7 @@ class Report:
         progress("%s (at most %.0f s)" % (name, cap))
         t0, j, rc, why = time.monotonic(), None, None, ""
         try:
-            rc = wait(spawn(argv, env, out, err), cap)
+            rc = self.replayed(name) if self.o.replay else wait(spawn(argv, env, out, err), cap)
             if rc is None:
                 why = "stopped after its %.0f-s cap" % cap
         except OSError as e:
@@ -551,6 +551,15 @@ class Report:
         step["secs"] = time.monotonic() - t0
         step["result"] = status_str(rc) if j is not None else why
         return j, rc, why_cut(why)
+
+    def replayed(self, name):
+        """--replay: the exit code an earlier run left (logs/NAME.rc; "cap": stopped at its cap; none: 0)."""
+        try:
+            with open("%s/logs/%s.rc" % (self.dir, name)) as f:
+                rc = f.read().strip()
+        except FileNotFoundError:
+            return 0
+        return None if rc == "cap" else int(rc)
 
     # ---- the parts
 
@@ -621,16 +630,16 @@ class Report:
     def dds_pair(self, name, server, client, env, cap, wait_server):
         """Server in the background, client for at most cap; None when both ended well, else why."""
         try:
-            sp = spawn(server, env, "%s/logs/%s-server.txt" % (self.dir, name),
-                       "%s/logs/%s-server.err" % (self.dir, name))
+            sp = None if self.o.replay else spawn(server, env, "%s/logs/%s-server.txt" % (self.dir, name),
+                                                  "%s/logs/%s-server.err" % (self.dir, name))
         except OSError as e:
             return "cannot start %s: %s" % (server[0], e.strerror)
-        time.sleep(0.3)
+        time.sleep(0 if sp is None else 0.3)
         # The client prints text, not JSON: exec's "no JSON" is expected; its status is what counts.
         _, rc, why = self.exec(name, client, cap, env)
         st = self.steps[-1]
         st["cmd"] = "%s %s & %s" % (" ".join("%s=%s" % kv for kv in env.items()), cmdline(server), st["cmd"])
-        src = wait(sp, 15) if wait_server else stop(sp)
+        src = 0 if sp is None else wait(sp, 15) if wait_server else stop(sp)
         if rc is None:
             return why
         st["result"] = status_str(rc)
@@ -1331,6 +1340,8 @@ def parse(argv):
     ap.add_argument("--valgrind", default="valgrind", help="valgrind (default: valgrind in PATH)")
     ap.add_argument("--sddsd", help="the daemon (default: ../../daemon/sddsd from sdds-bench)")
     ap.add_argument("--json", action="store_true", help="also print the report's JSON on stdout")
+    ap.add_argument("--replay", action="store_true", help="run nothing: read the JSON and per-iteration files an "
+                    "earlier run left in --out (logs/, raw/; logs/STEP.rc holds an exit code other than 0)")
     o = ap.parse_args(argv)
     if o.n is None:
         o.n = QUICK_N if o.quick else DEFAULT_N
