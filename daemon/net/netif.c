@@ -1,14 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * netif.c - the network layer's life cycle: options, new, start, close, free, reset, accessors, and every
- * libuv handle and callback.
+ * libuv handle and callback, and the one timer queue they drive.
  *
  * See netif_impl.h (OVERVIEW) for what this file owns and the invariants.
  */
 #include "netif_impl.h"
 
-static void netif_on_rel_timer(uv_timer_t *h);
-static void netif_on_retry(uv_timer_t *h);
+static void netif_on_tq_timer(uv_timer_t *h);
 
 void netif_options_init(struct netif_options *o)
 {
@@ -48,40 +47,125 @@ bool netif_be_open(const struct netif *n)
 	return n->be[0] != NULL;
 }
 
-/* The reliability timer runs (resends, NACK rounds, heartbeats) while there is work. */
-void netif_rel_timer_on(struct netif *n)
+#define NETIF_MS_NS 1000000
+
+/*
+ * Set the libuv timer for the queue's head, or stop it (the loop's thread,
+ * under the owner's lock). A timer that fires early (libuv counts from the
+ * loop's cached time) runs nothing and is set again.
+ */
+static void netif_timers_program(struct netif *n)
 {
-	/* Threaded: the caller may not be the loop's thread; the timer runs for good (netif_new). */
-	if (n->handles_open && !n->opt.threaded && !uv_is_active((uv_handle_t *)&n->rel_timer))
-		uv_timer_start(&n->rel_timer, netif_on_rel_timer, NETIF_REL_RTO_MS, NETIF_REL_RTO_MS);
+	int64_t due, now;
+
+	if (!n->handles_open)
+		return;
+	if (!timerq_next_due(&n->tq, &due)) {
+		if (n->tq_programmed != INT64_MAX) {
+			uv_timer_stop(&n->tq_timer);
+			n->tq_programmed = INT64_MAX;
+		}
+		return;
+	}
+	if (due == n->tq_programmed)
+		return;
+	now = netif_now(n);
+	uv_timer_start(&n->tq_timer, netif_on_tq_timer,
+		       due > now ? (uint64_t)((due - now + NETIF_MS_NS - 1) / NETIF_MS_NS) : 0, 0);
+	n->tq_programmed = due;
 }
 
-/* No reliability work is left: the timer stops (threaded: it runs for good). */
+/*
+ * Arm t at due (netif_now's ns). Any thread holding the owner's lock: off
+ * the loop's thread, a timer due before the libuv timer wakes the loop,
+ * which sets it again (netif_on_tq_wake); on it, the next prepare does.
+ */
+void netif_timer_arm(struct netif *n, struct timerq_timer *t, int64_t due)
+{
+	timerq_arm(&n->tq, t, due);
+	if (due < n->tq_programmed && n->handles_open && !pthread_equal(pthread_self(), n->loop_thread))
+		uv_async_send(&n->tq_wake);
+}
+
+/* The reliability timer runs every NETIF_REL_RTO_MS (resends, NACK rounds, heartbeats) while there is work.
+ */
+void netif_rel_timer_on(struct netif *n)
+{
+	if (n->rel_on || !n->handles_open)
+		return;
+	n->rel_on = true;
+	netif_timer_arm(n, &n->rel_t, netif_now(n) + NETIF_REL_RTO_MS * NETIF_MS_NS);
+}
+
+/* No reliability work is left: the timer stops. */
 void netif_rel_timer_off(struct netif *n)
 {
-	if (n->handles_open && !n->opt.threaded)
-		uv_timer_stop(&n->rel_timer);
+	n->rel_on = false;
+	timerq_cancel(&n->tq, &n->rel_t);
 }
 
 /* The backlog's retry timer runs while samples wait (on), else stops. */
 void netif_retry_timer(struct netif *n, bool on)
 {
-	if (!n->handles_open)
-		return;
 	if (!on)
-		uv_timer_stop(&n->retry);
-	else if (!uv_is_active((uv_handle_t *)&n->retry))
-		uv_timer_start(&n->retry, netif_on_retry, NETIF_BACKLOG_RETRY_MS, NETIF_BACKLOG_RETRY_MS);
+		timerq_cancel(&n->tq, &n->retry_t);
+	else if (n->handles_open && !timerq_armed(&n->retry_t))
+		netif_timer_arm(n, &n->retry_t, netif_now(n) + NETIF_BACKLOG_RETRY_MS * NETIF_MS_NS);
 }
 
-static void netif_on_rel_timer(uv_timer_t *h)
+static void netif_on_rel(struct timerq *q, struct timerq_timer *t, int64_t now)
+{
+	struct netif *n = TIMERQ_CONTAINER_OF(t, struct netif, rel_t);
+
+	(void)q;
+	netif_rel_resend(n);
+	if (n->rel_on && !timerq_armed(t))
+		netif_timer_arm(n, t, now + NETIF_REL_RTO_MS * NETIF_MS_NS);
+}
+
+static void netif_on_retry(struct timerq *q, struct timerq_timer *t, int64_t now)
+{
+	struct netif *n = TIMERQ_CONTAINER_OF(t, struct netif, retry_t);
+
+	(void)q;
+	(void)now;
+	/* A safety net: the blocker's kick normally wakes the loop first. */
+	netif_flush(n);
+	netif_retry_timer(n, n->bl_n > 0);
+}
+
+static void netif_on_disc(struct timerq *q, struct timerq_timer *t, int64_t now)
+{
+	struct netif *n = TIMERQ_CONTAINER_OF(t, struct netif, disc_t);
+
+	(void)q;
+	netif_tick(n);
+	if (n->disc != NULL && !n->closing)
+		netif_timer_arm(n, t, now + NETIF_DISC_TICK_MS * NETIF_MS_NS);
+}
+
+/* The one libuv timer: run what is due, send what it queued, set the next. */
+static void netif_on_tq_timer(uv_timer_t *h)
 {
 	struct netif *n = h->data;
 
 	netif_enter(n);
-	netif_rel_resend(n);
+	n->tq_programmed = INT64_MAX;
+	timerq_run(&n->tq, netif_now(n));
 	if (n->tx_used > 0)
 		netif_tx_send(n);
+	netif_timers_program(n);
+	if (n->hooks.after != NULL)
+		n->hooks.after(n->hooks.ctx);
+}
+
+/* Another thread armed a timer due before the libuv timer. */
+static void netif_on_tq_wake(uv_async_t *h)
+{
+	struct netif *n = h->data;
+
+	netif_enter(n);
+	netif_timers_program(n);
 	if (n->hooks.after != NULL)
 		n->hooks.after(n->hooks.ctx);
 }
@@ -91,18 +175,10 @@ static void netif_on_prepare(uv_prepare_t *h)
 	struct netif *n = h->data;
 
 	netif_enter(n);
+	/* The thread that runs the loop (a monolithic one starts it after netif_new). */
+	n->loop_thread = pthread_self();
 	netif_flush(n);
-	if (n->hooks.after != NULL)
-		n->hooks.after(n->hooks.ctx);
-}
-
-static void netif_on_retry(uv_timer_t *h)
-{
-	struct netif *n = h->data;
-
-	netif_enter(n);
-	/* A safety net: the blocker's kick normally wakes the loop first. */
-	netif_flush(n);
+	netif_timers_program(n);
 	if (n->hooks.after != NULL)
 		n->hooks.after(n->hooks.ctx);
 }
@@ -151,16 +227,6 @@ void netif_tick(struct netif *n)
 		netif_dests_rebuild(n);
 }
 
-static void netif_on_disc_timer(uv_timer_t *h)
-{
-	struct netif *n = h->data;
-
-	netif_enter(n);
-	netif_tick(n);
-	if (n->hooks.after != NULL)
-		n->hooks.after(n->hooks.ctx);
-}
-
 static void netif_backend_closed(void *ctx)
 {
 	(void)ctx;
@@ -173,16 +239,7 @@ static void netif_start(struct netif *n)
 	if (n->disc != NULL) {
 		/* §10.2: a Participant and every Publication at start; they leave at the end of the turn. */
 		disc_start(n->disc, netif_now(n));
-		uv_timer_start(&n->disc_timer, netif_on_disc_timer, NETIF_DISC_TICK_MS, NETIF_DISC_TICK_MS);
-	}
-	if (n->opt.threaded) {
-		for (uint32_t i = 0; i < n->n_topics; i++) {
-			if (n->topics[i].rel || n->topics[i].nack) {
-				uv_timer_start(&n->rel_timer, netif_on_rel_timer, NETIF_REL_RTO_MS,
-					       NETIF_REL_RTO_MS);
-				break;
-			}
-		}
+		netif_timer_arm(n, &n->disc_t, netif_now(n) + NETIF_DISC_TICK_MS * NETIF_MS_NS);
 	}
 }
 
@@ -383,14 +440,18 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 		if (rc < 0)
 			goto fail_topics;
 	}
+	timerq_init(&n->tq);
+	timerq_timer_init(&n->rel_t, netif_on_rel);
+	timerq_timer_init(&n->retry_t, netif_on_retry);
+	timerq_timer_init(&n->disc_t, netif_on_disc);
+	n->tq_programmed = INT64_MAX;
+	n->loop_thread = pthread_self();
 	uv_prepare_init(loop, &n->prepare);
-	uv_timer_init(loop, &n->retry);
-	uv_timer_init(loop, &n->disc_timer);
-	uv_timer_init(loop, &n->rel_timer);
-	n->rel_timer.data = n;
+	uv_timer_init(loop, &n->tq_timer);
+	uv_async_init(loop, &n->tq_wake, netif_on_tq_wake);
 	n->prepare.data = n;
-	n->retry.data = n;
-	n->disc_timer.data = n;
+	n->tq_timer.data = n;
+	n->tq_wake.data = n;
 	n->handles_open = true;
 	netif_start(n);
 	*ret = n;
@@ -425,9 +486,8 @@ void netif_close(struct netif *n)
 	}
 	if (n->handles_open) {
 		uv_close((uv_handle_t *)&n->prepare, NULL);
-		uv_close((uv_handle_t *)&n->retry, NULL);
-		uv_close((uv_handle_t *)&n->disc_timer, NULL);
-		uv_close((uv_handle_t *)&n->rel_timer, NULL);
+		uv_close((uv_handle_t *)&n->tq_timer, NULL);
+		uv_close((uv_handle_t *)&n->tq_wake, NULL);
 		n->handles_open = false;
 	}
 	netif_backends_close(n);
@@ -494,9 +554,9 @@ int netif_reset(struct netif *n, char *why, size_t why_len)
 		snprintf(why, why_len, "the network layer is closing");
 		return -EINVAL;
 	}
-	uv_timer_stop(&n->retry);
-	uv_timer_stop(&n->disc_timer);
-	uv_timer_stop(&n->rel_timer);
+	netif_rel_timer_off(n);
+	timerq_cancel(&n->tq, &n->retry_t);
+	timerq_cancel(&n->tq, &n->disc_t);
 	if (n->bl_blocker != NULL) {
 		rring_prod_stop_wait_space(broker_reader_ring(n->bl_blocker));
 		n->bl_blocker = NULL;

@@ -173,8 +173,8 @@ struct netif_options {
 	 * into it under one lock that the hooks' enter/after take around the
 	 * layer's callbacks and that other threads hold around their broker
 	 * calls. Then a local write's notify sends its frames at once from the
-	 * writer's thread (no loop turn to wait for), and the resend timer of
-	 * reliable topics runs for good, since it cannot be started from there.
+	 * writer's thread (no loop turn to wait for). Timers need nothing of
+	 * this: one armed from the writer's thread wakes the loop (netif_impl.h).
 	 */
 	bool threaded;
 	/* Multicast discovery (discovery.h, snps-wire.md §10); off: static mode only. */
@@ -247,9 +247,10 @@ void netif_receive(struct netif *n);
  */
 void netif_poll(struct netif *n);
 
-/* The timers' body: resends of unacknowledged reliable samples; discovery's
+/* Discovery's tick: resends of unacknowledged reliable samples; discovery's
  * announcements, expiry of subscriptions and of silent dynamic peers (the
- * layer runs these every 10 / 100 ms; tests call this). */
+ * layer's timer queue runs it every 100 ms, resends also every 10 ms while
+ * there are any; tests call this). */
 void netif_tick(struct netif *n);
 
 /* The discovery state, or NULL when discovery is off. */

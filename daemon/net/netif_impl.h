@@ -13,11 +13,15 @@
  *   link_base: link id l is backend link_be[l]'s link l - link_base; a
  *   datagram's link is made a link id as it is received, a tx slot keeps
  *   the link id it leaves on), the accessors, and every libuv
- *   handle of the layer: the prepare handle and the three timers, their
- *   callbacks and every start and stop of them (netif_rel_timer_on/off,
- *   netif_retry_timer), so that a timer queue can take them over in one
- *   place. The timers' bodies are netif_tick (discovery, expiry, and the
- *   reliability round netif_rel_resend) and netif_flush.
+ *   handle of the layer: the prepare handle, and the one libuv timer and
+ *   wake-up that drive the layer's timer queue (tq: lib/timerq, dues in
+ *   netif_now's ns). The queue holds the reliability round (rel_t, every
+ *   NETIF_REL_RTO_MS while there is work: netif_rel_timer_on/off), the
+ *   backlog's retry (retry_t, netif_retry_timer) and discovery's tick
+ *   (disc_t: netif_tick, announcements and expiry); the same queue, the
+ *   same code, in sddsd and in a monolithic application's network thread.
+ *   A timer may be armed from any thread that holds the owner's lock
+ *   (netif_timer_arm); only the loop's thread runs them.
  * - netif_txpool.c: the frame pool. NETIF_TX_SLOTS buffers of max_frame
  *   bytes (tx_mem), each either a frame being built (tx_frame[i], open for
  *   peer tx_peer[i] or finished, tx_peer[i] == -1) or finished bytes
@@ -93,8 +97,9 @@
  * netif_options.threaded (monolithic mode), where a local writer's thread
  * also runs the reader notify and netif_tx_send, under the owner's broker
  * lock (hooks.enter / hooks.after around every callback of the layer).
- * Timers are never started or stopped from that thread: with threaded the
- * reliability timer runs for good from netif_start.
+ * That thread may arm and cancel timers on the queue (under the lock);
+ * when one is due before the libuv timer, it wakes the loop, which sets
+ * the libuv timer again.
  */
 #ifndef SDDS_DAEMON_NET_NETIF_IMPL_H
 #define SDDS_DAEMON_NET_NETIF_IMPL_H
@@ -103,6 +108,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +117,7 @@
 #include "netloop_uv.h"
 #include "ring.h"
 #include <snps/snps.h>
+#include <timerq/timerq.h>
 #include "ipc/probes.h"
 
 #define NETIF_RX_BATCH 32u
@@ -300,10 +307,25 @@ struct netif {
 	struct broker_reader *bl_blocker; /* wait_space announced on it */
 
 	uv_prepare_t prepare;
-	uv_timer_t retry;
-	uv_timer_t disc_timer;
-	uv_timer_t rel_timer;
 	bool handles_open;
+
+	/*
+	 * Timers: every timer of the layer is on one queue (lib/timerq, dues
+	 * in netif_now's ns), run by one libuv timer set for the queue's head
+	 * (tq_timer, programmed in netif_timers_program). A timer armed off the
+	 * loop's thread (a monolithic application's writer) wakes the loop
+	 * (tq_wake) when it is due before what tq_timer is set for; the owner's
+	 * lock serialises the queue.
+	 */
+	struct timerq tq;
+	struct timerq_timer rel_t;   /* resends, NACK rounds, heartbeats: while there is work */
+	struct timerq_timer retry_t; /* the backlog's retry: while samples wait */
+	struct timerq_timer disc_t;  /* discovery's announcements and expiry, peers' expiry */
+	bool rel_on;		     /* rel_t runs every NETIF_REL_RTO_MS */
+	uv_timer_t tq_timer;
+	uv_async_t tq_wake;
+	int64_t tq_programmed; /* the due tq_timer is set for; INT64_MAX: stopped */
+	pthread_t loop_thread; /* runs the loop (netif_new's caller, or its first callback) */
 
 	struct disc *disc; /* NULL: static mode */
 
@@ -378,6 +400,7 @@ int netif_disc_init(struct netif *n, char *why, size_t why_len);
 void netif_enter(struct netif *n);
 int64_t netif_now(const struct netif *n);
 bool netif_be_open(const struct netif *n);
+void netif_timer_arm(struct netif *n, struct timerq_timer *t, int64_t due);
 void netif_rel_timer_on(struct netif *n);
 void netif_rel_timer_off(struct netif *n);
 void netif_retry_timer(struct netif *n, bool on);
