@@ -27,10 +27,22 @@
 #define PROC_MAX_CHILDREN 8
 #define PROC_EXIT_PIN 120
 
+/* The live mappings and their memfds; a forked child has its copy of the table. */
+static struct {
+	void *base; /* NULL: a free slot */
+	int fd;
+} proc_shms[PROC_MAX_SHM];
+
 int proc_shm_new(size_t size, struct proc_shm *ret)
 {
 	void *base;
-	int fd, err;
+	int fd, err, slot = -1;
+
+	for (int i = 0; i < PROC_MAX_SHM && slot < 0; i++)
+		if (proc_shms[i].base == NULL)
+			slot = i;
+	if (slot < 0)
+		return -EMFILE;
 
 	/* A memfd like the daemon's segments, so both paths use the same kind of memory. */
 	fd = memfd_create("sdds-bench", MFD_CLOEXEC);
@@ -45,8 +57,9 @@ int proc_shm_new(size_t size, struct proc_shm *ret)
 		err = -errno;
 		goto fail_close_fd;
 	}
-	/* The mapping keeps the memory alive; the fd is not needed any more. */
-	close(fd);
+	/* Kept for proc_shm_fd: a role that execs hands the memory over by it. */
+	proc_shms[slot].base = base;
+	proc_shms[slot].fd = fd;
 	ret->base = base;
 	ret->size = size;
 	return 0;
@@ -58,10 +71,24 @@ fail_close_fd:
 
 void proc_shm_free(struct proc_shm *s)
 {
+	for (int i = 0; s->base && i < PROC_MAX_SHM; i++) {
+		if (proc_shms[i].base == s->base) {
+			close(proc_shms[i].fd);
+			proc_shms[i].base = NULL;
+		}
+	}
 	if (s->base)
 		munmap(s->base, s->size);
 	s->base = NULL;
 	s->size = 0;
+}
+
+int proc_shm_fd(const void *base)
+{
+	for (int i = 0; base && i < PROC_MAX_SHM; i++)
+		if (proc_shms[i].base == base)
+			return proc_shms[i].fd;
+	return -ENOENT;
 }
 
 int proc_cpu_count(void)

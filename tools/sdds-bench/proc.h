@@ -13,7 +13,9 @@
  * kills every child still running when the deadline passes or when one of
  * them failed (its peer would otherwise wait for it until its own timeout).
  * All descriptors made here are close-on-exec, so the daemon exec'd later
- * inherits none of them.
+ * inherits none of them. A shared mapping keeps its memfd open until
+ * proc_shm_free (a table of at most PROC_MAX_SHM live mappings), so a role
+ * that execs another program (mono.h) can hand the same memory over.
  */
 #ifndef SDDS_BENCH_PROC_H
 #define SDDS_BENCH_PROC_H
@@ -27,10 +29,20 @@ struct proc_shm {
 	size_t size;
 };
 
-/* Map size zeroed bytes shared with children forked later. Returns 0 or -errno. */
+#define PROC_MAX_SHM 8
+
+/*
+ * Map size zeroed bytes shared with children forked later. Returns 0, or
+ * -errno (-EMFILE with PROC_MAX_SHM mappings live).
+ */
 int proc_shm_new(size_t size, struct proc_shm *ret);
-/* Unmap; accepts a zeroed struct. */
+/* Unmap and close its memfd; accepts a zeroed struct. */
 void proc_shm_free(struct proc_shm *s);
+/*
+ * The memfd (close-on-exec, proc.c's) of the live mapping that starts at
+ * base, also in a forked child; -ENOENT when there is none.
+ */
+int proc_shm_fd(const void *base);
 
 /* Number of CPUs in this process's affinity mask (>= 1). */
 int proc_cpu_count(void);
