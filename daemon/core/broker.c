@@ -117,6 +117,12 @@ struct broker {
 	struct blink dirty;  /* readers delivered to since the last flush */
 };
 
+void broker_usage(const struct broker *b, struct broker_usage *ret)
+{
+	ret->topics = b->n_topics;
+	ret->endpoints = b->n_endpoints;
+}
+
 struct broker_topic {
 	struct broker *b;
 	uint32_t key; /* domain << 16 | topic_id */

@@ -95,6 +95,13 @@ int broker_new(const struct broker_limits *limits, struct broker **ret);
  */
 void broker_free(struct broker *b);
 
+/* What the broker holds now (module tests check that nothing leaked). */
+struct broker_usage {
+	uint32_t topics;
+	uint32_t endpoints; /* readers and writers */
+};
+void broker_usage(const struct broker *b, struct broker_usage *ret);
+
 /*
  * Find the topic (domain, topic_id) or create it. An existing topic must
  * match sample_size and field layout exactly, else -EINVAL (a mismatch is a

@@ -485,6 +485,9 @@ void netif_close(struct netif *n)
 		n->bl_blocker = NULL;
 	}
 	if (n->handles_open) {
+		netif_rel_timer_off(n);
+		timerq_cancel(&n->tq, &n->retry_t);
+		timerq_cancel(&n->tq, &n->disc_t);
 		uv_close((uv_handle_t *)&n->prepare, NULL);
 		uv_close((uv_handle_t *)&n->tq_timer, NULL);
 		uv_close((uv_handle_t *)&n->tq_wake, NULL);
@@ -690,4 +693,15 @@ const struct disc *netif_discovery(const struct netif *n)
 uint32_t netif_backlog(const struct netif *n)
 {
 	return n->bl_n;
+}
+
+void netif_pool_usage(const struct netif *n, struct netif_pool_usage *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->tx_frames = n->tx_used;
+	ret->backlog = n->bl_n;
+	for (uint32_t k = 0; k < NETIF_NACK_STREAMS; k++)
+		ret->nack_rx += n->nrx[k].used ? 1 : 0;
+	ret->peers = n->peers.n;
+	ret->timers = (uint32_t)timerq_count(&n->tq);
 }

@@ -278,4 +278,14 @@ struct net_backend *netif_link_backend(const struct netif *n, uint32_t link, uin
 uint32_t netif_max_frame(const struct netif *n);
 uint32_t netif_backlog(const struct netif *n); /* samples waiting now */
 
+/* Entries of the layer's fixed pools in use now (module tests check for leaks). */
+struct netif_pool_usage {
+	uint32_t tx_frames; /* frame buffers holding a frame not yet sent */
+	uint32_t backlog;   /* received samples waiting for a full reader */
+	uint32_t nack_rx;   /* NACK receive streams */
+	uint32_t peers;	    /* peer table entries */
+	uint32_t timers;    /* armed timers on the layer's queue */
+};
+void netif_pool_usage(const struct netif *n, struct netif_pool_usage *ret);
+
 #endif /* SDDS_DAEMON_NET_NETIF_H */

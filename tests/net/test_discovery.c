@@ -133,15 +133,27 @@ static void fx_open(struct fx *f, const char *role, uint16_t node_id)
 
 static void fx_close(struct fx *f)
 {
+	struct netif_pool_usage pu;
+	struct broker_usage bu;
+
 	broker_reader_free(f->r);
 	free(f->rmem);
 	broker_writer_free(f->w);
 	broker_topic_put(f->temp);
+	/* Nothing leaked: every pool entry is back (lwIP's tests check MEMP_STATS so). */
+	netif_flush(f->n);
+	netif_pool_usage(f->n, &pu);
+	assert_int_equal(pu.tx_frames, 0);
 	netif_close(f->n);
 	uv_run(&f->loop, UV_RUN_DEFAULT);
+	netif_pool_usage(f->n, &pu);
+	assert_int_equal(pu.timers, 0);
 	netif_free(f->n);
 	assert_int_equal(fake_open_count(), 0);
 	assert_int_equal(uv_loop_close(&f->loop), 0);
+	broker_usage(f->b, &bu);
+	assert_int_equal(bu.topics, 0);
+	assert_int_equal(bu.endpoints, 0);
 	broker_free(f->b);
 	free(f->nc);
 	fake_clock_set(0);

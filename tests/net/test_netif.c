@@ -144,16 +144,28 @@ static int fx_open(struct fx *f, uint32_t max_frame, const char *swap)
 
 static void fx_close(struct fx *f)
 {
+	struct netif_pool_usage pu;
+	struct broker_usage bu;
+
 	broker_writer_free(f->w);
 	if (f->rd.r != NULL)
 		reader_close(&f->rd);
 	broker_topic_put(f->temp);
 	broker_topic_put(f->probe);
+	/* Nothing leaked: every pool entry is back (lwIP's tests check MEMP_STATS so). */
+	netif_flush(f->n);
+	netif_pool_usage(f->n, &pu);
+	assert_int_equal(pu.tx_frames, 0);
 	netif_close(f->n);
 	uv_run(&f->loop, UV_RUN_DEFAULT);
+	netif_pool_usage(f->n, &pu);
+	assert_int_equal(pu.timers, 0);
 	netif_free(f->n);
 	assert_int_equal(fake_open_count(), 0);
 	assert_int_equal(uv_loop_close(&f->loop), 0);
+	broker_usage(f->b, &bu);
+	assert_int_equal(bu.topics, 0);
+	assert_int_equal(bu.endpoints, 0);
 	broker_free(f->b);
 	free(f->nc);
 }
