@@ -1,8 +1,9 @@
 #!/bin/sh
 # check_freestanding.sh STUB_DIR LIB_DIR TOOL_PREFIX CC [CC args...]
 #
-# Builds every .c of the SNPS library (LIB_DIR/src, headers LIB_DIR/include)
-# alone, the way the Cortex-M4 firmware will: strict C11, -ffreestanding,
+# Builds every .c of a library under lib/ (LIB_DIR/src, headers
+# LIB_DIR/include/NAME, NAME the folder's name: snps, timerq) alone, the way
+# the Cortex-M4 firmware will: strict C11, -ffreestanding,
 # no libc headers except a <string.h> that declares memcpy/memmove/memset/
 # memcmp only, nothing of the rest of the tree. Then checks that the
 # objects need no other external symbol, that no source includes anything
@@ -17,6 +18,7 @@ stub=$1
 lib=$2
 prefix=$3
 shift 3
+name=$(basename "$lib")
 
 for t in "$1" "${prefix}nm" "${prefix}size"; do
 	if ! command -v "$t" > /dev/null 2>&1; then
@@ -46,21 +48,21 @@ done
 comm -23 "$tmp/needed" "$tmp/defined" > "$tmp/undef"
 bad=$(grep -v -x -e memcpy -e memmove -e memset -e memcmp "$tmp/undef" || true)
 if [ -n "$bad" ]; then
-	echo "SNPS library needs symbols a freestanding target lacks:"
+	echo "$name library needs symbols a freestanding target lacks:"
 	echo "$bad"
 	exit 1
 fi
 
-# Only the freestanding headers, and the library's own by "snps/NAME.h".
-bad=$(grep -h '^[[:space:]]*#[[:space:]]*include' "$lib"/src/*.c "$lib"/include/snps/*.h |
+# Only the freestanding headers, and the library's own by "NAME/FILE.h".
+bad=$(grep -h '^[[:space:]]*#[[:space:]]*include' "$lib"/src/*.c "$lib"/include/"$name"/*.h |
 	grep -v -e '<stdint\.h>' -e '<stddef\.h>' -e '<stdbool\.h>' -e '<string\.h>' \
-		-e '"snps/[a-z_]*\.h"' || true)
+		-e "\"$name/[a-z_]*\\.h\"" || true)
 if [ -n "$bad" ]; then
-	echo "SNPS library includes headers a freestanding target lacks, or from outside it:"
+	echo "$name library includes headers a freestanding target lacks, or from outside it:"
 	echo "$bad"
 	exit 1
 fi
 
-echo "freestanding build OK ($*); external symbols: $(tr '\n' ' ' < "$tmp/undef")"
+echo "$name: freestanding build OK ($*); external symbols: $(tr '\n' ' ' < "$tmp/undef")"
 "${prefix}size" -t "$tmp"/*.o | tail -n 1 |
 	awk '{ printf "size: text %d, data %d, bss %d bytes (%d in all)\n", $1, $2, $3, $4 }'
