@@ -34,63 +34,64 @@ def net_doc(sddsd, raw_busy):
 
 
 def lat_from(doc, key):
-    l = rp.Lat(key)
-    rp.lat_json(l, doc, "latency." + key, "n", "why", rp.jnum(doc, "iterations"))
+    l = rp.Row(key)
+    rp.read_row(l, doc, "latency." + key, rp.KEYS["net"], rp.jnum(doc, "iterations"))
     return l
 
 
 def busy_ratio(doc):
-    r = rp.Ratio("net one-way, sddsd polling / raw UDPv6 busy-polled (median)", "x")
-    return r.div(rp.fig_p50("net sddsd (polling daemons)", lat_from(doc, "sddsd")),
-                 rp.fig_p50("busy-polled raw UDPv6", lat_from(doc, "raw_udp6_busy")))
+    return rp.ratio("net one-way, sddsd polling / raw UDPv6 busy-polled (median)", "x",
+                    rp.row_fig("net sddsd (polling daemons)", lat_from(doc, "sddsd")),
+                    rp.row_fig("busy-polled raw UDPv6", lat_from(doc, "raw_udp6_busy")))
 
 
 class Refusal(unittest.TestCase):
     def test_capped_baseline_gives_no_ratio(self):
         # The run of issue 11: the baseline reached its time cap after 7,776 of 100,000 round trips.
         r = busy_ratio(net_doc(lat_doc(100000, False, 250.0), lat_doc(7776, True, 25000.0)))
-        self.assertFalse(r.ok)
-        self.assertEqual(r.why, "busy-polled raw UDPv6 hit its time cap after 7,776 of 100,000 round trips")
-        self.assertEqual(r.cell(), "n/a (%s)" % r.why)
-        self.assertIsNone(r.met())
+        self.assertFalse(r["ok"])
+        self.assertEqual(r["why"], "busy-polled raw UDPv6 hit its time cap after 7,776 of 100,000 round trips")
+        self.assertEqual(rp.ratio_cell(r), "n/a (%s)" % r["why"])
+        self.assertIsNone(rp.ratio_met(r))
 
     def test_short_run_gives_no_ratio(self):
         r = busy_ratio(net_doc(lat_doc(90000, False), lat_doc(100000, False)))
-        self.assertFalse(r.ok)
-        self.assertIn("net sddsd (polling daemons) fell short", r.why)
-        self.assertIn("90,000 of 100,000 round trips", r.why)
+        self.assertFalse(r["ok"])
+        self.assertIn("net sddsd (polling daemons) fell short", r["why"])
+        self.assertIn("90,000 of 100,000 round trips", r["why"])
 
     def test_failed_figure_says_why(self):
         doc = net_doc(lat_doc(100000, False), {"ok": False, "why": "no CPU to spare"})
         r = busy_ratio(doc)
-        self.assertFalse(r.ok)
-        self.assertEqual(r.why, "busy-polled raw UDPv6 not measured: no CPU to spare")
+        self.assertFalse(r["ok"])
+        self.assertEqual(r["why"], "busy-polled raw UDPv6 not measured: no CPU to spare")
 
     def test_full_pair_gives_the_ratio(self):
         r = busy_ratio(net_doc(lat_doc(100000, False, 30.0), lat_doc(100000, False, 20.0)))
-        self.assertTrue(r.ok, r.why)
-        self.assertAlmostEqual(r.v, 1.5)
-        self.assertEqual(r.cell(), "1.50x")
+        self.assertTrue(r["ok"], r["why"])
+        self.assertAlmostEqual(r["v"], 1.5)
+        self.assertEqual(rp.ratio_cell(r), "1.50x")
 
     def test_row_requested_and_capped_fields(self):
         # The harness's own fields (requested, done, capped) win over the run's iterations.
         doc = {"iterations": 100000, "baseline": {"futex": {
             "ok": True, "iterations": 500, "requested": 500, "done": 500, "capped": False,
             "median_us": 5.0, "p99_us": 9.0, "max_us": 12.0}}}
-        l = rp.Lat("futex")
-        rp.lat_json(l, doc, "baseline.futex", "iterations", "error", 100000)
-        self.assertIsNone(rp.fig_refusal(rp.fig_p50("futex hop", l)))
+        l = rp.Row("futex")
+        rp.read_row(l, doc, "baseline.futex", rp.KEYS["local"], 100000)
+        self.assertIsNone(rp.refusal(rp.row_fig("futex hop", l)))
         doc["baseline"]["futex"]["capped"] = True
-        rp.lat_json(l, doc, "baseline.futex", "iterations", "error", 100000)
-        self.assertEqual(rp.fig_refusal(rp.fig_p50("futex hop", l)),
+        rp.read_row(l, doc, "baseline.futex", rp.KEYS["local"], 100000)
+        self.assertEqual(rp.refusal(rp.row_fig("futex hop", l)),
                          "futex hop hit its time cap after 500 of 500 round trips")
 
     def test_goal_and_units(self):
         a, b = rp.Fig("a", True, 3.0), rp.Fig("b", True, 2.0)
-        r = rp.Ratio("cost", "%", -1, 5, "<= 5%").div(a, b, 100, -1)
-        self.assertEqual(r.cell(), "+50.0%")
-        self.assertFalse(r.met())
-        self.assertEqual(rp.Ratio("z", "x").div(a, rp.Fig("b", True, 0.0)).why, "b is zero")
+        r = rp.ratio("cost", "%", a, b, (-1, 5, "<= 5%"))
+        self.assertEqual(rp.ratio_cell(r), "+50.0%")
+        self.assertFalse(rp.ratio_met(r))
+        self.assertEqual(rp.ratio("z", "x", a, rp.Fig("b", True, 0.0))["why"], "b is zero")
+        self.assertEqual(rp.ratio_cell(rp.ratio("t", "M/s", rp.Fig("a", True, 2.5e6))), "2.500 M/s")
 
     def test_capped_row_in_the_table(self):
         l = lat_from(net_doc(lat_doc(100000, False), lat_doc(7776, True)), "raw_udp6_busy")
