@@ -37,6 +37,7 @@
 
 #include "callgrind.h"
 #include "layout.h"
+#include "mono.h"
 #include "pingpong.h"
 #include "proc.h"
 
@@ -71,8 +72,14 @@ struct lc_args {
 	const char *sock;
 	int64_t spin_ns;
 	int64_t spin_yield_ns; /* the clients' spin_yield_ns; -1: pure spin */
-	bool monolithic;
 	const struct bench_placement *pl;
+};
+
+/* What sdds-bench-mono's local role gets (mono.h): plain values. */
+struct lc_mono_args {
+	struct mono_opts o;
+	int64_t spin_ns, spin_yield_ns;
+	struct bench_placement pl;
 };
 
 /* The handles one side holds; lc_close frees whatever is set. */
@@ -114,7 +121,6 @@ static int lc_connect(const struct lc_args *a, const char *name, sdds_client **r
 	opts.name = name;
 	opts.spin_ns = a->spin_ns;
 	opts.spin_yield_ns = a->spin_yield_ns;
-	opts.monolithic = a->monolithic;
 	return sdds_client_new(&opts, ret);
 }
 
@@ -552,10 +558,12 @@ static void *lc_mono_reader(void *arg)
 	return NULL;
 }
 
-/* The monolithic run in its own process: one client, a writer and a reader thread. */
-static int lc_mono_role(void *arg)
+/*
+ * The monolithic run in sdds-bench-mono (linked with libsddsmono): one
+ * client, a writer and a reader thread.
+ */
+static int lc_mono_role(struct lc_args *a)
 {
-	struct lc_args *a = arg;
 	struct lc_shm *s = a->s;
 	const struct bench_opts *o = a->o;
 	struct lc_side x = {0};
@@ -565,6 +573,12 @@ static int lc_mono_role(void *arg)
 	sdds_qos q;
 	int err;
 
+	/* libsddsmono is what makes this client monolithic: only sdds-bench-mono links it. */
+	if (!mono_process()) {
+		bench_why(s->why[LC_SIDE_A], "a monolithic client outside sdds-bench-mono");
+		atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
+		return 2;
+	}
 	err = lc_connect(a, "sdds-bench-monolithic", &x.client);
 	if (err < 0)
 		return lc_fail(s, LC_SIDE_A, 2, "monolithic client", err);
@@ -597,11 +611,48 @@ fail:
 	return lc_fail(s, LC_SIDE_A, 2, "monolithic endpoints", err);
 }
 
+int local_mono_role(struct mono_call *m)
+{
+	struct lc_mono_args *p = m->args;
+	struct lc_args a;
+
+	if (m->len != sizeof(*p) || m->n_shm != 1 || m->shm_size[0] < sizeof(struct lc_shm)) {
+		fprintf(stderr, "sdds-bench-mono: %s: arguments of %zu bytes, %d shared areas: not mine\n",
+			m->role, m->len, m->n_shm);
+		return 2;
+	}
+	a = (struct lc_args){.o = mono_opts_get(&p->o),
+			     .s = m->shm[0],
+			     .spin_ns = p->spin_ns,
+			     .spin_yield_ns = p->spin_yield_ns,
+			     .pl = &p->pl};
+	return lc_mono_role(&a);
+}
+
+/* The monolithic role's forked child: becomes sdds-bench-mono, which runs lc_mono_role. */
+static int lc_mono_exec(void *arg)
+{
+	struct lc_args *a = arg;
+	struct lc_mono_args p;
+	void *shm[1] = {a->s};
+	int err;
+
+	memset(&p, 0, sizeof(p));
+	mono_opts_put(a->o, &p.o);
+	p.spin_ns = a->spin_ns;
+	p.spin_yield_ns = a->spin_yield_ns;
+	p.pl = *a->pl;
+	err = mono_exec(LOCAL_MONO_ROLE, &p, sizeof(p), shm, 1);
+	bench_why(a->s->why[LC_SIDE_A], "monolithic: cannot run sdds-bench-mono: %s", strerror(-err));
+	atomic_store_explicit(&a->s->abort, 1, memory_order_relaxed);
+	return 2;
+}
+
 void local_monolithic(const struct bench_opts *o, bool spinning, const struct bench_placement *pl,
 		      struct tput_result *ret)
 {
 	struct proc_shm shm;
-	struct lc_args a = {.o = o, .pl = pl, .monolithic = true};
+	struct lc_args a = {.o = o, .pl = pl};
 	int err;
 
 	memset(ret, 0, sizeof(*ret));
@@ -615,7 +666,7 @@ void local_monolithic(const struct bench_opts *o, bool spinning, const struct be
 	}
 	a.s = shm.base;
 	/* The threads pin themselves; the process is not pinned as a whole. */
-	if (lc_run(&a, lc_mono_role, BENCH_CPU_ANY, NULL, ret->why) == 0)
+	if (lc_run(&a, lc_mono_exec, BENCH_CPU_ANY, NULL, ret->why) == 0)
 		lc_tput_finish(a.s, ret);
 	proc_shm_free(&shm);
 }

@@ -10,13 +10,14 @@
  * Throughput: a writer process streams samples for tput_seconds to a reader
  * process; the figure is samples per second taken by the reader.
  * Monolithic: the same writer and reader loops as two threads of one
- * process whose client runs the broker core in-process (opts.monolithic).
+ * process linked with libsddsmono (the broker core in-process): the
+ * forked child execs sdds-bench-mono, which runs local_mono_role (mono.h).
  *
  * Client spin budget: polling runs give the clients o->poll_spin_ns (very
  * large: they never sleep), blocking runs give them 0, so every wait sleeps
  * on the futex. The daemon's mode (--poll or not) is the caller's business.
  * Processes are forked from the (single-threaded) caller; no client exists
- * in the caller.
+ * in the caller, and none in sdds-bench is monolithic.
  */
 #ifndef SDDS_BENCH_LOCAL_H
 #define SDDS_BENCH_LOCAL_H
@@ -52,5 +53,15 @@ void local_throughput(const struct bench_opts *o, const char *sock, bool polling
  */
 void local_monolithic(const struct bench_opts *o, bool spinning, const struct bench_placement *pl,
 		      struct tput_result *ret);
+
+/* The role name of local_monolithic's process in sdds-bench-mono. */
+#define LOCAL_MONO_ROLE "local"
+
+struct mono_call;
+/*
+ * In sdds-bench-mono: the monolithic run local_monolithic handed over
+ * (its arguments and shared area in m). Returns the role's exit code.
+ */
+int local_mono_role(struct mono_call *m);
 
 #endif /* SDDS_BENCH_LOCAL_H */

@@ -11,8 +11,9 @@
  *      in polling mode (sddsd --poll, clients spin) and blocking mode (sddsd
  *      sleeps, client spin budget 0), and throughput writer -> reader in
  *      both modes (local.c, sddsd.c);
- *   3. throughput of monolithic mode (broker in-process) as the reference
- *      for what isolation costs;
+ *   3. throughput of monolithic mode (broker in-process, in sdds-bench-mono:
+ *      this code linked with libsddsmono, mono.h) as the reference for
+ *      what isolation costs;
  * and prints a table or one JSON object (report.c) with ratios against the
  * baselines and the goals. With --pin it pins every process and tries
  * several placements of the daemon and the two clients (or the one given).

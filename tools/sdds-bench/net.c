@@ -10,9 +10,10 @@
  * the two sides of a run meet on its `ready` and `done` words.
  *
  * Monolithic (--monolithic): after the isolated runs the daemons stop,
- * one by one: first A, and a monolithic application in A (the broker core
- * and sddsd's network layer in the process, client-lib/mononet.c, reading
- * A's daemon config) plays ping against the isolated pong of daemon B
+ * one by one: first A, and a monolithic application in A (sdds-bench-mono,
+ * linked with libsddsmono: the broker core and sddsd's network layer in
+ * the process, client-lib/mono/mononet.c, reading A's daemon config;
+ * mono.h) plays ping against the isolated pong of daemon B
  * ("mixed"); then B, and both sides are monolithic. All parties run on one
  * machine and share CLOCK_MONOTONIC, so each round trip splits into its two
  * legs (pong's take time is the midpoint): A->B and B->A. With the mixed
@@ -66,6 +67,7 @@
 #include "json.h"
 #include "netns_rig.h"
 #include "mdrun.h"
+#include "mono.h"
 #include "pingpong.h"
 #include "proc.h"
 #include "sddsd.h"
@@ -324,10 +326,11 @@ static int net_client_open(struct net_ctx *c, int side, const char *in, unsigned
 	co.socket_path = sock;
 	co.name = "sdds-bench-net";
 	co.reconnect = 0;
-	if (mono) {
-		co.monolithic = true;
+	/* libsddsmono is what makes the client monolithic: only sdds-bench-mono links it. */
+	if (mono && !mono_process())
+		return net_fail(c, 2, "a monolithic client outside sdds-bench-mono");
+	if (mono)
 		co.net_config = side == 0 ? c->conf_a : c->conf_b;
-	}
 	rc = sdds_client_new(&co, &nc->cl);
 	if (rc < 0)
 		return net_fail(c, 2, "%s %s: %s", mono ? "monolithic with" : "connect",
@@ -417,14 +420,12 @@ static const struct pingpong_ops net_sdds_ops = {.send = net_pp_send,
 						 .measured = net_pp_legs,
 						 .lost_ms = NET_PING_TIMEOUT_MS};
 
+/* A side of the sddsd-path ping-pong, in its namespace. */
 static int net_sdds_role(struct pingpong_shm *s, struct net_ctx *c, int side)
 {
 	struct net_pp x = {.c = c, .side = side};
-	const char *ns = netns.ns[side];
 	int rc;
 
-	if ((rc = netns_enter(side)) < 0)
-		return pingpong_fail(s, side, 2, "setns %s: %s", ns, strerror(-rc));
 	rc = side ? net_client_open(c, 1, "ping", 0xA, "pong", 0xB, true, 64, &x.nc)
 		  : net_client_open(c, 0, "pong", 0xB, "ping", 0xA, true, 64, &x.nc);
 	if (rc != 0)
@@ -436,28 +437,15 @@ static int net_sdds_role(struct pingpong_shm *s, struct net_ctx *c, int side)
 	return rc;
 }
 
-static int net_sdds_ping(struct pingpong_shm *s, void *arg)
+/* Throughput: the writer in A streams `ping` for tput_seconds (in A's namespace). */
+static int net_sdds_write(struct net_ctx *c)
 {
-	return net_sdds_role(s, arg, 0);
-}
-
-static int net_sdds_pong(struct pingpong_shm *s, void *arg)
-{
-	return net_sdds_role(s, arg, 1);
-}
-
-/* Throughput: the writer in A streams `ping` for tput_seconds. */
-static int net_sdds_writer(void *arg)
-{
-	struct net_ctx *c = arg;
 	struct net_client nc;
 	uint8_t s[NET_MAX_SIZE];
 	uint64_t n = 0;
 	int64_t end;
 	int rc;
 
-	if ((rc = netns_enter(0)) < 0)
-		return net_fail(c, 2, "setns %s: %s", netns.ns[0], strerror(-rc));
 	if (net_client_open(c, 0, "pong", 0xB, "ping", 0xA, false, 64, &nc) != 0)
 		return 2;
 	if (!net_wait_flag(&c->shm->ready, 10000))
@@ -483,16 +471,13 @@ static int net_sdds_writer(void *arg)
 	return 0;
 }
 
-static int net_sdds_reader(void *arg)
+static int net_sdds_read(struct net_ctx *c)
 {
-	struct net_ctx *c = arg;
 	struct net_client nc;
 	uint8_t s[NET_MAX_SIZE];
 	uint64_t n = 0;
 	int rc;
 
-	if ((rc = netns_enter(1)) < 0)
-		return net_fail(c, 2, "setns %s: %s", netns.ns[1], strerror(-rc));
 	if (net_client_open(c, 1, "ping", 0xA, "pong", 0xB, false, 4096, &nc) != 0)
 		return 2;
 	atomic_store(&c->shm->ready, 1);
@@ -516,6 +501,123 @@ static int net_sdds_reader(void *arg)
 	c->shm->rlost = sdds_reader_lost(nc.r);
 	net_client_close(&nc);
 	return 0;
+}
+
+/*
+ * The parts of the sddsd path. A part whose side is monolithic runs in
+ * sdds-bench-mono (mono.h): its forked child enters the namespace, then
+ * execs that with the part's arguments, the run's net_shm and, for the
+ * ping-pong, the harness's control block.
+ */
+enum net_part { NET_PART_PING, NET_PART_PONG, NET_PART_WRITER, NET_PART_READER };
+
+#define NET_PART_SIDE(p) ((int)(p)&1)
+
+/* What sdds-bench-mono's net role gets: plain values. */
+struct net_mono_args {
+	struct mono_opts o;
+	uint32_t part; /* enum net_part */
+	uint8_t mono[2];
+	char sock[2][108];
+	char conf[2][PATH_MAX];
+};
+
+static int net_sdds_part(struct net_ctx *c, enum net_part part, struct pingpong_shm *s)
+{
+	switch (part) {
+	case NET_PART_PING:
+	case NET_PART_PONG:
+		return net_sdds_role(s, c, NET_PART_SIDE(part));
+	case NET_PART_WRITER:
+		return net_sdds_write(c);
+	case NET_PART_READER:
+		return net_sdds_read(c);
+	}
+	return 2;
+}
+
+/* A part's forked child: into the side's namespace, then the part here or in sdds-bench-mono. */
+static int net_sdds_start(struct net_ctx *c, enum net_part part, struct pingpong_shm *s)
+{
+	int side = NET_PART_SIDE(part);
+	struct net_mono_args a;
+	void *shm[2] = {c->shm, s};
+	char what[64];
+	int rc;
+
+	snprintf(what, sizeof(what), "setns %s", netns.ns[side]);
+	if ((rc = netns_enter(side)) < 0)
+		goto fail;
+	if (!(side ? c->mono_b : c->mono_a))
+		return net_sdds_part(c, part, s);
+	memset(&a, 0, sizeof(a));
+	mono_opts_put(&c->o->b, &a.o);
+	a.part = part;
+	a.mono[0] = c->mono_a;
+	a.mono[1] = c->mono_b;
+	memcpy(a.sock[0], c->sock_a, sizeof(a.sock[0]));
+	memcpy(a.sock[1], c->sock_b, sizeof(a.sock[1]));
+	memcpy(a.conf[0], c->conf_a, sizeof(a.conf[0]));
+	memcpy(a.conf[1], c->conf_b, sizeof(a.conf[1]));
+	snprintf(what, sizeof(what), "monolithic side %c: cannot run sdds-bench-mono", side ? 'B' : 'A');
+	rc = mono_exec(NET_MONO_ROLE, &a, sizeof(a), shm, s ? 2 : 1);
+fail:
+	if (s)
+		return pingpong_fail(s, side, 2, "%s: %s", what, strerror(-rc));
+	return net_fail(c, 2, "%s: %s", what, strerror(-rc));
+}
+
+static int net_sdds_ping(struct pingpong_shm *s, void *arg)
+{
+	return net_sdds_start(arg, NET_PART_PING, s);
+}
+
+static int net_sdds_pong(struct pingpong_shm *s, void *arg)
+{
+	return net_sdds_start(arg, NET_PART_PONG, s);
+}
+
+static int net_sdds_writer(void *arg)
+{
+	return net_sdds_start(arg, NET_PART_WRITER, NULL);
+}
+
+static int net_sdds_reader(void *arg)
+{
+	return net_sdds_start(arg, NET_PART_READER, NULL);
+}
+
+int net_mono_role(struct mono_call *m)
+{
+	static struct net_opts o;
+	static struct net_ctx c;
+	struct net_mono_args *a = m->args;
+	bool pp;
+
+	if (m->len != sizeof(*a) || m->n_shm < 1 || a->part > NET_PART_READER)
+		goto bad;
+	pp = a->part == NET_PART_PING || a->part == NET_PART_PONG;
+	o.b = *mono_opts_get(&a->o);
+	if (o.b.size < 1 || o.b.size > NET_MAX_SIZE || m->n_shm != (pp ? 2 : 1) ||
+	    m->shm_size[0] < sizeof(struct net_shm) + 2 * o.b.iterations * sizeof(uint64_t) ||
+	    (pp && m->shm_size[1] < pingpong_shm_size(&o.b)))
+		goto bad;
+	c.o = &o;
+	c.mono_a = a->mono[0];
+	c.mono_b = a->mono[1];
+	memcpy(c.sock_a, a->sock[0], sizeof(c.sock_a));
+	memcpy(c.sock_b, a->sock[1], sizeof(c.sock_b));
+	memcpy(c.conf_a, a->conf[0], sizeof(c.conf_a));
+	memcpy(c.conf_b, a->conf[1], sizeof(c.conf_b));
+	c.sock_a[sizeof(c.sock_a) - 1] = c.sock_b[sizeof(c.sock_b) - 1] = '\0';
+	c.conf_a[sizeof(c.conf_a) - 1] = c.conf_b[sizeof(c.conf_b) - 1] = '\0';
+	c.shm = m->shm[0];
+	c.shm_size = m->shm_size[0];
+	return net_sdds_part(&c, a->part, pp ? m->shm[1] : NULL);
+bad:
+	fprintf(stderr, "sdds-bench-mono: %s: arguments of %zu bytes, %d shared areas: not mine\n", m->role,
+		m->len, m->n_shm);
+	return 2;
 }
 
 /* ---- raw UDPv6 ---- */

@@ -23,7 +23,9 @@
  * NET_EXIT_CANNOT (77, the skip code of the tests). The namespaces, the veth
  * pair, the daemons and the files are removed at the end, also on SIGINT or
  * SIGTERM. Every measured party is a forked child that enters its
- * namespace with setns(); the main process holds no client.
+ * namespace with setns(); the main process holds no client. A monolithic
+ * side's child then execs sdds-bench-mono (libsddsmono, mono.h), which
+ * keeps the namespace.
  */
 #ifndef SDDS_BENCH_NET_H
 #define SDDS_BENCH_NET_H
@@ -32,5 +34,16 @@
 
 /* `sdds-bench net [options]`: argv[0] is "net". Returns the exit status. */
 int net_main(int argc, char **argv);
+
+/* The role name of the monolithic sides' processes in sdds-bench-mono. */
+#define NET_MONO_ROLE "net"
+
+struct mono_call;
+/*
+ * In sdds-bench-mono: a monolithic side's part (ping, pong, writer or
+ * reader) that net_main's forked child handed over, already in its
+ * namespace. Returns the part's exit code.
+ */
+int net_mono_role(struct mono_call *m);
 
 #endif /* SDDS_BENCH_NET_H */
