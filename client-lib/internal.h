@@ -248,8 +248,8 @@ int mono_open(struct sdds_client *c, const char *net_config);
 /*
  * Pick the transport for a new client, set c->ops (and c->mono) and open it.
  * Each library defines it once: libsddsclient's connects to sddsd
- * (transport.c), libsddsmono's runs the broker in this process
- * (mono/open.c). Returns 0 or -errno.
+ * (transport.c; -ENOTSUP for monolithic mode), libsddsmono's runs the
+ * broker in this process (mono/open.c). Returns 0 or -errno.
  */
 int client_transport_open(struct sdds_client *c, const sdds_client_options *opts);
 

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * transport.c - libsddsclient's choice of transport (internal.h,
- * client_transport_open): sddsd through the control socket, or the broker in
- * this process when the application asks for monolithic mode.
+ * transport.c - libsddsclient's transport (internal.h,
+ * client_transport_open): sddsd, through the control socket and the shared
+ * segment. This library has no broker and no network code; monolithic mode
+ * is libsddsmono's (client-lib/mono/), so asking for it here is an error
+ * rather than a silent connection to a daemon.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,11 +21,9 @@ bool client_mono_from_env(void)
 
 int client_transport_open(struct sdds_client *c, const sdds_client_options *opts)
 {
-	c->mono = opts->monolithic || client_mono_from_env();
-	if (c->mono) {
-		c->ops = &mono_ops;
-		return mono_open(c, opts->net_config != NULL ? opts->net_config : getenv("SDDS_NET_CONFIG"));
-	}
+	if (opts->monolithic || client_mono_from_env())
+		return -ENOTSUP;
+	c->mono = false;
 	c->ops = &remote_ops;
 	return remote_open(c, opts);
 }

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sdds/sdds.h - the native API of libsddsclient.
+ * sdds/sdds.h - the native API of libsddsclient (and of libsddsmono).
  *
- * An application connects to sddsd (or, in monolithic mode, runs the broker
- * core in-process), registers topics, and creates writers and readers.
+ * An application connects to sddsd, registers topics, and creates writers
+ * and readers. The same source linked with libsddsmono instead runs the
+ * broker core in-process ("monolithic mode", the baseline that measures
+ * what isolation costs); libsddsclient has no broker and no network code.
  * Samples are opaque byte strings of the topic's sample size, marshalled as
  * SNPS puts them on the wire (the generated code of sdds-gen does this for
  * typed sDDS applications).
@@ -17,6 +19,7 @@
  *   -EINVAL     bad argument, or a topic that conflicts with one already known
  *   -EMSGSIZE   a sample of the wrong size
  *   -ENOSPC     a daemon limit was reached
+ *   -ENOTSUP    monolithic mode asked of libsddsclient (link libsddsmono)
  * Out-parameters (ret_*) are written only on success. Handles are freed with
  * their _free function, which accepts NULL. Threads: every call is safe from
  * any thread; one reader is best taken from by one thread at a time.
@@ -84,7 +87,10 @@ typedef struct sdds_client_options {
 				    * succeeded (sdds_client_free closes it); on
 				    * failure the caller keeps it. */
 	int64_t spin_ns;	   /* spin budget before sleeping; <0: $SDDS_SPIN_NS or 20000 */
-	bool monolithic;	   /* run the broker core in-process, no daemon */
+	bool monolithic;	   /* the broker core in-process, no daemon: what
+				    * linking libsddsmono instead of libsddsclient
+				    * does (it ignores this); libsddsclient, which
+				    * has no broker, refuses it with -ENOTSUP */
 	int reconnect;		   /* reconnect after the daemon went away (see
 				    * "Restart" above): 1 yes, 0 no, -1 default:
 				    * yes when connecting by path, no with a
@@ -108,7 +114,7 @@ typedef struct sdds_client_options {
 				    * within microseconds instead of at the
 				    * scheduler tick; 0: yield at once; <0:
 				    * $SDDS_SPIN_YIELD_NS, else never yield */
-	const char *net_config;	   /* monolithic mode: a daemon-style config file
+	const char *net_config;	   /* libsddsmono: a daemon-style config file
 				    * (sddsd.conf keys node_config, interface,
 				    * discovery..., poll) whose network side runs
 				    * in this process, on a thread of the library,
@@ -118,7 +124,7 @@ typedef struct sdds_client_options {
 } sdds_client_options;
 
 /* Fill defaults: socket_path NULL, name NULL, ctl_fd -1, spin_ns -1,
- * monolithic false ($SDDS_MONOLITHIC=1 turns it on at sdds_client_new),
+ * monolithic false ($SDDS_MONOLITHIC=1 asks for it at sdds_client_new),
  * reconnect -1, reconnect_wait false, reconnect_max_ms 1000,
  * spin_yield_ns -1, net_config NULL. */
 SDDS_API void sdds_client_options_init(sdds_client_options *opts);

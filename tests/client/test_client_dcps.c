@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_client_dcps.c - the sDDS runtime (dcps.h) in monolithic mode:
+ * test_client_dcps.c - the sDDS runtime (dcps.h) linked with libsddsmono:
  * process-wide init, return-code mapping, write/take, listeners on the
  * callback thread, node id, logging levels. The tests run in order: the
  * runtime is a process-wide singleton.
@@ -222,6 +222,5 @@ int main(void)
 	    cmocka_unit_test(test_listener),	cmocka_unit_test(test_log_levels),
 	};
 
-	setenv("SDDS_MONOLITHIC", "1", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

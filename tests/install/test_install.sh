@@ -9,10 +9,13 @@
 # the .so.X and .so links and SONAME libsddsclient.so.X; its exported
 # symbols are exactly the version script's patterns (hidden visibility: no
 # broker_, ring_, libuv or libxml2 symbol leaks), each in the script's
-# version node; the public headers and libsddsclient.pc (its Version is the
-# library's); a program built with `pkg-config --cflags --libs
-# libsddsclient` against the DESTDIR links and runs with the installed
-# library; sddsd, sddsctl, sdds-gen and sdds-sandbox are
+# version node; it is a client and nothing else (check_client_deps.sh:
+# libc, pthreads, protobuf-c); libsddsmono is installed beside it with
+# exactly the same exports; the public headers and libsddsclient.pc (its
+# Version is the library's); a program built with `pkg-config --cflags
+# --libs libsddsclient` against the DESTDIR links and runs with the
+# installed library, and the same source built against libsddsmono runs
+# the broker in its process; sddsd, sddsctl, sdds-gen and sdds-sandbox are
 # installed and answer --help; the systemd units are there; the man pages
 # of the programs (sections 1 and 8) and of sddsd.conf and the policy file
 # (section 5) are under share/man/manN and render without a warning, with
@@ -83,6 +86,18 @@ for must in sdds_client_new sdds_writer_write sdds_reader_take sdds_strerror DDS
 	nm -D --defined-only "$real" | grep -q " $must@@" || fail "$must is not exported"
 done
 
+# The installed library is a client and nothing else (its NEEDED entries,
+# what ldd loads, no daemon code, no network imports).
+sh "$src/tests/install/check_client_deps.sh" "$real" || fail "libsddsclient is more than a client"
+
+# libsddsmono: the same API with the broker in the process, installed the same way.
+mono=$(find "$dest" -name 'libsddsmono.so.*.*.*' -type f)
+[ "$(echo "$mono" | grep -c .)" -eq 1 ] || fail "expected one libsddsmono.so.X.Y.Z, found: $mono"
+[ -L "$libdir/libsddsmono.so" ] || fail "no libsddsmono.so link"
+nm -D --defined-only "$real" | awk '{print $3}' | sort >"$dest/client.syms"
+nm -D --defined-only "$mono" | awk '{print $3}' | sort >"$dest/mono.syms"
+cmp -s "$dest/client.syms" "$dest/mono.syms" || fail "libsddsmono does not export exactly libsddsclient's symbols"
+
 # Headers and pkg-config.
 inc=$(find "$dest" -path '*/include/sdds' -type d)
 [ -f "$inc/sdds.h" ] && [ -f "$inc/dcps.h" ] || fail "headers missing under $inc"
@@ -91,7 +106,10 @@ pc=$(find "$dest" -name libsddsclient.pc)
 pcver=$(sed -n 's/^Version: *//p' "$pc")
 [ "$pcver" = "$version" ] || fail "libsddsclient.pc says $pcver, the library is $version"
 
-# An application against the installed copy only (no -I or -L into the tree).
+# An application against the installed copy only (no -I or -L into the
+# tree). It asks for no daemon in particular: with libsddsclient it cannot
+# connect (none listens there), with libsddsmono the same source runs the
+# broker in the process and succeeds.
 cat >"$dest/app.c" <<'APP'
 #include <errno.h>
 #include <stdio.h>
@@ -99,7 +117,16 @@ cat >"$dest/app.c" <<'APP'
 
 int main(void)
 {
-	printf("%s\n", sdds_strerror(-ENOTCONN));
+	sdds_client_options o;
+	sdds_client *c = NULL;
+	int rc;
+
+	sdds_client_options_init(&o);
+	o.socket_path = "/nonexistent/sddsd.sock";
+	o.reconnect = 0;
+	rc = sdds_client_new(&o, &c);
+	printf("%s\n", rc == 0 ? "connected" : sdds_strerror(rc));
+	sdds_client_free(c);
 	return 0;
 }
 APP
@@ -111,9 +138,19 @@ objdump -p "$real" | grep -q 'NEEDED *libasan' && san=-fsanitize=address,undefin
 # shellcheck disable=SC2086
 cc -Wall -Werror $san -o "$dest/app" "$dest/app.c" $flags || fail "an application does not build with: $flags"
 out=$(LD_LIBRARY_PATH=$libdir "$dest/app") || fail "the application does not run"
-[ -n "$out" ] || fail "sdds_strerror printed nothing"
+[ -n "$out" ] && [ "$out" != connected ] || fail "with libsddsclient and no daemon, the application says '$out'"
 LD_LIBRARY_PATH=$libdir ldd "$dest/app" | grep -q "libsddsclient.so.$major => $libdir/" ||
 	fail "the application does not load the installed library"
+
+# The same source against libsddsmono: the broker in the process.
+mpc=$(find "$dest" -name libsddsmono.pc)
+[ -n "$mpc" ] || fail "no libsddsmono.pc"
+mflags=$(PKG_CONFIG_PATH=$(dirname "$mpc") PKG_CONFIG_SYSROOT_DIR=$dest pkg-config --cflags --libs libsddsmono) ||
+	fail "pkg-config refused libsddsmono.pc"
+# shellcheck disable=SC2086
+cc -Wall -Werror $san -o "$dest/app-mono" "$dest/app.c" $mflags || fail "the application does not build with: $mflags"
+out=$(LD_LIBRARY_PATH=$libdir "$dest/app-mono") || fail "the application does not run with libsddsmono"
+[ "$out" = connected ] || fail "with libsddsmono the application says '$out', not connected"
 
 # Programs and units.
 for prog in sbin/sddsd bin/sddsctl bin/sdds-gen bin/sdds-sandbox; do

@@ -26,7 +26,8 @@ check() {
 	echo "$bin: $(printf '%s\n' "$notes" | grep -c .) sdds probes"
 }
 check "$sddsd" daemon_dequeue routed client_enqueued encoded backend_handed sent received decoded
-check "$lib" write_enter req_enqueued routed client_enqueued client_woken callback_enter take_return
+# The client library: its own probes only (no broker, no network layer in it).
+check "$lib" write_enter req_enqueued client_woken callback_enter take_return
 # The monolithic library: the client's probes, the broker's and the network layer's.
 check "$mono" write_enter routed client_enqueued client_woken callback_enter take_return \
 	encoded backend_handed sent received decoded
