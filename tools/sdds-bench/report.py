@@ -1,35 +1,30 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """report.py - `sdds-bench report`: every benchmark in one run, one Markdown
-report with tables, ratios and PNG plots.
+report with tables, ratios and PNG plots (Python 3 standard library; gnuplot
+when installed).
 
 usage: report.py --bench SDDS-BENCH [options]   (or: sdds-bench report [options])
 
-Runs each part as a child in its own process group with a time cap
-(`sdds-bench local`, `iceoryx`, `net` with blocking and polling daemons,
-`scale`, `callgrind`, `sdds-trace compare`, Cyclone DDS `ddsperf` on
-loopback), reads their --json and per-iteration files and writes
-DIR/report.md, DIR/report.json and PNG plots drawn by gnuplot (scripts and
-data kept in DIR/plots). A part that cannot run says "not run: <why>".
---replay runs nothing and reads what an earlier run left in DIR.
-
-The tables are data: LAT and TPUT list every row (label, part, JSON path),
-RATIOS every ratio (label, unit, numerator, denominator, goal). One reader
-fills a row, one function divides two figures, one writer prints a table
-and one draws a plot.
+Each part runs as a child in its own process group with a time cap; STEPS
+says how (program, arguments, caps), LAT and TPUT list every row (label,
+part, JSON path, per-iteration file), RATIOS every ratio. The script reads
+the children's --json and per-iteration files and writes DIR/report.md,
+DIR/report.json and PNG plots (scripts and data in DIR/plots). A part that
+cannot run says "not run: <why>". --replay runs nothing and reads what an
+earlier run left in DIR.
 
 The refusal rule: a ratio is printed only when both of its figures were
 measured in full in this run. A figure that failed, hit its time cap, or
 measured fewer round trips than requested is not measured; the cell says
 why ("baseline hit its time cap after 7,776 of 100,000 round trips").
-
-Python 3 standard library only; gnuplot when installed.
 """
 import argparse
 import glob
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -135,6 +130,22 @@ RATIOS = [
 ]
 
 
+
+# How each part runs: (time cap with --quick, without, arguments). "{x}" is replaced by the value x of
+# Report.step_args; a list value adds its items, an empty one nothing. usage2: exit 2 means the
+# sdds-bench given has no such command (an older build). net runs twice: blocking, then "--poll".
+STEPS = {
+    "local": (150, 1200, "{bench} local --json -n {n} --warmup {warm} -s {size} --raw {raw}/local {sddsd} {qt}"),
+    "iceoryx": (120, 900, "{bench} iceoryx --json -n {n} -s {size} --raw {raw}/ice"),
+    "net": (150, 1200, "{bench} net --json --monolithic -n {n} --warmup {warm} -s {size} --raw {raw}/{rawname} "
+            "{poll} {qt} {sddsd} {dds}"),
+    "scale": (120, 900, "{bench} scale --json --clients {clients}"),
+    "trace": (150, 900, "{trace} compare --json -n {tn}"),
+    "callgrind": (150, 900, "{bench} callgrind --json -k {k} --base {base} -s {size} --valgrind {valgrind} {sddsd}"),
+}
+USAGE2 = ("iceoryx", "scale")
+
+
 def progress(msg):
     print("sdds-bench report: " + msg, file=sys.stderr, flush=True)
 
@@ -173,9 +184,7 @@ class Fig:
 
 def row_fig(name, r):
     """A row's figure: the median of a latency row (with its cap and counts), else the rate."""
-    if r.tput:
-        return Fig(name, r.ok, r.rate, r.why)
-    return Fig(name, r.ok, r.p50, r.why, r.capped, r.n, r.requested)
+    return Fig(name, r.ok, r.rate, r.why) if r.tput else Fig(name, r.ok, r.p50, r.why, r.capped, r.n, r.requested)
 
 
 def refusal(f):
@@ -214,11 +223,10 @@ def ratio_met(r):
 def ratio_cell(r):
     if not r["ok"]:
         return "n/a (%s)" % md_cell(r["why"])
-    fmt = {"x": "%.2fx", "%": "%+.1f%%", "Ir": "%.0f instructions"}.get(r["unit"], "%.3f " + r["unit"])
-    return fmt % r["v"]
+    return {"x": "%.2fx", "%": "%+.1f%%", "Ir": "%.0f instructions"}.get(r["unit"], "%.3f " + r["unit"]) % r["v"]
 
 
-# ------------------------------------------------------------ JSON readers
+# ------------------------------------------------------------ readers
 
 
 def jget(j, path):
@@ -229,10 +237,8 @@ def jget(j, path):
                 j = j[int(k)]
             except (ValueError, IndexError):
                 return None
-        elif isinstance(j, dict):
-            j = j.get(k)
         else:
-            return None
+            j = j.get(k) if isinstance(j, dict) else None
         if j is None:
             return None
     return j
@@ -261,12 +267,11 @@ def read_row(r, j, path, keys, requested=None):
         r.rate, r.ok, r.why = rate, True, ""
         return
     v = {k: jnum(j, path + "." + k) for k in ("median_us", "p99_us", "max_us", n_key)}
-    for k in ("median_us", "p99_us", "max_us", n_key):
+    for k in v:
         if v[k] is None:
             return r.fail("no number '%s.%s' in the JSON" % (path, k))
     r.p50, r.p99, r.max, r.n = v["median_us"], v["p99_us"], v["max_us"], v[n_key]
-    p999 = jnum(j, path + ".p999_us")
-    r.p999 = NAN if p999 is None else p999
+    r.p999 = nan_if_none(jnum(j, path + ".p999_us"))
     # The time cap is "truncated" (or the harness's "capped"); rounds done "done" when given.
     r.capped = bool(jget(j, path + ".truncated")) or bool(jget(j, path + ".capped"))
     own, done = jnum(j, path + ".requested"), jnum(j, path + ".done")
@@ -282,9 +287,12 @@ def read_raw(r, rawdir):
         r.raw = g[0]
 
 
+def nan_if_none(v):
+    return NAN if v is None else v
+
+
 def median(v):
-    v = sorted(v)
-    n = len(v)
+    v, n = sorted(v), len(v)
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
 
 
@@ -305,11 +313,10 @@ def ddsperf_lat(text):
             continue
     if not rows:
         return None
-    first = 1 if len(rows) >= 3 else 0
-    used = rows[first:]
+    used = rows[1:] if len(rows) >= 3 else rows
     return {"p50": median([r[0] for r in used]), "p99": median([r[1] for r in used]),
             "max": max(r[2] for r in used), "count": sum(r[3] for r in used),
-            "seconds": len(used), "first_dropped": first == 1}
+            "seconds": len(used), "first_dropped": len(rows) >= 3}
 
 
 def ddsperf_tput(text):
@@ -329,6 +336,18 @@ def ddsperf_tput(text):
     lo, hi = data[0], data[-1]
     samples, secs = sum(pts[i][1] for i in range(lo + 1, hi)), pts[hi - 1][0] - pts[lo][0]
     return {"rate": samples / secs, "samples": samples, "intervals": hi - lo - 1} if secs > 0 else None
+
+
+def trace_phase(ph):
+    return dict({k: nan_if_none(jnum(ph, k + "_us")) for k in ("min", "avg", "max", "std")},
+                name=ph.get("phase") or "?")
+
+
+def phase_pairs(iso, mono):
+    """[(phase, isolated, monolithic)]: each isolated phase beside the monolithic one of its name, then the rest."""
+    iph, mph = (iso["ph"] if iso else []), (mono["ph"] if mono else [])
+    return ([(x["name"], x, next((y for y in mph if y["name"] == x["name"]), None)) for x in iph] +
+            [(y["name"], None, y) for y in mph if all(x["name"] != y["name"] for x in iph)])
 
 
 # ------------------------------------------------------------ Markdown and gnuplot
@@ -398,13 +417,9 @@ def gq(s):
     return s.replace("'", "''")
 
 
-def dash(v):
-    return "-" if v is None or math.isnan(v) else "%.4f" % v
-
-
 def gnuplot_term(gnuplot):
     """gnuplot's path and PNG terminal: gnuplot-nox has pngcairo; a build without cairo only libgd's png."""
-    b = which(gnuplot)
+    b = shutil.which(gnuplot)
     if b is None:
         raise RuntimeError("gnuplot not found%s (apt-get install gnuplot-nox)"
                            % (" at " + gnuplot if "/" in gnuplot else ""))
@@ -451,7 +466,7 @@ def plot_profile(g, d, name, title, curves):
 
 
 def plot_phases(g, d, panels):
-    """panels: [(title, [(phase, iso_us, mono_us)])]; NaN: that mode lacks the phase."""
+    """panels: [(title, [(phase, isolated, monolithic)])]; None: that mode lacks the phase."""
     if not panels:
         raise RuntimeError("no phases to draw")
     cols, rows = 1 if len(panels) < 2 else 2, (len(panels) + 1) // 2
@@ -462,7 +477,8 @@ def plot_phases(g, d, panels):
     for i, (title, bars) in enumerate(panels):
         dat = os.path.join(d, "plots", "phases-%d.dat" % i)
         with open(dat, "w") as f:
-            f.write("".join('"%s" %s %s\n' % (ph, dash(a), dash(b)) for ph, a, b in bars))
+            f.write("".join('"%s" %s %s\n' % (ph, fixed(a and a["avg"], 4), fixed(b and b["avg"], 4))
+                            for ph, a, b in bars))
         body += ("set title '%s'\nplot '%s' using 2:xtic(1) title 'isolated', '' using 3 title 'monolithic'\n"
                  % (gq(title), dat))
     gnuplot(g, d, "phases", 700 * cols + 100, 560 * rows + 40, body + "unset multiplot\n")
@@ -473,8 +489,8 @@ def plot_scaling(g, d, pts):
         raise RuntimeError("no scaling points to draw")
     dat = os.path.join(d, "plots", "scaling.dat")
     with open(dat, "w") as f:
-        f.write("".join("%g %s %s %s\n" % (p["clients"], dash(p["p50"]), dash(p["p99"]), dash(p["rss_pc"]))
-                        for p in pts))
+        f.write("".join("%g %s %s %s\n" % (p["clients"], fixed(p["p50"], 4), fixed(p["p99"], 4),
+                                           fixed(p["rss_pc"], 4)) for p in pts))
     gnuplot(g, d, "scaling", 1000, 600,
             "set datafile missing '-'\nset logscale x 2\nset format x '%%g'\nset key opaque\n"
             "set title 'scaling with the number of connected clients'\nset xlabel 'connected clients'\n"
@@ -486,16 +502,6 @@ def plot_scaling(g, d, pts):
 
 
 # ------------------------------------------------------------ children
-
-
-def which(prog):
-    if "/" in prog:
-        return prog if os.path.isfile(prog) and os.access(prog, os.X_OK) else None
-    for d in os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin").split(":"):
-        c = os.path.join(d, prog)
-        if d and os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
-    return None
 
 
 def last_line(path):
@@ -575,15 +581,27 @@ class Report:
         self.cg = {"ok": False, "why": "", "clients_ok": False, "clients_why": ""}
         self.plots, self.ratios = [], []
 
-    def skipped(self, part):
-        return part in self.o.skip
+    def run_parts(self):
+        """Every part in the order of PARTS; one left out (--skip, --no-peers) fails its rows with the reason."""
+        for part in PARTS:
+            why = "--no-peers" if self.o.no_peers and part in ("iceoryx", "ddsperf") else \
+                "--skip " + part if part in self.o.skip else None
+            if why is None:
+                getattr(self, part)()
+            elif part == "net":
+                self.pwhy["net"] = why
+                self.net_fail(why, ("net", "net-dds", "net-poll"))
+            else:
+                self.part_failed(part, why)
 
     def of(self, *parts):
         return [self.rows[i] for i in self.rows if self.meta[i][0] in parts]
 
-    def part_failed(self, part, why, rows=None):
+    def part_failed(self, part, why):
         self.pwhy[part] = why
-        for r in self.of(part) if rows is None else rows:
+        if part == "callgrind":
+            self.cg["why"] = why
+        for r in self.of(part):
             r.fail(why)
 
     def read_part(self, part, j, requested, fallback=None):
@@ -597,6 +615,22 @@ class Report:
             else:
                 read_row(r, j, path, KEYS[part], requested)
             read_raw(r, self.dir + "/raw")
+
+    def run(self, part, name=None, env=None, **values):
+        """Runs part as STEPS describes it, as step name (default: part); (JSON object or None, exit code, why)."""
+        o, q = self.o, self.o.quick
+        v = dict(bench=o.bench, n=o.n, size=o.size, warm="100" if q else "1000", raw=self.dir + "/raw",
+                 sddsd=["--sddsd", o.sddsd] if o.sddsd else [], qt=["-t", "0.3", "--max-seconds", "5"] if q else [],
+                 **values)
+        cap_quick, cap, args = STEPS[part]
+        argv = []
+        for a in args.split():
+            x = v[a[1:-1]] if a[0] == "{" and a[1:-1].isidentifier() else a.format(**v)
+            argv += x if isinstance(x, list) else [str(x)]
+        j, rc, why = self.exec(name or part, argv, cap_quick if q else cap, env)
+        if j is None and rc == 2 and part in USAGE2:
+            why = "this sdds-bench has no working '%s' command (usage error, exit 2)" % part
+        return j, rc, why
 
     def exec(self, name, argv, cap, env=None):
         """Run argv as step name (stdout to logs/NAME.json); (JSON object or None, exit code or None, why)."""
@@ -636,17 +670,11 @@ class Report:
     # ---- the parts
 
     def local(self):
-        if self.skipped("local"):
-            return self.part_failed("local", "--skip local")
-        o = self.o
-        argv = [o.bench, "local", "--json", "-n", str(o.n), "--warmup", "100" if o.quick else "1000",
-                "-s", str(o.size), "--raw", self.dir + "/raw/local"] + (["--sddsd", o.sddsd] if o.sddsd else [])
-        argv += ["-t", "0.3", "--max-seconds", "5"] if o.quick else []
-        j, rc, why = self.exec("local", argv, 150 if o.quick else 1200)
+        j, rc, why = self.run("local")
         if j is None:
             return self.part_failed("local", why)
         self.ok["local"] = True
-        self.read_part("local", j, jnum(j, "iterations") or o.n)
+        self.read_part("local", j, jnum(j, "iterations") or self.o.n)
         spin = jnum(j, "poll_spin_ns")
         if spin is not None:
             y = jnum(j, "poll_yield_ns")
@@ -660,21 +688,16 @@ class Report:
             self.local_poll_yield = y >= 0
 
     def iceoryx(self):
-        o = self.o
-        if o.no_peers or self.skipped("iceoryx"):
-            return self.part_failed("iceoryx", "--no-peers" if o.no_peers else "--skip iceoryx")
-        j, rc, why = self.exec("iceoryx", [o.bench, "iceoryx", "--json", "-n", str(o.n), "-s", str(o.size),
-                                           "--raw", self.dir + "/raw/ice"], 120 if o.quick else 900)
+        j, rc, why = self.run("iceoryx")
         if j is None:
-            return self.part_failed("iceoryx", "this sdds-bench has no working 'iceoryx' command (usage error, "
-                                    "exit 2)" if rc == 2 else why)
+            return self.part_failed("iceoryx", why)
         self.ok["iceoryx"] = True
         if jget(j, "ok") is False:
             [r.fail(given(jget(j, "why"))) for r in self.of("iceoryx")]
         for i, m in enumerate(jget(j, "modes") or []):
             for k in ("l_ice_poll", "l_ice_wait"):
                 if self.meta[k][1] == jget(m, "mode"):
-                    read_row(self.rows[k], j, "modes.%d" % i, KEYS["iceoryx"], jnum(j, "n") or o.n)
+                    read_row(self.rows[k], j, "modes.%d" % i, KEYS["iceoryx"], jnum(j, "n") or self.o.n)
                     read_raw(self.rows[k], self.dir + "/raw")
 
     def dds_pair(self, name, server, client, env, cap, wait_server):
@@ -716,9 +739,9 @@ class Report:
     def dds_missing(self):
         """Why ddsperf cannot run, or None."""
         o = self.o
-        if o.no_peers or self.skipped("ddsperf"):
+        if o.no_peers or "ddsperf" in o.skip:
             return "--no-peers" if o.no_peers else "--skip ddsperf"
-        if which(o.ddsperf) is None:
+        if shutil.which(o.ddsperf) is None:
             return "ddsperf not found%s (apt-get install cyclonedds-tools)" % (
                 " at " + o.ddsperf if "/" in o.ddsperf else "")
         return None
@@ -736,7 +759,7 @@ class Report:
         self.dds_payload = ("OU topic, 4 bytes (ddsperf has nothing smaller)" if o.size <= 4
                             else "KS topic, %d bytes with its 12-byte fixed part" % sz)
         size = [] if o.size <= 4 else ["size", str(sz)]
-        base = [which(o.ddsperf), "-i", str(DDS_DOMAIN), "-TOU" if o.size <= 4 else "-TKS", "-D"]
+        base = [shutil.which(o.ddsperf), "-i", str(DDS_DOMAIN), "-TOU" if o.size <= 4 else "-TKS", "-D"]
         for k, mode in (("l_dds", "listener"), ("l_dds_wait", "waitset")):
             name = "ddsperf-lo-" + mode
             why = self.dds_pair(name, base + [str(ping_s + 3), "pong", mode],
@@ -760,34 +783,33 @@ class Report:
         t.rate, t.ok, t.why = d["rate"], True, ""
         t.note = "ddsperf sub's per-second deltas over %d full intervals" % d["intervals"]
 
-    def net_fail(self, poll, dds, why):
-        if poll:
+
+    def net_fail(self, why, parts):
+        if "net-poll" in parts:
             self.legs = {"send": (False, 0, why), "receive": (False, 0, why)}
-        for r in self.of("net-poll") if poll else self.of("net", *(["net-dds"] if dds else [])):
+        for r in self.of(*parts):
             r.fail(why)
+
+    def net(self):
+        self.net_run(False)
+        if self.ok["net"]:  # else the polling run would fail for the same reason: net_run failed its rows
+            self.net_run(True)
 
     def net_run(self, poll):
         o, name = self.o, "net-poll" if poll else "net"
-        dds_why = None if poll else self.dds_missing()
-        argv = [o.bench, "net", "--json", "--monolithic", "-n", str(o.n), "--warmup", "100" if o.quick else "1000",
-                "-s", str(o.size), "--raw", "%s/raw/%s" % (self.dir, "netpoll" if poll else "net")]
-        argv += (["--poll"] if poll else []) + (["-t", "0.3", "--max-seconds", "5"] if o.quick else [])
-        argv += ["--sddsd", o.sddsd] if o.sddsd else []
-        env = None
+        dds_why, env, dds = None if poll else self.dds_missing(), None, ["--no-ddsperf"]
         if not poll and dds_why is None:  # net runs ddsperf from PATH: the one the report was given goes first
-            env = {"PATH": os.path.dirname(which(o.ddsperf)) + ":" + os.environ.get("PATH", "/usr/bin:/bin")}
-            argv += ["--ddsperf-seconds", "2" if o.quick else "10"]
-        else:
-            argv += ["--no-ddsperf"]
-            if not poll:
-                self.rows["n_dds"].fail(dds_why)
-        j, rc, why = self.exec(name, argv, 150 if o.quick else 1200, env)
+            env = {"PATH": os.path.dirname(shutil.which(o.ddsperf)) + ":" + os.environ.get("PATH", "/usr/bin:/bin")}
+            dds = ["--ddsperf-seconds", "2" if o.quick else "10"]
+        elif not poll:
+            self.rows["n_dds"].fail(dds_why)
+        j, rc, why = self.run("net", name, env, rawname="netpoll" if poll else "net", poll=["--poll"] * poll, dds=dds)
         if j is None:
             if rc == 77:
                 why = why_cut("cannot run here: " + last_line("%s/logs/%s.err" % (self.dir, name)))
             if not poll:
                 self.pwhy["net"] = why
-            return self.net_fail(poll, dds_why is None, why)
+            return self.net_fail(why, ("net-poll",) if poll else ("net", "net-poll") + ("net-dds",) * (not dds_why))
         self.ok["net"], self.pwhy["net"] = True, ""
         req, mk = jnum(j, "iterations") or o.n, "n_mono_poll" if poll else "n_mono_blk"
         mono = self.rows[mk]
@@ -815,30 +837,14 @@ class Report:
             else:
                 r.fail(jget(j, "ddsperf.why") or "ddsperf failed (no reason given)")
 
-    def net(self):
-        if self.skipped("net"):
-            self.pwhy["net"] = "--skip net"
-            self.net_fail(False, True, "--skip net")
-            return self.net_fail(True, True, "--skip net")
-        self.net_run(False)
-        if not self.ok["net"]:  # the polling run would fail for the same reason
-            return self.net_fail(True, False, self.pwhy["net"])
-        self.net_run(True)
-
     def scale(self):
-        if self.skipped("scale"):
-            self.pwhy["scale"] = "--skip scale"
-            return
-        argv = [self.o.bench, "scale", "--json", "--clients", "1,2,4,8" if self.o.quick else "1,2,4,8,16,32,64,128,256"]
-        j, rc, why = self.exec("scale", argv, 120 if self.o.quick else 900)
+        j, rc, why = self.run("scale", clients="1,2,4,8" if self.o.quick else "1,2,4,8,16,32,64,128,256")
         if j is None:
-            self.pwhy["scale"] = "this sdds-bench has no working 'scale' command (usage error, exit 2)" if rc == 2 \
-                else why
-            return
+            return self.part_failed("scale", why)
         if jget(j, "ok") is False:
             self.pwhy["scale"] = given(jget(j, "why"))
         for p in (jget(j, "points") or [])[:16]:
-            pt = {k: (jnum(p, s) if jnum(p, s) is not None else NAN) for k, s in (
+            pt = {k: nan_if_none(jnum(p, s)) for k, s in (
                 ("clients", "clients"), ("p50", "p50_us"), ("p99", "p99_us"), ("rss", "daemon_rss_kib"),
                 ("pss", "daemon_pss_kib"), ("rss_pc", "rss_per_client_kib"))}
             pt["why"] = given(jget(p, "why")) if jget(p, "ok") is False else ""
@@ -854,21 +860,16 @@ class Report:
 
     def trace(self):
         o = self.o
-        if self.skipped("trace"):
-            self.pwhy["trace"] = "--skip trace"
-            return
         # In the build tree sdds-trace is tools/sdds-trace/sdds-trace, next to sdds-bench's directory.
-        b = which(o.trace) if o.trace is not None else (
-            which(os.path.join(os.path.dirname(o.bench), "..", "sdds-trace", "sdds-trace")) or which("sdds-trace"))
+        b = shutil.which(o.trace) if o.trace is not None else (
+            shutil.which(os.path.join(os.path.dirname(o.bench), "..", "sdds-trace", "sdds-trace")) or
+            shutil.which("sdds-trace"))
         if b is None:
-            self.pwhy["trace"] = ("sdds-trace not found at " + o.trace if o.trace is not None else
-                                  "sdds-trace not built (tools/sdds-trace; or give --sdds-trace PATH)")
-            return
-        n = o.n if o.quick else min(o.n, 20000)
-        j, rc, why = self.exec("trace", [b, "compare", "--json", "-n", str(n)], 150 if o.quick else 900)
+            return self.part_failed("trace", "sdds-trace not found at " + o.trace if o.trace is not None else
+                                    "sdds-trace not built (tools/sdds-trace; or give --sdds-trace PATH)")
+        j, rc, why = self.run("trace", trace=b, tn=o.n if o.quick else min(o.n, 20000))
         if j is None:
-            self.pwhy["trace"] = why
-            return
+            return self.part_failed("trace", why)
         for r in (jget(j, "runs") or [])[:16]:
             if jget(r, "mode") is None or jget(r, "path") is None:
                 continue
@@ -887,15 +888,10 @@ class Report:
 
     def callgrind(self):
         o, cg = self.o, self.cg
-        if self.skipped("callgrind"):
-            cg["why"] = self.pwhy["callgrind"] = "--skip callgrind"
-            return
-        argv = [o.bench, "callgrind", "--json", "-k", "5000" if o.quick else "50000", "--base",
-                "500" if o.quick else "1000", "-s", str(o.size), "--valgrind", o.valgrind]
-        j, rc, why = self.exec("callgrind", argv + (["--sddsd", o.sddsd] if o.sddsd else []), 150 if o.quick else 900)
+        j, rc, why = self.run("callgrind", k="5000" if o.quick else "50000", base="500" if o.quick else "1000",
+                              valgrind=o.valgrind)
         if j is None:
-            cg["why"] = self.pwhy["callgrind"] = why
-            return
+            return self.part_failed("callgrind", why)
         self.ok["callgrind"] = True
         keys = ("ir_per_sample", "ir_base", "ir_full", "samples", "base_samples")
         if jget(j, "ok") is not True or any(jnum(j, k) is None for k in keys):
@@ -907,8 +903,6 @@ class Report:
             cg.update(clients_ok=True, writer=w, reader=r)
         else:
             cg["clients_why"] = jget(j, "clients_why") or "no client figures in the JSON"
-
-    # ---- plots and ratios
 
     def trace_pairs(self):
         """[(path, isolated run, monolithic run)] in the order sdds-trace printed the paths."""
@@ -954,15 +948,8 @@ class Report:
                 p["why"] = why_cut(str(e))
 
     def phase_panels(self):
-        """One panel per path; bars pair each isolated phase with the monolithic one of that name."""
-        panels = []
-        for path, iso, mono in self.trace_pairs():
-            iph, mph = (iso["ph"] if iso else []), (mono["ph"] if mono else [])
-            bars = [(x["name"], x["avg"], next((y["avg"] for y in mph if y["name"] == x["name"]), NAN)) for x in iph]
-            bars += [(y["name"], NAN, y["avg"]) for y in mph if all(x["name"] != y["name"] for x in iph)]
-            if bars:
-                panels.append((path, bars))
-        return panels
+        """One panel per path with the phases of both modes."""
+        return [(path, bars) for path, iso, mono in self.trace_pairs() if (bars := phase_pairs(iso, mono))]
 
     def figures(self):
         """The figures of RATIOS that are not one row's: made here, each with the reason it is missing."""
@@ -1093,7 +1080,7 @@ class Report:
         w(table(["step", "command", "result", "seconds:"], [[s["name"], "`%s`" % md_cell(s["cmd"]),
                                                               md_cell(s["result"]), "%.1f" % s["secs"]]
                                                              for s in self.steps]))
-        w("".join("\nSkipped on request: %s.\n" % p for p in PARTS if self.skipped(p)))
+        w("".join("\nSkipped on request: %s.\n" % p for p in PARTS if p in self.o.skip))
         with open(path, "w") as f:
             f.write("".join(out))
 
@@ -1113,9 +1100,7 @@ class Report:
                 path, fixed(iso["samples"] if iso else None, 0), fixed(iso["unmatched"] if iso else None, 0),
                 "%s samples, %s unmatched" % (fixed(mono["samples"], 0), fixed(mono["unmatched"], 0))
                 if mono else "not traced"))
-            iph, mph = (iso["ph"] if iso else []), (mono["ph"] if mono else [])
-            pairs = [(x["name"], x, next((y for y in mph if y["name"] == x["name"]), None)) for x in iph]
-            pairs += [(y["name"], None, y) for y in mph if all(x["name"] != y["name"] for x in iph)]
+            pairs = phase_pairs(iso, mono)
             if (iso and iso["total"]) or (mono and mono["total"]):
                 pairs.append(("**total**", iso and iso["total"], mono and mono["total"]))
             out.append(table(["phase"] + ["%s %s:" % (m, k) for m in ("iso", "mono") for k in ("MIN", "AVG", "MAX", "STD")],
@@ -1151,9 +1136,6 @@ class Report:
         }
 
 
-def trace_phase(ph):
-    return dict({k: (jnum(ph, k + "_us") if jnum(ph, k + "_us") is not None else NAN)
-                 for k in ("min", "avg", "max", "std")}, name=ph.get("phase") or "?")
 
 
 def machine():
@@ -1240,8 +1222,7 @@ def main(argv):
     r = Report(o, shown)
     m = machine()
     progress("writing to " + r.dir)
-    for part in (r.local, r.iceoryx, r.ddsperf, r.net, r.scale, r.trace, r.callgrind):
-        part()
+    r.run_parts()
     m["load1"] = list(os.getloadavg())
     progress("plots")
     r.draw()
