@@ -382,18 +382,27 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 			return -EINVAL;
 		}
 		if (k->type == CT_IFACES) {
+			uint8_t block = (uint8_t)(cfg->n_backends > 0 ? cfg->n_backends - 1 : 0);
+
 			for (uint32_t i = 0; i < cfg->n_interfaces; i++) {
-				if (strlen(cfg->interfaces[i]) == vlen &&
-				    memcmp(cfg->interfaces[i], value, vlen) == 0)
+				if (strlen(cfg->interfaces[i]) != vlen ||
+				    memcmp(cfg->interfaces[i], value, vlen) != 0)
+					continue;
+				/* Named again in its own block: nothing new. In another: one link, two
+				 * owners. */
+				if (cfg->interface_backend[i] == block)
 					return 0;
+				config_errorf(err, "%s: %s: '%s' already belongs to backend %u", where,
+					      k->name, config_quote(value, vlen, q),
+					      (unsigned)cfg->interface_backend[i] + 1);
+				return -EINVAL;
 			}
 			if (cfg->n_interfaces >= CONFIG_NET_IFACES_MAX) {
 				config_errorf(err, "%s: %s: more than %d interfaces", where, k->name,
 					      CONFIG_NET_IFACES_MAX);
 				return -EINVAL;
 			}
-			cfg->interface_backend[cfg->n_interfaces] =
-			    (uint8_t)(cfg->n_backends > 0 ? cfg->n_backends - 1 : 0);
+			cfg->interface_backend[cfg->n_interfaces] = block;
 			dst = cfg->interfaces[cfg->n_interfaces++];
 		}
 		if (k->type == CT_BACKENDS) {

@@ -316,6 +316,16 @@ static void test_backend_blocks(void **state)
 			       &err),
 			 -EINVAL);
 	assert_non_null(strstr(err.msg, "more than 4 backends"));
+	/* One link named in two blocks: refused where the second one names it. */
+	config_init(&c);
+	assert_int_equal(
+	    parse(&c, "interface = va\nbackend = socket\nbackend = socket\ninterface = va\n", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "'va' already belongs to backend 1"));
+	assert_non_null(strstr(err.msg, ":4:"));
+	/* Named twice in its own block: one link. */
+	config_init(&c);
+	assert_int_equal(parse(&c, "interface = va\ninterface = va\n", &err), 0);
+	assert_int_equal(c.n_interfaces, 1);
 	write_disc_node(dir, path, sizeof(path));
 	config_init(&c);
 	snprintf(full, sizeof(full), "node_config = %s\n%s", path, text);
