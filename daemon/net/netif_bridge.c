@@ -7,6 +7,8 @@
  */
 #include "netif_impl.h"
 
+#include "control.pb-c.h"
+
 /* Drain the network reader's ring of t into frames for its destinations
  * (a reliable topic only while its window has room: the rest waits in the ring). */
 void netif_topic_drain(struct netif *n, struct netif_topic *t)
@@ -217,6 +219,19 @@ int netif_topic_reader_new(struct netif *n, struct netif_topic *t)
 
 _Static_assert(NODECFG_NAME_MAX == BROKER_NAME_MAX, "node config and broker agree on names");
 _Static_assert(NODECFG_MAX_FIELDS == BROKER_MAX_FIELDS, "node config and broker agree on fields");
+/* The node config's field types are the codec's; the broker's are the control protocol's. */
+_Static_assert((int)SNPS_FIELD_OCTET == (int)SDDS__CTL__FIELD_TYPE__FIELD_OCTET &&
+		   (int)SNPS_FIELD_CHAR == (int)SDDS__CTL__FIELD_TYPE__FIELD_CHAR &&
+		   (int)SNPS_FIELD_BOOLEAN == (int)SDDS__CTL__FIELD_TYPE__FIELD_BOOLEAN &&
+		   (int)SNPS_FIELD_SHORT == (int)SDDS__CTL__FIELD_TYPE__FIELD_SHORT &&
+		   (int)SNPS_FIELD_USHORT == (int)SDDS__CTL__FIELD_TYPE__FIELD_USHORT &&
+		   (int)SNPS_FIELD_LONG == (int)SDDS__CTL__FIELD_TYPE__FIELD_LONG &&
+		   (int)SNPS_FIELD_ULONG == (int)SDDS__CTL__FIELD_TYPE__FIELD_ULONG &&
+		   (int)SNPS_FIELD_LONGLONG == (int)SDDS__CTL__FIELD_TYPE__FIELD_LONGLONG &&
+		   (int)SNPS_FIELD_ULONGLONG == (int)SDDS__CTL__FIELD_TYPE__FIELD_ULONGLONG &&
+		   (int)SNPS_FIELD_STRING == (int)SDDS__CTL__FIELD_TYPE__FIELD_STRING &&
+		   (int)SNPS_FIELD_ENUM == (int)SDDS__CTL__FIELD_TYPE__FIELD_ENUM,
+	       "field type numbers agree");
 
 void netif_broker_desc(const struct nodecfg_desc *in, struct broker_topic_desc *out)
 {
