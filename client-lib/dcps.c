@@ -5,8 +5,8 @@
  *
  * OVERVIEW
  * sdds_dcps_init connects the process's client once (name from the
- * argument, socket from $SDDS_SOCKET through the default path, monolithic
- * through $SDDS_MONOLITHIC); later calls return SDDS_RT_OK. The client lives
+ * argument, socket from $SDDS_SOCKET through the default path; linked
+ * with libsddsmono, the broker in the process); later calls return SDDS_RT_OK. The client lives
  * until the process ends: generated code holds its writers and readers for
  * the program's lifetime, as sDDS does.
  *

@@ -6,8 +6,8 @@
  * and the static subscriptions (snps-wire.md §9, §13.2).
  *
  * OVERVIEW
- * nodecfg_load reads the file with the sdds-gen reader (tools/sdds-gen,
- * the same code that generates the nodes) and flattens what the daemon
+ * nodecfg_load reads the file with lib/sddsxml's reader (the same code
+ * sdds-gen generates the nodes from) and flattens what the daemon
  * needs into a plain value: no pointers, fixed arrays, so it can be copied
  * and freed with free(). Every topic's layout is the flattened leaf list of
  * its attributes (§6), checked with the SNPS codec.
