@@ -81,7 +81,8 @@ struct net_dgram {
 struct net_tx {
 	const uint8_t *buf;
 	uint32_t len;
-	struct net_addr dst; /* dst.ifindex picks the link (must be one of ours) */
+	struct net_addr dst; /* dst.ifindex: the address's scope (a link-local address) */
+	uint32_t link;	     /* the backend's own link it leaves on (index into its links) */
 	bool from_mcast;     /* send from port + 20 instead of port */
 };
 

@@ -50,6 +50,9 @@ void netif_tx_send(struct netif *n)
 
 		while (end < n->tx_used && n->link_be[n->tx_link[end]] == b)
 			end++;
+		/* The backend's own link number: a serial or TAP link has no ifindex of its own. */
+		for (uint32_t i = run; i < end; i++)
+			n->tx[i].link = n->tx_link[i] - be->link_base;
 		while (run < end) {
 			int err = 0;
 			int r = n->ops[b]->tx(be, &n->tx[run], end - run, &err);

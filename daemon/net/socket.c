@@ -471,15 +471,6 @@ static int sock_poll_rx(struct net_backend *nb, struct net_dgram *d, unsigned n)
 	return (int)got;
 }
 
-static int sock_link_of(const struct sock_backend *b, uint32_t ifindex)
-{
-	for (uint32_t i = 0; i < b->n_links; i++) {
-		if (b->links[i].info.ifindex == ifindex)
-			return (int)i;
-	}
-	return -1;
-}
-
 /*
  * The multicast socket is bound to [::], so without this the kernel would
  * pick the source of its datagrams among the link's addresses (on Linux the
@@ -581,7 +572,7 @@ static int sock_tx(struct net_backend *nb, const struct net_tx *tx, unsigned n, 
 			char buf[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(uint16_t))];
 			struct cmsghdr align;
 		} ctl[SOCK_BATCH];
-		int link = sock_link_of(b, tx[done].dst.ifindex);
+		int link = tx[done].link < b->n_links ? (int)tx[done].link : -1;
 		bool from_mcast = tx[done].from_mcast, gso;
 		unsigned k = 0, used = 0;
 		int r;
@@ -594,8 +585,7 @@ static int sock_tx(struct net_backend *nb, const struct net_tx *tx, unsigned n, 
 		/* One sendmmsg per run of datagrams leaving the same socket; in it, one
 		 * message per run to one destination when the kernel segments for us. */
 		while (done + used < n && k < SOCK_BATCH && used < SOCK_TX_DGRAMS &&
-		       tx[done + used].from_mcast == from_mcast &&
-		       tx[done + used].dst.ifindex == tx[done].dst.ifindex) {
+		       tx[done + used].from_mcast == from_mcast && tx[done + used].link == tx[done].link) {
 			const struct net_tx *t = &tx[done + used];
 			unsigned run = 1;
 

@@ -143,6 +143,7 @@ static void make_batch(struct net_tx *tx, uint8_t (*buf)[16], uint32_t ifindex)
 		tx[i].dst.port = i >= 41 && i < 44 ? PORT + 1 : PORT;
 		tx[i].dst.ifindex = ifindex;
 		tx[i].from_mcast = i >= N_TX - 2;
+		tx[i].link = 0;
 	}
 }
 
@@ -260,6 +261,7 @@ static void test_veth_long_frames(void **state)
 		tx[i].dst.port = PORT;
 		tx[i].dst.ifindex = if_nametoindex("vsa");
 		tx[i].from_mcast = false;
+		tx[i].link = 0;
 	}
 	r = net_socket_ops.tx(be, tx, 8, &err);
 	if (r != 8)
