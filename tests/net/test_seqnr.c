@@ -23,9 +23,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "broker.h"
 #include "fake_backend.h"
@@ -403,6 +405,125 @@ static void test_publisher_window(void **state)
 	fake_clock_set(0);
 }
 
+/* A monolithic owner: the loop on its own thread, every call under one lock (netif_options.threaded). */
+struct mt {
+	pthread_mutex_t lock;
+	uv_loop_t loop;
+	uv_async_t stop;
+	struct netif *n;
+};
+
+static void mt_enter(void *ctx)
+{
+	pthread_mutex_lock(&((struct mt *)ctx)->lock);
+}
+
+static void mt_after(void *ctx)
+{
+	pthread_mutex_unlock(&((struct mt *)ctx)->lock);
+}
+
+static void mt_on_stop(uv_async_t *h)
+{
+	struct mt *m = h->data;
+
+	mt_enter(m);
+	netif_close(m->n);
+	uv_close((uv_handle_t *)&m->stop, NULL);
+	mt_after(m);
+}
+
+static void *mt_loop(void *arg)
+{
+	uv_run(&((struct mt *)arg)->loop, UV_RUN_DEFAULT);
+	return NULL;
+}
+
+static void mt_sleep_ms(long ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000};
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * The resend timer armed from a writer's thread (monolithic mode) while the
+ * loop sleeps with no timer at all: the queue wakes the loop, which sets
+ * its timer, and the unacknowledged sample goes out again. Without that
+ * wake-up the loop would sleep on and nothing would be resent.
+ */
+static void test_publisher_timer_other_thread(void **state)
+{
+	struct broker_qos wq = {.reliability = BROKER_RELIABLE, .history_depth = 1, .max_blocking_ms = 100};
+	struct netif_hooks h = {.after = mt_after, .enter = mt_enter};
+	struct nodecfg_error err;
+	struct netif_options o;
+	struct broker_topic *bt;
+	struct broker_writer *w;
+	struct broker_topic_desc d;
+	struct nodecfg *nc;
+	struct broker *b;
+	struct mt m;
+	pthread_t th;
+	char why[256];
+	uint8_t s[2] = {0, 1};
+	uint32_t mark;
+	bool resent = false;
+
+	(void)state;
+	fake_reset();
+	fake_clock_set(1000000000ll);
+	memset(&m, 0, sizeof(m));
+	pthread_mutex_init(&m.lock, NULL);
+	h.ctx = &m;
+	assert_int_equal(uv_loop_init(&m.loop), 0);
+	assert_int_equal(uv_async_init(&m.loop, &m.stop, mt_on_stop), 0);
+	m.stop.data = &m;
+	assert_int_equal(broker_new(NULL, &b), 0);
+	assert_int_equal(nodecfg_load_memory(pub_xml, sizeof(pub_xml) - 1, "pub.xml", &nc, &err), 0);
+	netif_options_init(&o);
+	o.backend = &fake_backend_ops;
+	o.node = nc;
+	o.links[0] = "fk0";
+	o.n_links = 1;
+	o.threaded = true;
+	if (netif_new(&m.loop, b, &o, &h, &m.n, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	netif_broker_desc(&nc->topics[0].desc, &d);
+	assert_int_equal(broker_topic_get(b, &d, &bt), 0);
+	assert_int_equal(broker_writer_new(b, bt, &wq, 5, &w), 0);
+	assert_int_equal(pthread_create(&th, NULL, mt_loop, &m), 0);
+	/* Let the loop go to sleep: nothing is armed, it waits for readable or a wake-up. */
+	mt_sleep_ms(50);
+	mt_enter(&m);
+	assert_int_equal(broker_write(w, s, 2, 0, NULL), 0);
+	broker_flush(b);
+	mark = fake_sent();
+	assert_true(mark >= 1); /* sent at once from this thread */
+	mt_after(&m);
+	/* The backend's clock passes the timeout; the loop's timer fires about 10 ms after the arm. */
+	for (int i = 0; i < 100 && !resent; i++) {
+		mt_sleep_ms(10);
+		mt_enter(&m);
+		fake_clock_set(1000000000ll + (int64_t)(i + 2) * 10000000ll);
+		resent = netif_counters(m.n)->resent > 0 && fake_sent() > mark;
+		mt_after(&m);
+	}
+	assert_true(resent);
+	mt_enter(&m);
+	broker_writer_free(w);
+	broker_topic_put(bt);
+	mt_after(&m);
+	uv_async_send(&m.stop);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	netif_free(m.n);
+	assert_int_equal(uv_loop_close(&m.loop), 0);
+	broker_free(b);
+	free(nc);
+	pthread_mutex_destroy(&m.lock);
+	fake_clock_set(0);
+}
+
 /* As a reliable receiver: a sample past a gap waits (no ACK) for the resend of the missing one. */
 static void test_receiver_gap(void **state)
 {
@@ -736,6 +857,7 @@ int main(void)
 	    cmocka_unit_test(test_wrap_best_effort),
 	    cmocka_unit_test(test_big_seqnr),
 	    cmocka_unit_test(test_publisher_window),
+	    cmocka_unit_test(test_publisher_timer_other_thread),
 	    cmocka_unit_test(test_receiver_gap),
 	    cmocka_unit_test(test_nack_real_publisher),
 	    cmocka_unit_test(test_nack_gap_after_wrap),
