@@ -93,18 +93,11 @@ static int bl_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 
 static const struct pingpong_ops bl_ops = {.send = bl_send, .recv = bl_recv};
 
-static int bl_ping(struct pingpong_shm *s, void *arg)
+static int bl_role(struct pingpong_shm *s, void *arg, int side)
 {
 	struct bl_ctx *x = arg;
 
-	return pingpong_ping(s, x->o, &bl_ops, x, "ping");
-}
-
-static int bl_pong(struct pingpong_shm *s, void *arg)
-{
-	struct bl_ctx *x = arg;
-
-	return pingpong_pong(s, x->o, &bl_ops, x, "pong");
+	return pingpong_side(s, side, x->o, &bl_ops, x, "ping", "pong");
 }
 
 void baseline_run(enum baseline_kind kind, const struct bench_opts *o, int cpu_a, int cpu_b, const char *name,
@@ -112,7 +105,7 @@ void baseline_run(enum baseline_kind kind, const struct bench_opts *o, int cpu_a
 {
 	struct bl_ctx x = {.kind = kind, .o = o};
 	struct pingpong_run_args r = {
-	    .ping = bl_ping, .pong = bl_pong, .arg = &x, .ping_cpu = cpu_a, .pong_cpu = cpu_b, .name = name};
+	    .role = bl_role, .arg = &x, .ping_cpu = cpu_a, .pong_cpu = cpu_b, .name = name};
 	struct proc_shm line;
 	int err = proc_shm_new(sizeof(struct bl_line), &line);
 

@@ -16,8 +16,10 @@
 #ifndef SDDS_BENCH_BENCH_H
 #define SDDS_BENCH_BENCH_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "stats.h"
 
@@ -151,5 +153,51 @@ int bench_parse_cpus(const char *s, int n, int *cpus);
 
 /* The whole of s (borrowed) as a number in [min, max]: 0 with *ret, or -EINVAL. */
 int bench_parse_double(const char *s, double min, double max, double *ret);
+
+/*
+ * Waits until *flag is set (acquire), polling every millisecond: 0, or
+ * -ECANCELED when *abort (NULL: none) is set first, -ETIMEDOUT after
+ * timeout_ns. The start signals between the roles of a run.
+ */
+int bench_wait_flag(_Atomic uint32_t *flag, _Atomic uint32_t *abort, int64_t timeout_ns);
+
+/*
+ * The options every subcommand spells alike, one bit each in
+ * bench_cli.common; the values go into struct bench_opts.
+ */
+enum {
+	BENCH_OPT_ITERATIONS = 1 << 0,	 /* -n, --iterations N */
+	BENCH_OPT_WARMUP = 1 << 1,	 /* --warmup N */
+	BENCH_OPT_SIZE = 1 << 2,	 /* -s, --size N (1..max_size) */
+	BENCH_OPT_MAX_SECONDS = 1 << 3,	 /* --max-seconds S */
+	BENCH_OPT_TPUT_SECONDS = 1 << 4, /* -t, --tput-seconds S */
+	BENCH_OPT_SDDSD = 1 << 5,	 /* --sddsd PATH */
+	BENCH_OPT_RAW = 1 << 6,		 /* --raw PREFIX */
+	BENCH_OPT_JSON = 1 << 7,	 /* --json */
+};
+
+/* First getopt value free for a subcommand's own long options. */
+#define BENCH_OPT_OWN 300
+
+struct option;
+/* One subcommand's command line; everything is the caller's (static). */
+struct bench_cli {
+	const char *prog;	  /* names the subcommand in the bad-value message */
+	const char *verb;	  /* NULL, or the one operand there must be ("local") */
+	unsigned common;	  /* BENCH_OPT_* it takes */
+	uint32_t max_size;	  /* -s */
+	uint64_t max_iterations;  /* -n and --warmup */
+	const struct option *own; /* its own options, {NULL}-terminated, or NULL */
+	/* Its own option c with arg (NULL: none) into ctx: 0 or -EINVAL. */
+	int (*parse)(void *ctx, int c, const char *arg);
+	void (*usage)(FILE *f);
+};
+
+/*
+ * Parses argv into o (defaults already in it) and, for the subcommand's own
+ * options, through cli->parse into ctx. Returns 0, 1 for --help (usage
+ * printed to stdout) or -EINVAL (message or usage printed to stderr).
+ */
+int bench_cli_parse(const struct bench_cli *cli, int argc, char **argv, struct bench_opts *o, void *ctx);
 
 #endif /* SDDS_BENCH_BENCH_H */

@@ -495,74 +495,74 @@ static void cg_usage(FILE *f)
 		CG_DEFAULT_SAMPLES, CG_DEFAULT_BASE, BENCH_MAX_SIZE, CG_DEFAULT_SIZE, BENCH_MAX_TAKE_BATCH);
 }
 
+enum { CG_OPT_BASE = BENCH_OPT_OWN, CG_OPT_VALGRIND, CG_OPT_CLIENTS_DIR, CG_OPT_TAKE_MANY };
+
+/* What `callgrind` takes beyond the common options (bench_cli). */
+struct cg_opts {
+	uint64_t samples, base;
+	const char *valgrind, *clients_dir;
+};
+
+static int cg_option(void *ctx, int c, const char *arg)
+{
+	struct cg_opts *o = ctx;
+	uint64_t v = 0;
+	int err = 0;
+
+	switch (c) {
+	case 'k':
+		return bench_parse_u64(arg, 0, 1, 100000000, &o->samples);
+	case CG_OPT_BASE:
+		return bench_parse_u64(arg, 0, 1, 100000000, &o->base);
+	case CG_OPT_VALGRIND:
+		o->valgrind = arg;
+		break;
+	case CG_OPT_CLIENTS_DIR:
+		/* Internal: the rerun under callgrind (cg_clients). */
+		o->clients_dir = arg;
+		break;
+	case CG_OPT_TAKE_MANY:
+		err = bench_parse_u64(arg, 0, 2, BENCH_MAX_TAKE_BATCH, &v);
+		cg_take_batch = (uint32_t)v;
+		break;
+	}
+	return err;
+}
+
 int callgrind_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 	    {"samples", required_argument, NULL, 'k'},
-	    {"base", required_argument, NULL, 'b'},
-	    {"size", required_argument, NULL, 's'},
-	    {"valgrind", required_argument, NULL, 'V'},
-	    {"sddsd", required_argument, NULL, 'D'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"clients-dir", required_argument, NULL, 'C'},
-	    {"take-many", required_argument, NULL, 'M'},
+	    {"base", required_argument, NULL, CG_OPT_BASE},
+	    {"valgrind", required_argument, NULL, CG_OPT_VALGRIND},
+	    {"clients-dir", required_argument, NULL, CG_OPT_CLIENTS_DIR},
+	    {"take-many", required_argument, NULL, CG_OPT_TAKE_MANY},
 	    {NULL, 0, NULL, 0},
 	};
+	static const struct bench_cli cli = {
+	    .prog = "sdds-bench callgrind",
+	    .common = BENCH_OPT_SIZE | BENCH_OPT_SDDSD | BENCH_OPT_JSON,
+	    .max_size = BENCH_MAX_SIZE,
+	    .own = own,
+	    .parse = cg_option,
+	    .usage = cg_usage,
+	};
 	static struct cg_result r;
-	uint64_t samples = CG_DEFAULT_SAMPLES, base = CG_DEFAULT_BASE, size = CG_DEFAULT_SIZE;
-	const char *valgrind = "valgrind", *sddsd = NULL, *clients_dir = NULL;
-	bool as_json = false;
-	uint64_t v = 0;
-	int c;
+	struct bench_opts b = {.size = CG_DEFAULT_SIZE};
+	struct cg_opts co = {.samples = CG_DEFAULT_SAMPLES, .base = CG_DEFAULT_BASE, .valgrind = "valgrind"};
+	uint64_t samples, base, size;
+	const char *sddsd, *clients_dir;
+	bool as_json;
+	int rc = bench_cli_parse(&cli, argc, argv, &b, &co);
 
-	while ((c = getopt_long(argc, argv, "k:s:h", longopts, NULL)) != -1) {
-		int err = 0;
-
-		switch (c) {
-		case 'k':
-			err = bench_parse_u64(optarg, 0, 1, 100000000, &samples);
-			break;
-		case 'b':
-			err = bench_parse_u64(optarg, 0, 1, 100000000, &base);
-			break;
-		case 's':
-			err = bench_parse_u64(optarg, 0, 1, BENCH_MAX_SIZE, &size);
-			break;
-		case 'V':
-			valgrind = optarg;
-			break;
-		case 'D':
-			sddsd = optarg;
-			break;
-		case 'j':
-			as_json = true;
-			break;
-		case 'C':
-			/* Internal: the rerun under callgrind (cg_clients). */
-			clients_dir = optarg;
-			break;
-		case 'M':
-			err = bench_parse_u64(optarg, 0, 2, BENCH_MAX_TAKE_BATCH, &v);
-			cg_take_batch = (uint32_t)v;
-			break;
-		case 'h':
-			cg_usage(stdout);
-			return 0;
-		default:
-			cg_usage(stderr);
-			return 2;
-		}
-		if (err < 0) {
-			fprintf(stderr, "sdds-bench callgrind: bad value for %s: %s\n", argv[optind - 1],
-				optarg);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		cg_usage(stderr);
-		return 2;
-	}
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	samples = co.samples;
+	base = co.base;
+	size = b.size;
+	sddsd = b.sddsd_path;
+	clients_dir = co.clients_dir;
+	as_json = b.json;
 	if (clients_dir != NULL) {
 #ifdef SDDS_BENCH_HAVE_CALLGRIND
 		char path[PATH_MAX];
@@ -582,7 +582,7 @@ int callgrind_main(int argc, char **argv)
 	}
 	fprintf(stderr, "sdds-bench callgrind: sddsd under callgrind, %" PRIu64 " and %" PRIu64 " samples\n",
 		base, base + samples);
-	cg_measure((uint32_t)size, base, samples, valgrind, sddsd, &r);
+	cg_measure((uint32_t)size, base, samples, co.valgrind, sddsd, &r);
 #ifdef SDDS_BENCH_HAVE_CALLGRIND
 	if (r.ok) {
 		fprintf(stderr, "sdds-bench callgrind: writer and reader under callgrind (sddsd native), the "

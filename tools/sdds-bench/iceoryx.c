@@ -41,6 +41,7 @@
 
 #include "bench.h"
 #include "json.h"
+#include "mdrun.h"
 #include "pingpong.h"
 #include "proc.h"
 #include "roudi.h"
@@ -282,8 +283,7 @@ static int ix_side_run(struct pingpong_shm *s, struct ix_args *a, int side, stru
 		return pingpong_fail(s, side, 2, "%s: %s", who,
 				     err == -ETIMEDOUT ? "ping and pong not connected within 10 s"
 						       : "peer failed before the start");
-	return side ? pingpong_pong(s, &a->o->b, &ix_ops, x, who)
-		    : pingpong_ping(s, &a->o->b, &ix_ops, x, who);
+	return pingpong_side(s, side, &a->o->b, &ix_ops, x, who, who);
 }
 
 /*
@@ -292,10 +292,10 @@ static int ix_side_run(struct pingpong_shm *s, struct ix_args *a, int side, stru
  * static destructor, and a runtime that vanishes unregistered makes RouDi
  * 2.0.3 try to kill it later and abort on the failure.
  */
-static int ix_role(struct pingpong_shm *s, struct ix_args *a, int side)
+static int ix_role(struct pingpong_shm *s, void *arg, int side)
 {
 	struct ix_side x = {0};
-	int rc = ix_side_run(s, a, side, &x);
+	int rc = ix_side_run(s, arg, side, &x);
 
 	ix_close(&x);
 	fflush(stdout);
@@ -303,23 +303,12 @@ static int ix_role(struct pingpong_shm *s, struct ix_args *a, int side)
 	exit(rc);
 }
 
-static int ix_leader_role(struct pingpong_shm *s, void *arg)
-{
-	return ix_role(s, arg, 0);
-}
-
-static int ix_follower_role(struct pingpong_shm *s, void *arg)
-{
-	return ix_role(s, arg, 1);
-}
-
 /* One mode: the harness's run of follower and leader. */
 static void ix_run_mode(const struct ix_opts *o, int mode, struct lat_result *ret)
 {
 	struct ix_args a = {.o = o, .waitset = mode == IX_WAITSET};
 	char name[64];
-	struct pingpong_run_args r = {.ping = ix_leader_role,
-				      .pong = ix_follower_role,
+	struct pingpong_run_args r = {.role = ix_role,
 				      .arg = &a,
 				      .ping_cpu = o->cpu[0],
 				      .pong_cpu = o->cpu[1],
@@ -346,7 +335,7 @@ static void ix_run(const struct ix_opts *o, struct ix_results *r)
 	char why[BENCH_WHY_MAX];
 	int err;
 
-	if (roudi_find(o->roudi_path, r->roudi, sizeof(r->roudi)) < 0) {
+	if (mdrun_which(o->roudi_path ? o->roudi_path : "iox-roudi", r->roudi, sizeof(r->roudi)) < 0) {
 		r->roudi[0] = '\0';
 		bench_why(r->why, "iox-roudi not found%s%s (Debian package iceoryx)",
 			  o->roudi_path ? " at " : " in PATH", o->roudi_path ? o->roudi_path : "");
@@ -396,7 +385,7 @@ static void ix_run(const struct ix_opts *o, struct ix_results *r)
 	(void)o;
 	(void)ix_on_signal;
 	(void)ix_roudi;
-	if (roudi_find(NULL, r->roudi, sizeof(r->roudi)) < 0)
+	if (mdrun_which("iox-roudi", r->roudi, sizeof(r->roudi)) < 0)
 		r->roudi[0] = '\0';
 	bench_why(r->why, IX_NOT_BUILT);
 }
@@ -449,17 +438,9 @@ static void ix_json(const struct ix_opts *o, const struct ix_results *r)
 		json_str(&j, "mode", ix_mode_name[m]);
 		json_bool(&j, "ok", l->ok);
 		json_str(&j, "why", l->ok ? "" : l->ran ? l->why : r->why);
-		if (l->ok) {
-			json_num(&j, "median_us", l->st.median / 1e3);
-			json_num(&j, "p99_us", l->st.p99 / 1e3);
-			json_num(&j, "p999_us", l->st.p999 / 1e3);
-			json_num(&j, "max_us", l->st.max / 1e3);
-			json_num(&j, "min_us", l->st.min / 1e3);
-			json_num(&j, "mean_us", l->st.mean / 1e3);
+		if (l->ok)
 			json_uint(&j, "iterations", l->st.n);
-			json_bool(&j, "truncated", l->capped);
-		}
-		pingpong_json(&j, l);
+		pingpong_json(&j, l, true);
 		json_obj_end(&j);
 	}
 	json_arr_end(&j);
@@ -526,25 +507,40 @@ static void ix_usage(FILE *f)
 		IX_DEFAULT_MAX_SECONDS);
 }
 
-enum { IX_OPT_WARMUP = 256, IX_OPT_MAX_SECONDS, IX_OPT_PIN, IX_OPT_ROUDI, IX_OPT_RAW, IX_OPT_JSON };
+enum { IX_OPT_PIN = BENCH_OPT_OWN, IX_OPT_ROUDI };
+
+/* The options of `iceoryx` beyond the common ones (bench_cli). */
+static int ix_option(void *ctx, int c, const char *arg)
+{
+	struct ix_opts *o = ctx;
+
+	if (c == IX_OPT_ROUDI) {
+		o->roudi_path = arg;
+		return 0;
+	}
+	o->pin_given = true;
+	return bench_parse_cpus(arg, 2, o->cpu);
+}
 
 /* Returns 0, 1 for --help or -EINVAL (message printed). */
 static int ix_parse(int argc, char **argv, struct ix_opts *o)
 {
-	static const struct option longopts[] = {
-	    {"iterations", required_argument, NULL, 'n'},
-	    {"warmup", required_argument, NULL, IX_OPT_WARMUP},
-	    {"size", required_argument, NULL, 's'},
-	    {"max-seconds", required_argument, NULL, IX_OPT_MAX_SECONDS},
+	static const struct option own[] = {
 	    {"pin", required_argument, NULL, IX_OPT_PIN},
 	    {"roudi", required_argument, NULL, IX_OPT_ROUDI},
-	    {"raw", required_argument, NULL, IX_OPT_RAW},
-	    {"json", no_argument, NULL, IX_OPT_JSON},
-	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	uint64_t v;
-	int c;
+	static const struct bench_cli cli = {
+	    .prog = "sdds-bench iceoryx",
+	    .common = BENCH_OPT_ITERATIONS | BENCH_OPT_WARMUP | BENCH_OPT_SIZE | BENCH_OPT_MAX_SECONDS |
+		      BENCH_OPT_RAW | BENCH_OPT_JSON,
+	    .max_size = BENCH_MAX_SIZE,
+	    .max_iterations = 1000000000,
+	    .own = own,
+	    .parse = ix_option,
+	    .usage = ix_usage,
+	};
+	int rc;
 
 	*o = (struct ix_opts){
 	    .b = {.size = IX_DEFAULT_SIZE,
@@ -553,59 +549,13 @@ static int ix_parse(int argc, char **argv, struct ix_opts *o)
 		  .max_seconds = IX_DEFAULT_MAX_SECONDS},
 	    .cpu = {BENCH_CPU_ANY, BENCH_CPU_ANY},
 	};
-	while ((c = getopt_long(argc, argv, "n:s:h", longopts, NULL)) != -1) {
-		int err = 0;
-
-		switch (c) {
-		case 'n':
-			err = bench_parse_u64(optarg, 0, 1, 1000000000, &o->b.iterations);
-			break;
-		case IX_OPT_WARMUP:
-			err = bench_parse_u64(optarg, 0, 0, 1000000000, &o->b.warmup);
-			break;
-		case 's':
-			err = bench_parse_u64(optarg, 0, 1, BENCH_MAX_SIZE, &v);
-			o->b.size = (uint32_t)v;
-			break;
-		case IX_OPT_MAX_SECONDS:
-			err = bench_parse_double(optarg, 0.1, 86400, &o->b.max_seconds);
-			break;
-		case IX_OPT_PIN:
-			err = bench_parse_cpus(optarg, 2, o->cpu);
-			o->pin_given = true;
-			break;
-		case IX_OPT_ROUDI:
-			o->roudi_path = optarg;
-			break;
-		case IX_OPT_RAW:
-			o->b.raw_prefix = optarg;
-			break;
-		case IX_OPT_JSON:
-			o->b.json = true;
-			break;
-		case 'h':
-			ix_usage(stdout);
-			return 1;
-		default:
-			ix_usage(stderr);
-			return -EINVAL;
-		}
-		if (err < 0) {
-			fprintf(stderr, "sdds-bench iceoryx: bad value for %s: %s\n", argv[optind - 1],
-				optarg ? optarg : "");
-			return -EINVAL;
-		}
-	}
-	if (optind != argc) {
-		ix_usage(stderr);
-		return -EINVAL;
-	}
+	rc = bench_cli_parse(&cli, argc, argv, &o->b, o);
 	/* Two busy-polling sides need a CPU each; RouDi sleeps and runs anywhere. */
-	if (!o->pin_given && proc_cpu_count() >= 2) {
+	if (rc == 0 && !o->pin_given && proc_cpu_count() >= 2) {
 		o->cpu[0] = proc_cpu_nth(0);
 		o->cpu[1] = proc_cpu_nth(1);
 	}
-	return 0;
+	return rc;
 }
 
 int iceoryx_main(int argc, char **argv)

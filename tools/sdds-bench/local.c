@@ -162,20 +162,6 @@ void local_put_counter(uint8_t *p, uint32_t size, uint64_t i)
 		p[k] = (uint8_t)(i >> (8 * k));
 }
 
-static int lc_wait_ready(struct lc_shm *s)
-{
-	int64_t deadline = bench_now_ns() + LC_READY_TIMEOUT_NS;
-
-	while (!atomic_load_explicit(&s->ready, memory_order_acquire)) {
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
-			return -ECANCELED;
-		if (bench_now_ns() > deadline)
-			return -ETIMEDOUT;
-		usleep(1000);
-	}
-	return 0;
-}
-
 /* Endpoints of a ping-pong side: reads `in`, writes `out`. */
 static int lc_open_pp(const struct lc_args *a, const char *name, uint16_t in, uint16_t out, struct lc_side *x)
 {
@@ -225,8 +211,9 @@ static const struct pingpong_ops lc_pp_ops = {
     .send = lc_pp_send, .recv = lc_pp_recv, .strerror = sdds_strerror};
 
 /* A role of the latency run: side 0 pings (reads pong, writes ping), side 1 answers. */
-static int lc_pp_role(struct pingpong_shm *s, const struct lc_args *a, int side)
+static int lc_pp_role(struct pingpong_shm *s, void *arg, int side)
 {
+	const struct lc_args *a = arg;
 	struct lc_side x;
 	int err, rc;
 
@@ -235,34 +222,19 @@ static int lc_pp_role(struct pingpong_shm *s, const struct lc_args *a, int side)
 	if (err < 0)
 		return pingpong_fail(s, side, 2, "%s side: connect and create endpoints: %s",
 				     side ? "pong" : "ping", sdds_strerror(err));
-	rc = side ? pingpong_pong(s, a->o, &lc_pp_ops, &x, "pong side")
-		  : pingpong_ping(s, a->o, &lc_pp_ops, &x, "ping side");
+	rc = pingpong_side(s, side, a->o, &lc_pp_ops, &x, "ping side", "pong side");
 	/* An error exit leaves the handles to process exit: the daemon sees the hang-up. */
 	if (rc == 0)
 		lc_close(&x);
 	return rc;
 }
 
-static int lc_pp_ping(struct pingpong_shm *s, void *arg)
-{
-	return lc_pp_role(s, arg, 0);
-}
-
-static int lc_pp_pong(struct pingpong_shm *s, void *arg)
-{
-	return lc_pp_role(s, arg, 1);
-}
-
 void local_latency(const struct bench_opts *o, const char *sock, bool polling,
 		   const struct bench_placement *pl, const char *name, struct lat_result *ret)
 {
 	struct lc_args a = {.o = o, .sock = sock, .pl = pl};
-	struct pingpong_run_args r = {.ping = lc_pp_ping,
-				      .pong = lc_pp_pong,
-				      .arg = &a,
-				      .ping_cpu = pl->a_cpu,
-				      .pong_cpu = pl->b_cpu,
-				      .name = name};
+	struct pingpong_run_args r = {
+	    .role = lc_pp_role, .arg = &a, .ping_cpu = pl->a_cpu, .pong_cpu = pl->b_cpu, .name = name};
 
 	a.spin_ns = polling ? o->poll_spin_ns : 0;
 	a.spin_yield_ns = polling ? o->poll_yield_ns : -1;
@@ -432,7 +404,7 @@ static int lc_tput_writer_role(void *arg)
 	err = lc_open_data(a, "sdds-bench-writer", false, &x);
 	if (err < 0)
 		return lc_fail(s, LC_SIDE_A, 2, "writer: connect and create the writer", err);
-	err = lc_wait_ready(s);
+	err = bench_wait_flag(&s->ready, &s->abort, LC_READY_TIMEOUT_NS);
 	if (err < 0) {
 		lc_close(&x);
 		return lc_fail(s, LC_SIDE_A, 2, "writer: waiting for the reader", err);
@@ -528,33 +500,24 @@ void local_throughput(const struct bench_opts *o, const char *sock, bool polling
 struct lc_thread {
 	struct lc_args *a;
 	struct lc_side *x;
+	int side; /* LC_SIDE_A writes, LC_SIDE_B reads */
 	int cpu;
 	int rc;
 };
 
-static void *lc_mono_writer(void *arg)
+/* The writer or the reader thread of the monolithic run, pinned to its CPU. */
+static void *lc_mono_thread(void *arg)
 {
 	struct lc_thread *t = arg;
 	int err = proc_pin_self(t->cpu);
 
-	if (err < 0) {
-		t->rc = lc_fail(t->a->s, LC_SIDE_A, 5, "writer thread: pin", err);
-		return NULL;
-	}
-	t->rc = lc_tput_write(t->x->w, t->a->o, t->a->s);
-	return NULL;
-}
-
-static void *lc_mono_reader(void *arg)
-{
-	struct lc_thread *t = arg;
-	int err = proc_pin_self(t->cpu);
-
-	if (err < 0) {
-		t->rc = lc_fail(t->a->s, LC_SIDE_B, 5, "reader thread: pin", err);
-		return NULL;
-	}
-	t->rc = lc_tput_read(t->x->r, t->a->o, t->a->s);
+	if (err < 0)
+		t->rc =
+		    lc_fail(t->a->s, t->side, 5, t->side ? "reader thread: pin" : "writer thread: pin", err);
+	else if (t->side == LC_SIDE_A)
+		t->rc = lc_tput_write(t->x->w, t->a->o, t->a->s);
+	else
+		t->rc = lc_tput_read(t->x->r, t->a->o, t->a->s);
 	return NULL;
 }
 
@@ -567,8 +530,8 @@ static int lc_mono_role(struct lc_args *a)
 	struct lc_shm *s = a->s;
 	const struct bench_opts *o = a->o;
 	struct lc_side x = {0};
-	struct lc_thread tw = {.a = a, .x = &x, .cpu = a->pl->a_cpu};
-	struct lc_thread tr = {.a = a, .x = &x, .cpu = a->pl->b_cpu};
+	struct lc_thread tw = {.a = a, .x = &x, .side = LC_SIDE_A, .cpu = a->pl->a_cpu};
+	struct lc_thread tr = {.a = a, .x = &x, .side = LC_SIDE_B, .cpu = a->pl->b_cpu};
 	pthread_t hw, hr;
 	sdds_qos q;
 	int err;
@@ -592,10 +555,10 @@ static int lc_mono_role(struct lc_args *a)
 	err = sdds_writer_new(x.t_in, &q, &x.w);
 	if (err < 0)
 		goto fail;
-	err = -pthread_create(&hr, NULL, lc_mono_reader, &tr);
+	err = -pthread_create(&hr, NULL, lc_mono_thread, &tr);
 	if (err < 0)
 		goto fail;
-	err = -pthread_create(&hw, NULL, lc_mono_writer, &tw);
+	err = -pthread_create(&hw, NULL, lc_mono_thread, &tw);
 	if (err < 0) {
 		atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
 		pthread_join(hr, NULL);

@@ -144,43 +144,73 @@ static int main_parse_placement(const char *s, struct bench_placement *ret)
 	return 0;
 }
 
-enum {
-	OPT_WARMUP = 256,
-	OPT_MAX_SECONDS,
-	OPT_DEPTH,
-	OPT_BEST_EFFORT,
-	OPT_PIN,
-	OPT_POLL_SPIN,
-	OPT_POLL_YIELD,
-	OPT_TAKE_MANY,
-	OPT_SDDSD,
-	OPT_RAW,
-	OPT_JSON,
-};
+enum { OPT_DEPTH = BENCH_OPT_OWN, OPT_BEST_EFFORT, OPT_PIN, OPT_POLL_SPIN, OPT_POLL_YIELD, OPT_TAKE_MANY };
+
+/* The options of `local` beyond the common ones (bench_cli). */
+static int main_option(void *ctx, int c, const char *arg)
+{
+	struct bench_opts *o = ctx;
+	uint64_t v;
+	int err = 0;
+
+	switch (c) {
+	case OPT_DEPTH:
+		err = bench_parse_u64(arg, 0, 1, 1u << 20, &v);
+		o->depth = (uint32_t)v;
+		break;
+	case OPT_TAKE_MANY:
+		err = bench_parse_u64(arg, 0, 2, BENCH_MAX_TAKE_BATCH, &v);
+		o->take_many = (uint32_t)v;
+		break;
+	case OPT_BEST_EFFORT:
+		o->reliable = false;
+		break;
+	case OPT_PIN:
+		o->pin = true;
+		o->pin_sweep = arg == NULL;
+		if (arg)
+			err = main_parse_placement(arg, &o->pin_spec);
+		break;
+	case OPT_POLL_SPIN:
+		err = bench_parse_u64(arg, 0, 0, INT64_MAX, &v);
+		o->poll_spin_ns = (int64_t)v;
+		break;
+	case OPT_POLL_YIELD:
+		/* "never": the pure-spin variant (three busy processes take turns at the tick). */
+		if (strcmp(arg, "never") == 0) {
+			o->poll_yield_ns = -1;
+			break;
+		}
+		err = bench_parse_u64(arg, 0, 0, INT64_MAX, &v);
+		o->poll_yield_ns = (int64_t)v;
+		break;
+	}
+	return err;
+}
 
 /* Returns 0, 1 for --help (exit 0) or -EINVAL (usage error, message printed). */
 static int main_parse(int argc, char **argv, struct bench_opts *o)
 {
-	static const struct option longopts[] = {
-	    {"iterations", required_argument, NULL, 'n'},
-	    {"warmup", required_argument, NULL, OPT_WARMUP},
-	    {"size", required_argument, NULL, 's'},
-	    {"max-seconds", required_argument, NULL, OPT_MAX_SECONDS},
-	    {"tput-seconds", required_argument, NULL, 't'},
+	static const struct option own[] = {
 	    {"depth", required_argument, NULL, OPT_DEPTH},
 	    {"take-many", required_argument, NULL, OPT_TAKE_MANY},
 	    {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
 	    {"pin", optional_argument, NULL, OPT_PIN},
 	    {"poll-spin-ns", required_argument, NULL, OPT_POLL_SPIN},
 	    {"poll-yield-ns", required_argument, NULL, OPT_POLL_YIELD},
-	    {"sddsd", required_argument, NULL, OPT_SDDSD},
-	    {"raw", required_argument, NULL, OPT_RAW},
-	    {"json", no_argument, NULL, OPT_JSON},
-	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	uint64_t v;
-	int c;
+	static const struct bench_cli cli = {
+	    .prog = "sdds-bench",
+	    .verb = "local",
+	    .common = BENCH_OPT_ITERATIONS | BENCH_OPT_WARMUP | BENCH_OPT_SIZE | BENCH_OPT_MAX_SECONDS |
+		      BENCH_OPT_TPUT_SECONDS | BENCH_OPT_SDDSD | BENCH_OPT_RAW | BENCH_OPT_JSON,
+	    .max_size = BENCH_MAX_SIZE,
+	    .max_iterations = 1000000000,
+	    .own = own,
+	    .parse = main_option,
+	    .usage = main_usage,
+	};
 
 	*o = (struct bench_opts){
 	    .size = MAIN_DEFAULT_SIZE,
@@ -193,83 +223,7 @@ static int main_parse(int argc, char **argv, struct bench_opts *o)
 	    .poll_spin_ns = MAIN_DEFAULT_POLL_SPIN_NS,
 	    .poll_yield_ns = MAIN_DEFAULT_POLL_YIELD_NS,
 	};
-	while ((c = getopt_long(argc, argv, "n:s:t:h", longopts, NULL)) != -1) {
-		int err = 0;
-
-		switch (c) {
-		case 'n':
-			err = bench_parse_u64(optarg, 0, 1, 1000000000, &o->iterations);
-			break;
-		case OPT_WARMUP:
-			err = bench_parse_u64(optarg, 0, 0, 1000000000, &o->warmup);
-			break;
-		case 's':
-			err = bench_parse_u64(optarg, 0, 1, BENCH_MAX_SIZE, &v);
-			o->size = (uint32_t)v;
-			break;
-		case OPT_MAX_SECONDS:
-			err = bench_parse_double(optarg, 0.1, 86400, &o->max_seconds);
-			break;
-		case 't':
-			err = bench_parse_double(optarg, 0.05, 3600, &o->tput_seconds);
-			break;
-		case OPT_DEPTH:
-			err = bench_parse_u64(optarg, 0, 1, 1u << 20, &v);
-			o->depth = (uint32_t)v;
-			break;
-		case OPT_TAKE_MANY:
-			err = bench_parse_u64(optarg, 0, 2, BENCH_MAX_TAKE_BATCH, &v);
-			o->take_many = (uint32_t)v;
-			break;
-		case OPT_BEST_EFFORT:
-			o->reliable = false;
-			break;
-		case OPT_PIN:
-			o->pin = true;
-			o->pin_sweep = optarg == NULL;
-			if (optarg)
-				err = main_parse_placement(optarg, &o->pin_spec);
-			break;
-		case OPT_POLL_SPIN:
-			err = bench_parse_u64(optarg, 0, 0, INT64_MAX, &v);
-			o->poll_spin_ns = (int64_t)v;
-			break;
-		case OPT_POLL_YIELD:
-			/* "never": the pure-spin variant (three busy processes take turns at the tick). */
-			if (strcmp(optarg, "never") == 0) {
-				o->poll_yield_ns = -1;
-				break;
-			}
-			err = bench_parse_u64(optarg, 0, 0, INT64_MAX, &v);
-			o->poll_yield_ns = (int64_t)v;
-			break;
-		case OPT_SDDSD:
-			o->sddsd_path = optarg;
-			break;
-		case OPT_RAW:
-			o->raw_prefix = optarg;
-			break;
-		case OPT_JSON:
-			o->json = true;
-			break;
-		case 'h':
-			main_usage(stdout);
-			return 1;
-		default:
-			main_usage(stderr);
-			return -EINVAL;
-		}
-		if (err < 0) {
-			fprintf(stderr, "sdds-bench: bad value for %s: %s\n", argv[optind - 1],
-				optarg ? optarg : "");
-			return -EINVAL;
-		}
-	}
-	if (optind != argc - 1 || strcmp(argv[optind], "local") != 0) {
-		main_usage(stderr);
-		return -EINVAL;
-	}
-	return 0;
+	return bench_cli_parse(&cli, argc, argv, o, o);
 }
 
 /*

@@ -95,8 +95,8 @@ struct net_opts {
 };
 
 struct net_shm {
-	atomic_uint ready;
-	atomic_uint done;
+	_Atomic uint32_t ready;
+	_Atomic uint32_t done;
 	uint64_t sent;	   /* throughput: samples or datagrams sent */
 	uint64_t received; /* throughput: samples or datagrams received */
 	uint64_t rlost;	   /* throughput: sdds_reader_lost at the reader */
@@ -153,8 +153,6 @@ struct net_results {
 	uint32_t raw_size; /* bytes of the raw throughput datagrams */
 	struct net_ddsperf dp;
 };
-
-static bool net_have(const char *prog);
 
 /* The topic attributes of an S-byte sample: a sequence number, then padding. */
 static void net_topic_xml(FILE *f, const char *name, unsigned id, uint32_t size)
@@ -289,16 +287,6 @@ static int net_fail(struct net_ctx *c, int code, const char *fmt, ...)
 	return code;
 }
 
-static bool net_wait_flag(atomic_uint *f, int ms)
-{
-	for (int i = 0; i < ms; i++) {
-		if (atomic_load(f))
-			return true;
-		usleep(1000);
-	}
-	return false;
-}
-
 /* ---- sddsd path ---- */
 
 struct net_client {
@@ -430,8 +418,7 @@ static int net_sdds_role(struct pingpong_shm *s, struct net_ctx *c, int side)
 		  : net_client_open(c, 0, "pong", 0xB, "ping", 0xA, true, 64, &x.nc);
 	if (rc != 0)
 		return pingpong_fail(s, side, 2, "%s", c->shm->why);
-	rc = side ? pingpong_pong(s, &c->o->b, &net_sdds_ops, &x, "pong")
-		  : pingpong_ping(s, &c->o->b, &net_sdds_ops, &x, "ping");
+	rc = pingpong_side(s, side, &c->o->b, &net_sdds_ops, &x, "ping", "pong");
 	if (rc == 0)
 		net_client_close(&x.nc);
 	return rc;
@@ -448,7 +435,7 @@ static int net_sdds_write(struct net_ctx *c)
 
 	if (net_client_open(c, 0, "pong", 0xB, "ping", 0xA, false, 64, &nc) != 0)
 		return 2;
-	if (!net_wait_flag(&c->shm->ready, 10000))
+	if (bench_wait_flag(&c->shm->ready, NULL, 10000000000LL) < 0)
 		return net_fail(c, 2, "the reader never got ready");
 	memset(s, 0, sizeof(s));
 	c->shm->w_start_ns = bench_now_ns();
@@ -567,14 +554,9 @@ fail:
 	return net_fail(c, 2, "%s: %s", what, strerror(-rc));
 }
 
-static int net_sdds_ping(struct pingpong_shm *s, void *arg)
+static int net_sdds_pp(struct pingpong_shm *s, void *arg, int side)
 {
-	return net_sdds_start(arg, NET_PART_PING, s);
-}
-
-static int net_sdds_pong(struct pingpong_shm *s, void *arg)
-{
-	return net_sdds_start(arg, NET_PART_PONG, s);
+	return net_sdds_start(arg, side ? NET_PART_PONG : NET_PART_PING, s);
 }
 
 static int net_sdds_writer(void *arg)
@@ -682,8 +664,9 @@ static int net_raw_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 static const struct pingpong_ops net_raw_ops = {
     .send = net_raw_send, .recv = net_raw_recv, .lost_ms = NET_PING_TIMEOUT_MS};
 
-static int net_raw_role(struct pingpong_shm *s, struct net_ctx *c, int side)
+static int net_raw_role(struct pingpong_shm *s, void *arg, int side)
 {
+	struct net_ctx *c = arg;
 	struct net_pp x = {.c = c, .side = side};
 	int rc;
 
@@ -692,20 +675,9 @@ static int net_raw_role(struct pingpong_shm *s, struct net_ctx *c, int side)
 		       : net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT, &x.fd)) < 0)
 		return pingpong_fail(s, side, 2, "raw %s socket: %s", side ? "pong" : "ping", strerror(-rc));
 	net_rcvtimeo(x.fd, 100);
-	rc = side ? pingpong_pong(s, &c->o->b, &net_raw_ops, &x, "raw pong")
-		  : pingpong_ping(s, &c->o->b, &net_raw_ops, &x, "raw ping");
+	rc = pingpong_side(s, side, &c->o->b, &net_raw_ops, &x, "raw ping", "raw pong");
 	close(x.fd);
 	return rc;
-}
-
-static int net_raw_ping(struct pingpong_shm *s, void *arg)
-{
-	return net_raw_role(s, arg, 0);
-}
-
-static int net_raw_pong(struct pingpong_shm *s, void *arg)
-{
-	return net_raw_role(s, arg, 1);
 }
 
 static int net_raw_sender(void *arg)
@@ -725,7 +697,7 @@ static int net_raw_sender(void *arg)
 	if ((rc = netns_enter(0)) < 0 ||
 	    (rc = net_udp("fe80::a", "fe80::b", "vna", NET_RAW_PORT + 1, &fd)) < 0)
 		return net_fail(c, 2, "raw sender socket: %s", strerror(-rc));
-	if (!net_wait_flag(&c->shm->ready, 10000))
+	if (bench_wait_flag(&c->shm->ready, NULL, 10000000000LL) < 0)
 		return net_fail(c, 2, "the raw receiver never got ready");
 	memset(buf, 0, sizeof(buf));
 	memset(m, 0, sizeof(m));
@@ -822,16 +794,12 @@ static int net_pair(struct net_ctx *c, proc_role_fn a, proc_role_fn b, double se
 	return proc_run_pair(&p, bench_now_ns() + (int64_t)((seconds + 20) * 1e9), why) < 0 ? -1 : 0;
 }
 
-static void net_latency(struct net_ctx *c, pingpong_role_fn ping, pingpong_role_fn pong, const char *name,
-			bool legs, struct net_lat *ret)
+static void net_latency(struct net_ctx *c, pingpong_role_fn role, const char *name, bool legs,
+			struct net_lat *ret)
 {
 	const struct bench_opts *o = &c->o->b;
-	struct pingpong_run_args r = {.ping = ping,
-				      .pong = pong,
-				      .arg = c,
-				      .ping_cpu = c->o->cpu[0],
-				      .pong_cpu = c->o->cpu[1],
-				      .name = name};
+	struct pingpong_run_args r = {
+	    .role = role, .arg = c, .ping_cpu = c->o->cpu[0], .pong_cpu = c->o->cpu[1], .name = name};
 	uint64_t n;
 
 	net_shm_reset(c);
@@ -929,9 +897,7 @@ static void net_find_sddsctl(struct net_ctx *c)
 		if (access(cand, X_OK) == 0 && realpath(cand, c->sddsctl) != NULL)
 			return;
 	}
-	if (net_have("sddsctl"))
-		snprintf(c->sddsctl, sizeof(c->sddsctl), "sddsctl");
-	else
+	if (mdrun_which("sddsctl", c->sddsctl, sizeof(c->sddsctl)) < 0)
 		c->sddsctl[0] = '\0';
 }
 
@@ -1009,11 +975,6 @@ static int net_ddsperf_xml(struct net_ctx *c, const char *name, const char *dev)
 	return fclose(f) != 0 ? -EIO : 0;
 }
 
-static bool net_have(const char *prog)
-{
-	return netns_run("command -v %s >/dev/null 2>&1", prog) == 0;
-}
-
 /*
  * ddsperf pong in B, ping in A, for ddsperf_seconds; keeps ping's last
  * summary. The payload is the nearest ddsperf has: up to 4 bytes its OU
@@ -1042,7 +1003,7 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 		snprintf(r->payload, sizeof(r->payload),
 			 "KS topic, %u bytes including its 12-byte fixed part", sz);
 	}
-	if (!net_have("ddsperf")) {
+	if (mdrun_which("ddsperf", out, sizeof(out)) < 0) {
 		bench_why(r->why, "ddsperf not installed (apt-get install cyclonedds-tools)");
 		return;
 	}
@@ -1251,19 +1212,12 @@ static void net_report_table(FILE *f, const struct net_opts *o, const struct net
 static void net_json_lat(struct json *j, const char *key, const struct net_lat *nl)
 {
 	const struct lat_result *l = &nl->lat;
-	uint64_t lost = nl->lost;
 
 	json_obj_begin(j, key);
 	json_bool(j, "ok", l->ok);
 	if (l->ok) {
 		json_uint(j, "n", l->st.n);
-		json_bool(j, "truncated", l->capped);
-		json_uint(j, "unanswered", lost);
-		json_num(j, "median_us", l->st.median / 1e3);
-		json_num(j, "p99_us", l->st.p99 / 1e3);
-		json_num(j, "p999_us", l->st.p999 / 1e3);
-		json_num(j, "max_us", l->st.max / 1e3);
-		json_num(j, "min_us", l->st.min / 1e3);
+		json_uint(j, "unanswered", nl->lost);
 		if (nl->legs) {
 			json_num(j, "a_to_b_median_us", nl->ab.median / 1e3);
 			json_num(j, "a_to_b_p99_us", nl->ab.p99 / 1e3);
@@ -1273,7 +1227,7 @@ static void net_json_lat(struct json *j, const char *key, const struct net_lat *
 	} else {
 		json_str(j, "why", l->why);
 	}
-	pingpong_json(j, l);
+	pingpong_json(j, l, false);
 	json_obj_end(j);
 }
 
@@ -1401,12 +1355,7 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 /* ---- command line ---- */
 
 enum {
-	NET_OPT_WARMUP = 256,
-	NET_OPT_MAX_SECONDS,
-	NET_OPT_SDDSD,
-	NET_OPT_RAW,
-	NET_OPT_JSON,
-	NET_OPT_MONO,
+	NET_OPT_MONO = BENCH_OPT_OWN,
 	NET_OPT_MONO_ONLY,
 	NET_OPT_POLL,
 	NET_OPT_NO_DDSPERF,
@@ -1449,107 +1398,65 @@ static void net_usage(FILE *f)
 		NET_DEFAULT_ITERATIONS, NET_DEFAULT_WARMUP, NET_MAX_SIZE, NET_DEFAULT_SIZE, NET_EXIT_CANNOT);
 }
 
+/* The options of `net` beyond the common ones (bench_cli). */
+static int net_option(void *ctx, int c, const char *arg)
+{
+	struct net_opts *o = ctx;
+
+	switch (c) {
+	case NET_OPT_DDSPERF_SECONDS:
+		return bench_parse_double(arg, 1, 3600, &o->ddsperf_seconds);
+	case NET_OPT_POLL:
+		o->poll = true;
+		break;
+	case NET_OPT_NO_DDSPERF:
+		o->no_ddsperf = true;
+		break;
+	case NET_OPT_MONO_ONLY:
+		o->mono_only = true;
+		/* fall through */
+	case NET_OPT_MONO:
+		o->monolithic = true;
+		break;
+	case NET_OPT_CPUS:
+		return bench_parse_cpus(arg, 2, o->cpu);
+	}
+	return 0;
+}
+
 static int net_parse(int argc, char **argv, struct net_opts *o)
 {
-	static const struct option longopts[] = {
-	    {"iterations", required_argument, NULL, 'n'},
-	    {"warmup", required_argument, NULL, NET_OPT_WARMUP},
-	    {"size", required_argument, NULL, 's'},
-	    {"max-seconds", required_argument, NULL, NET_OPT_MAX_SECONDS},
-	    {"tput-seconds", required_argument, NULL, 't'},
+	static const struct option own[] = {
 	    {"poll", no_argument, NULL, NET_OPT_POLL},
 	    {"ddsperf-seconds", required_argument, NULL, NET_OPT_DDSPERF_SECONDS},
 	    {"no-ddsperf", no_argument, NULL, NET_OPT_NO_DDSPERF},
 	    {"monolithic", no_argument, NULL, NET_OPT_MONO},
 	    {"monolithic-only", no_argument, NULL, NET_OPT_MONO_ONLY},
 	    {"cpus", required_argument, NULL, NET_OPT_CPUS},
-	    {"sddsd", required_argument, NULL, NET_OPT_SDDSD},
-	    {"raw", required_argument, NULL, NET_OPT_RAW},
-	    {"json", no_argument, NULL, NET_OPT_JSON},
-	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	int c;
+	static const struct bench_cli cli = {
+	    .prog = "sdds-bench",
+	    .common = BENCH_OPT_ITERATIONS | BENCH_OPT_WARMUP | BENCH_OPT_SIZE | BENCH_OPT_MAX_SECONDS |
+		      BENCH_OPT_TPUT_SECONDS | BENCH_OPT_SDDSD | BENCH_OPT_RAW | BENCH_OPT_JSON,
+	    .max_size = NET_MAX_SIZE,
+	    .max_iterations = 1000000000,
+	    .own = own,
+	    .parse = net_option,
+	    .usage = net_usage,
+	};
 
-	memset(o, 0, sizeof(*o));
-	o->b.size = NET_DEFAULT_SIZE;
-	o->b.iterations = NET_DEFAULT_ITERATIONS;
-	o->b.warmup = NET_DEFAULT_WARMUP;
-	o->b.max_seconds = 60;
-	o->b.tput_seconds = 2;
-	o->b.reliable = true;
-	o->ddsperf_seconds = 10;
-	o->cpu[0] = o->cpu[1] = BENCH_CPU_ANY;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:s:t:h", longopts, NULL)) != -1) {
-		double v = 0;
-		int err = 0;
-
-		switch (c) {
-		case 'n':
-			err = bench_parse_double(optarg, 1, 1e9, &v);
-			o->b.iterations = (uint64_t)v;
-			break;
-		case NET_OPT_WARMUP:
-			err = bench_parse_double(optarg, 0, 1e9, &v);
-			o->b.warmup = (uint64_t)v;
-			break;
-		case 's':
-			err = bench_parse_double(optarg, 1, NET_MAX_SIZE, &v);
-			o->b.size = (uint32_t)v;
-			break;
-		case NET_OPT_MAX_SECONDS:
-			err = bench_parse_double(optarg, 0.1, 86400, &o->b.max_seconds);
-			break;
-		case 't':
-			err = bench_parse_double(optarg, 0.05, 3600, &o->b.tput_seconds);
-			break;
-		case NET_OPT_DDSPERF_SECONDS:
-			err = bench_parse_double(optarg, 1, 3600, &o->ddsperf_seconds);
-			break;
-		case NET_OPT_POLL:
-			o->poll = true;
-			break;
-		case NET_OPT_NO_DDSPERF:
-			o->no_ddsperf = true;
-			break;
-		case NET_OPT_MONO:
-			o->monolithic = true;
-			break;
-		case NET_OPT_CPUS:
-			err = bench_parse_cpus(optarg, 2, o->cpu);
-			break;
-		case NET_OPT_MONO_ONLY:
-			o->monolithic = true;
-			o->mono_only = true;
-			break;
-		case NET_OPT_SDDSD:
-			o->b.sddsd_path = optarg;
-			break;
-		case NET_OPT_RAW:
-			o->b.raw_prefix = optarg;
-			break;
-		case NET_OPT_JSON:
-			o->b.json = true;
-			break;
-		case 'h':
-			net_usage(stdout);
-			return 1;
-		default:
-			net_usage(stderr);
-			return -EINVAL;
-		}
-		if (err < 0) {
-			fprintf(stderr, "sdds-bench: bad value for %s: %s\n", argv[optind - 1],
-				optarg ? optarg : "");
-			return -EINVAL;
-		}
-	}
-	if (optind != argc) {
-		net_usage(stderr);
-		return -EINVAL;
-	}
-	return 0;
+	*o = (struct net_opts){
+	    .b = {.size = NET_DEFAULT_SIZE,
+		  .iterations = NET_DEFAULT_ITERATIONS,
+		  .warmup = NET_DEFAULT_WARMUP,
+		  .max_seconds = 60,
+		  .tput_seconds = 2,
+		  .reliable = true},
+	    .ddsperf_seconds = 10,
+	    .cpu = {BENCH_CPU_ANY, BENCH_CPU_ANY},
+	};
+	return bench_cli_parse(&cli, argc, argv, &o->b, o);
 }
 
 int net_main(int argc, char **argv)
@@ -1598,29 +1505,23 @@ int net_main(int argc, char **argv)
 	}
 	net_find_sddsctl(&c);
 	if (o.mono_only) {
-		static const char skipped[] = "not run (--monolithic-only)";
+		char *skipped[] = {r.sdds.lat.why,    r.raw.lat.why,	  r.raw_busy.lat.why, r.mixed.lat.why,
+				   r.sdds_tput.why,   r.raw_tput.why,	  r.raw_gso_tput.why, r.frames.why,
+				   r.packed_tput.why, r.packed_frames.why};
 
-		snprintf(r.sdds.lat.why, sizeof(r.sdds.lat.why), "%s", skipped);
-		snprintf(r.raw.lat.why, sizeof(r.raw.lat.why), "%s", skipped);
-		snprintf(r.raw_busy.lat.why, sizeof(r.raw_busy.lat.why), "%s", skipped);
-		snprintf(r.mixed.lat.why, sizeof(r.mixed.lat.why), "%s", skipped);
-		snprintf(r.sdds_tput.why, sizeof(r.sdds_tput.why), "%s", skipped);
-		snprintf(r.raw_tput.why, sizeof(r.raw_tput.why), "%s", skipped);
-		snprintf(r.raw_gso_tput.why, sizeof(r.raw_gso_tput.why), "%s", skipped);
-		snprintf(r.frames.why, sizeof(r.frames.why), "%s", skipped);
-		snprintf(r.packed_tput.why, sizeof(r.packed_tput.why), "%s", skipped);
-		snprintf(r.packed_frames.why, sizeof(r.packed_frames.why), "%s", skipped);
+		for (size_t i = 0; i < sizeof(skipped) / sizeof(skipped[0]); i++)
+			bench_why(skipped[i], "not run (--monolithic-only)");
 		o.no_ddsperf = true;
 		goto mono;
 	}
 	fprintf(stderr, "sdds-bench net: sddsd latency\n");
-	net_latency(&c, net_sdds_ping, net_sdds_pong, "net-sddsd", true, &r.sdds);
+	net_latency(&c, net_sdds_pp, "net-sddsd", true, &r.sdds);
 	fprintf(stderr, "sdds-bench net: raw UDPv6 latency\n");
-	net_latency(&c, net_raw_ping, net_raw_pong, "net-raw", false, &r.raw);
+	net_latency(&c, net_raw_role, "net-raw", false, &r.raw);
 	if (o.poll) {
 		fprintf(stderr, "sdds-bench net: raw UDPv6 latency, busy-polled\n");
 		c.raw_busy = true;
-		net_latency(&c, net_raw_ping, net_raw_pong, "net-raw-busy", false, &r.raw_busy);
+		net_latency(&c, net_raw_role, "net-raw-busy", false, &r.raw_busy);
 		c.raw_busy = false;
 	}
 	fprintf(stderr, "sdds-bench net: sddsd throughput\n");
@@ -1652,12 +1553,12 @@ mono:
 		c.mono_a = true;
 		if (!o.mono_only) {
 			fprintf(stderr, "sdds-bench net: mixed latency (monolithic A, sddsd B)\n");
-			net_latency(&c, net_sdds_ping, net_sdds_pong, "net-mixed", true, &r.mixed);
+			net_latency(&c, net_sdds_pp, "net-mixed", true, &r.mixed);
 		}
 		netns_daemon_stop(1);
 		c.mono_b = true;
 		fprintf(stderr, "sdds-bench net: monolithic latency\n");
-		net_latency(&c, net_sdds_ping, net_sdds_pong, "net-mono", true, &r.mono);
+		net_latency(&c, net_sdds_pp, "net-mono", true, &r.mono);
 		fprintf(stderr, "sdds-bench net: monolithic throughput\n");
 		net_throughput(&c, net_sdds_writer, net_sdds_reader, &r.mono_tput);
 	}

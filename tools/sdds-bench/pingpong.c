@@ -104,20 +104,6 @@ static void pp_put_seq(uint8_t *p, uint32_t size, uint64_t i)
 	p[1] = (uint8_t)i;
 }
 
-static int pp_wait_ready(struct pingpong_shm *s)
-{
-	int64_t deadline = bench_now_ns() + PP_READY_TIMEOUT_NS;
-
-	while (!atomic_load_explicit(&s->ready, memory_order_acquire)) {
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
-			return -ECANCELED;
-		if (bench_now_ns() > deadline)
-			return -ETIMEDOUT;
-		usleep(1000);
-	}
-	return 0;
-}
-
 int pingpong_ping(struct pingpong_shm *s, const struct bench_opts *o, const struct pingpong_ops *ops,
 		  void *ctx, const char *who)
 {
@@ -128,7 +114,7 @@ int pingpong_ping(struct pingpong_shm *s, const struct bench_opts *o, const stru
 	uint64_t i, n = 0;
 	int err;
 
-	err = pp_wait_ready(s);
+	err = bench_wait_flag(&s->ready, &s->abort, PP_READY_TIMEOUT_NS);
 	if (err < 0)
 		return pingpong_fail(s, PP_PING, 2, "%s: waiting for the pong side: %s", who,
 				     err == -ETIMEDOUT ? "not ready within 10 s" : "peer failed");
@@ -214,6 +200,12 @@ int pingpong_pong(struct pingpong_shm *s, const struct bench_opts *o, const stru
 	}
 }
 
+int pingpong_side(struct pingpong_shm *s, int side, const struct bench_opts *o,
+		  const struct pingpong_ops *ops, void *ctx, const char *ping_who, const char *pong_who)
+{
+	return side ? pingpong_pong(s, o, ops, ctx, pong_who) : pingpong_ping(s, o, ops, ctx, ping_who);
+}
+
 size_t pingpong_shm_size(const struct bench_opts *o)
 {
 	return sizeof(struct pingpong_shm) + o->iterations * sizeof(uint64_t);
@@ -237,18 +229,20 @@ struct pp_child {
 	pingpong_role_fn fn;
 	struct pingpong_shm *s;
 	void *arg;
+	int side;
 };
 
 static int pp_child(void *arg)
 {
 	struct pp_child *c = arg;
 
-	return c->fn(c->s, c->arg);
+	return c->fn(c->s, c->arg, c->side);
 }
 
 void pingpong_run(const struct bench_opts *o, const struct pingpong_run_args *r, struct lat_result *ret)
 {
-	struct pp_child ping = {.fn = r->ping, .arg = r->arg}, pong = {.fn = r->pong, .arg = r->arg};
+	struct pp_child ping = {.fn = r->role, .arg = r->arg},
+			pong = {.fn = r->role, .arg = r->arg, .side = 1};
 	struct proc_pair pair = {.fn = {pp_child, pp_child},
 				 .arg = {&ping, &pong},
 				 .cpu = {r->ping_cpu, r->pong_cpu},
@@ -274,8 +268,18 @@ void pingpong_run(const struct bench_opts *o, const struct pingpong_run_args *r,
 	proc_shm_free(&shm);
 }
 
-void pingpong_json(struct json *j, const struct lat_result *l)
+void pingpong_json(struct json *j, const struct lat_result *l, bool mean)
 {
+	if (l->ok) {
+		json_num(j, "median_us", l->st.median / 1e3);
+		json_num(j, "p99_us", l->st.p99 / 1e3);
+		json_num(j, "p999_us", l->st.p999 / 1e3);
+		json_num(j, "max_us", l->st.max / 1e3);
+		json_num(j, "min_us", l->st.min / 1e3);
+		if (mean)
+			json_num(j, "mean_us", l->st.mean / 1e3);
+		json_bool(j, "truncated", l->capped);
+	}
 	json_uint(j, "requested", l->requested);
 	json_uint(j, "done", l->done);
 	json_bool(j, "capped", l->capped);

@@ -43,6 +43,7 @@
 
 #include <stdalign.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -116,14 +117,18 @@ int pingpong_fail(struct pingpong_shm *s, int side, int code, const char *fmt, .
 /* The size of a control block with room for o->iterations round trips. */
 size_t pingpong_shm_size(const struct bench_opts *o);
 
+/* pingpong_ping on side 0 (named ping_who), else pingpong_pong (pong_who). */
+int pingpong_side(struct pingpong_shm *s, int side, const struct bench_opts *o,
+		  const struct pingpong_ops *ops, void *ctx, const char *ping_who, const char *pong_who);
+
 /*
- * A role of pingpong_run, in its forked child: open the side's endpoints
- * and run pingpong_ping or pingpong_pong on s. Returns the exit code.
+ * The role of pingpong_run, in each forked child: open side's endpoints
+ * (0 pings, 1 answers) and run pingpong_side on s. Returns the exit code.
  */
-typedef int (*pingpong_role_fn)(struct pingpong_shm *s, void *arg);
+typedef int (*pingpong_role_fn)(struct pingpong_shm *s, void *arg, int side);
 
 struct pingpong_run_args {
-	pingpong_role_fn ping, pong;
+	pingpong_role_fn role;
 	void *arg;		 /* to both roles (copied into each child by the fork) */
 	int ping_cpu, pong_cpu;	 /* BENCH_CPU_ANY: not pinned */
 	const char *name;	 /* labels the raw dump (--raw) */
@@ -131,7 +136,7 @@ struct pingpong_run_args {
 };
 
 /*
- * One run: maps the control block, forks the pong role then the ping role,
+ * One run: maps the control block, forks the role as pong then as ping,
  * waits for both (killing them after 2 * max_seconds + 60 s) and fills
  * *ret: the one-way figures, requested, done and capped, or why it failed.
  * The control block is unmapped before this returns.
@@ -146,7 +151,12 @@ void pingpong_result(const struct bench_opts *o, const char *name, struct pingpo
 		     struct lat_result *ret);
 
 struct json;
-/* The completeness of l in the JSON object open in j: requested, done, capped. */
-void pingpong_json(struct json *j, const struct lat_result *l);
+/*
+ * l in the JSON object open in j: when it succeeded its figures (median_us,
+ * p99_us, p999_us, max_us, min_us, mean_us when `mean`, truncated), then
+ * always its completeness (requested, done, capped). The one latency
+ * writer of the benchmarks that report these keys.
+ */
+void pingpong_json(struct json *j, const struct lat_result *l, bool mean);
 
 #endif /* SDDS_BENCH_PINGPONG_H */

@@ -298,19 +298,11 @@ static void report_json_lat(struct json *j, const char *key, const struct lat_re
 {
 	json_obj_begin(j, key);
 	json_bool(j, "ok", l->ok);
-	if (!l->ok) {
+	if (!l->ok)
 		json_str(j, "error", l->ran ? l->why : "not run");
-	} else {
+	else
 		json_uint(j, "iterations", l->st.n);
-		json_bool(j, "truncated", l->capped);
-		json_num(j, "median_us", l->st.median / 1e3);
-		json_num(j, "p99_us", l->st.p99 / 1e3);
-		json_num(j, "p999_us", l->st.p999 / 1e3);
-		json_num(j, "max_us", l->st.max / 1e3);
-		json_num(j, "min_us", l->st.min / 1e3);
-		json_num(j, "mean_us", l->st.mean / 1e3);
-	}
-	pingpong_json(j, l);
+	pingpong_json(j, l, true);
 	json_obj_end(j);
 }
 

@@ -34,37 +34,6 @@
 #define ROUDI_STOP_TIMEOUT_NS (5 * 1000000000LL)
 #define ROUDI_READY_LINE "RouDi is ready for clients"
 
-int roudi_find(const char *explicit_path, char *buf, size_t cap)
-{
-	const char *path = getenv("PATH");
-	char cand[PATH_MAX];
-
-	if (explicit_path) {
-		if (access(explicit_path, X_OK) < 0)
-			return -ENOENT;
-		if (snprintf(buf, cap, "%s", explicit_path) >= (int)cap)
-			return -ENAMETOOLONG;
-		return 0;
-	}
-	if (!path || !*path)
-		path = "/usr/local/bin:/usr/bin:/bin";
-	while (*path) {
-		const char *c = strchr(path, ':');
-		size_t len = c ? (size_t)(c - path) : strlen(path);
-
-		if (len > 0 && len < sizeof(cand) - 16) {
-			snprintf(cand, sizeof(cand), "%.*s/iox-roudi", (int)len, path);
-			if (access(cand, X_OK) == 0) {
-				if (snprintf(buf, cap, "%s", cand) >= (int)cap)
-					return -ENAMETOOLONG;
-				return 0;
-			}
-		}
-		path += len + (c != NULL);
-	}
-	return -ENOENT;
-}
-
 /* The pid of a running iox-roudi, or 0. */
 static pid_t roudi_running(void)
 {

@@ -56,9 +56,6 @@ struct roudi_proc {
 	char before[ROUDI_MAX_FILES][128];
 };
 
-/* Find iox-roudi: explicit (if not NULL), else in $PATH. Writes buf. Returns 0 or -ENOENT. */
-int roudi_find(const char *explicit_path, char *buf, size_t cap);
-
 /*
  * Take the lock, check no other RouDi runs, start bin with a config whose
  * mempools hold payloads of max_payload bytes, wait until it is ready.

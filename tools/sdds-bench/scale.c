@@ -70,15 +70,12 @@
 #define SC_ID_IDLE0 100
 
 struct sc_opts {
+	struct bench_opts
+	    b; /* the pair's ping-pong: size, iterations, warmup, max_seconds; json, sddsd_path */
 	uint32_t clients[SC_MAX_POINTS];
 	int n_points;
-	uint64_t iterations, warmup;
-	uint32_t size;
-	double max_seconds;
 	double bg_hz;
 	bool poll;
-	bool json;
-	const char *sddsd_path;
 };
 
 struct sc_point {
@@ -102,7 +99,6 @@ struct sc_shm {
 
 struct sc_args {
 	const struct sc_opts *o;
-	const struct bench_opts *b; /* the pair's ping-pong: size, iterations, warmup, max_seconds */
 	struct sc_shm *s;
 	const char *sock;
 	uint32_t first, count; /* helper: idle clients [first, first + count) */
@@ -164,11 +160,11 @@ static int sc_client_open(const struct sc_args *a, const char *name, uint16_t ri
 	err = sdds_client_new(&opts, &x->c);
 	if (err < 0)
 		return err;
-	err = local_topic_new(x->c, rid, rname, a->o->size, &x->t);
+	err = local_topic_new(x->c, rid, rname, a->o->b.size, &x->t);
 	if (err < 0)
 		goto fail_close;
 	if (wid != rid) {
-		err = local_topic_new(x->c, wid, wname, a->o->size, &x->t2);
+		err = local_topic_new(x->c, wid, wname, a->o->b.size, &x->t2);
 		if (err < 0)
 			goto fail_close;
 	}
@@ -191,21 +187,6 @@ fail_close:
 static sdds_writer *sc_writer(struct sc_client *x)
 {
 	return x->w2 ? x->w2 : x->w;
-}
-
-/* Wait for `go` (or abort). */
-static int sc_wait_go(struct sc_shm *s)
-{
-	int64_t deadline = bench_now_ns() + SC_REGISTER_TIMEOUT_NS + 30 * 1000000000LL;
-
-	while (!atomic_load_explicit(&s->go, memory_order_acquire)) {
-		if (atomic_load_explicit(&s->pp->abort, memory_order_relaxed))
-			return -ECANCELED;
-		if (bench_now_ns() > deadline)
-			return -ETIMEDOUT;
-		usleep(1000);
-	}
-	return 0;
 }
 
 /* ----------------------------------------------------------------- roles */
@@ -252,15 +233,15 @@ static int sc_pair_role(struct sc_args *a, int role)
 		return sc_fail(s, 2, what, err);
 	atomic_fetch_add_explicit(&s->registered, 1, memory_order_release);
 	if (role == SC_PONG) {
-		rc = pingpong_pong(s->pp, a->b, &sc_pp_ops, &x, who[role]);
+		rc = pingpong_pong(s->pp, &a->o->b, &sc_pp_ops, &x, who[role]);
 	} else {
-		err = sc_wait_go(s);
+		err = bench_wait_flag(&s->go, &s->pp->abort, SC_REGISTER_TIMEOUT_NS + 30 * 1000000000LL);
 		snprintf(what, sizeof(what), "%s: waiting for go", who[role]);
 		if (err < 0)
 			return sc_fail(s, 2, what, err);
 		if (role == SC_LOOP)
 			atomic_store_explicit(&s->pp->ready, 1, memory_order_release);
-		rc = pingpong_ping(s->pp, a->b, &sc_pp_ops, &x, who[role]);
+		rc = pingpong_ping(s->pp, &a->o->b, &sc_pp_ops, &x, who[role]);
 	}
 	if (rc != 0)
 		return rc;
@@ -333,10 +314,10 @@ static int sc_helper_role(void *arg)
 			continue;
 		}
 		/* A background tick: every client writes once and drains its reader. */
-		local_put_counter(out, o->size, tick++);
+		local_put_counter(out, o->b.size, tick++);
 		for (uint32_t k = 0; k < a->count; k++) {
 			size_t len;
-			int err = sdds_writer_write(x[k].w, out, o->size);
+			int err = sdds_writer_write(x[k].w, out, o->b.size);
 
 			if (err < 0) {
 				rc = sc_fail(s, 3, "idle client: background write", err);
@@ -433,8 +414,6 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 	int st[2 + SC_MAX_HELPERS];
 	uint32_t n = p->clients, n_idle = n >= 3 ? n - 2 : 0;
 	size_t n_pair = n == 1 ? 1 : 2, n_pids = 0;
-	struct bench_opts b = {
-	    .size = o->size, .iterations = o->iterations, .warmup = o->warmup, .max_seconds = o->max_seconds};
 	struct proc_shm shm;
 	struct sc_shm *s;
 	struct sddsd_proc d;
@@ -453,7 +432,7 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 		bench_why(p->why, "daemon memory before the clients: %s", strerror(-err));
 		goto out_stop;
 	}
-	err = proc_shm_new(sizeof(struct sc_shm) + pingpong_shm_size(&b), &shm);
+	err = proc_shm_new(sizeof(struct sc_shm) + pingpong_shm_size(&o->b), &shm);
 	if (err < 0) {
 		bench_why(p->why, "shared memory: %s", strerror(-err));
 		goto out_stop;
@@ -461,7 +440,7 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 	s = shm.base;
 	s->pp = (struct pingpong_shm *)(s + 1);
 	for (size_t i = 0; i < 2 + SC_MAX_HELPERS; i++)
-		a[i] = (struct sc_args){.o = o, .b = &b, .s = s, .sock = d.sock};
+		a[i] = (struct sc_args){.o = o, .s = s, .sock = d.sock};
 
 	/* Helpers first: the pair's latency is measured with all of them connected. */
 	for (uint32_t first = 0; first < n_idle; first += SC_PER_HELPER) {
@@ -511,7 +490,7 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 	atomic_store_explicit(&s->go, 1, memory_order_release);
 
 	/* The pair (the last n_pair children) first, then the helpers. */
-	deadline = bench_now_ns() + (int64_t)((o->max_seconds * 2 + 60) * 1e9);
+	deadline = bench_now_ns() + (int64_t)((o->b.max_seconds * 2 + 60) * 1e9);
 	err = proc_wait_all(&pids[n_pids - n_pair], n_pair, deadline, st);
 	atomic_store_explicit(&s->helpers_stop, 1, memory_order_release);
 	if (n_pids > n_pair) {
@@ -573,8 +552,8 @@ static void sc_json(const struct sc_opts *o, const struct sc_point *pts, bool ok
 	json_bool(&j, "ok", ok);
 	json_str(&j, "why", why);
 	json_str(&j, "daemon_mode", o->poll ? "polling" : "blocking");
-	json_uint(&j, "n", o->iterations);
-	json_uint(&j, "size", o->size);
+	json_uint(&j, "n", o->b.iterations);
+	json_uint(&j, "size", o->b.size);
 	json_num(&j, "bg_hz", o->bg_hz);
 	json_arr_begin(&j, "points");
 	for (int i = 0; i < o->n_points; i++) {
@@ -591,7 +570,7 @@ static void sc_json(const struct sc_opts *o, const struct sc_point *pts, bool ok
 			json_num(&j, "max_us", p->st.max / 1e3);
 			json_uint(&j, "iterations", p->st.n);
 			json_bool(&j, "truncated", p->truncated);
-			json_uint(&j, "requested", o->iterations);
+			json_uint(&j, "requested", o->b.iterations);
 			json_uint(&j, "done", p->st.n);
 			json_bool(&j, "capped", p->truncated);
 			json_uint(&j, "daemon_rss_kib", p->rss_kib);
@@ -611,8 +590,8 @@ static void sc_json(const struct sc_opts *o, const struct sc_point *pts, bool ok
 static void sc_table(const struct sc_opts *o, const struct sc_point *pts)
 {
 	printf("sdds-bench scale: sddsd %s, %u-byte samples, %llu iterations per point, background %s\n",
-	       o->poll ? "--poll (clients sleep)" : "blocking", o->size, (unsigned long long)o->iterations,
-	       o->bg_hz > 0 ? "writes" : "idle");
+	       o->poll ? "--poll (clients sleep)" : "blocking", o->b.size,
+	       (unsigned long long)o->b.iterations, o->bg_hz > 0 ? "writes" : "idle");
 	if (o->bg_hz > 0)
 		printf("every idle client writes %.1f samples/s and takes them back\n", o->bg_hz);
 	printf("one-way latency of the pair (N = 1: one client's write to its own take)\n\n");
@@ -678,93 +657,50 @@ static int sc_parse_list(const char *s, struct sc_opts *o)
 	return o->n_points > 0 ? 0 : -EINVAL;
 }
 
-enum {
-	SC_OPT_CLIENTS = 256,
-	SC_OPT_WARMUP,
-	SC_OPT_MAX_SECONDS,
-	SC_OPT_BG_HZ,
-	SC_OPT_POLL,
-	SC_OPT_SDDSD,
-	SC_OPT_JSON
-};
+enum { SC_OPT_CLIENTS = BENCH_OPT_OWN, SC_OPT_BG_HZ, SC_OPT_POLL };
+
+/* The options of `scale` beyond the common ones (bench_cli). */
+static int sc_option(void *ctx, int c, const char *arg)
+{
+	struct sc_opts *o = ctx;
+
+	if (c == SC_OPT_CLIENTS)
+		return sc_parse_list(arg, o);
+	if (c == SC_OPT_BG_HZ)
+		return bench_parse_double(arg, 0, 10000, &o->bg_hz);
+	o->poll = true;
+	return 0;
+}
 
 static int sc_parse(int argc, char **argv, struct sc_opts *o)
 {
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 	    {"clients", required_argument, NULL, SC_OPT_CLIENTS},
-	    {"iterations", required_argument, NULL, 'n'},
-	    {"warmup", required_argument, NULL, SC_OPT_WARMUP},
-	    {"size", required_argument, NULL, 's'},
-	    {"max-seconds", required_argument, NULL, SC_OPT_MAX_SECONDS},
 	    {"bg-hz", required_argument, NULL, SC_OPT_BG_HZ},
 	    {"poll", no_argument, NULL, SC_OPT_POLL},
-	    {"sddsd", required_argument, NULL, SC_OPT_SDDSD},
-	    {"json", no_argument, NULL, SC_OPT_JSON},
-	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	static const struct bench_cli cli = {
+	    .prog = "sdds-bench scale",
+	    .common = BENCH_OPT_ITERATIONS | BENCH_OPT_WARMUP | BENCH_OPT_SIZE | BENCH_OPT_MAX_SECONDS |
+		      BENCH_OPT_SDDSD | BENCH_OPT_JSON,
+	    .max_size = BENCH_MAX_SIZE,
+	    .max_iterations = 100000000,
+	    .own = own,
+	    .parse = sc_option,
+	    .usage = sc_usage,
+	};
 	static const uint32_t defaults[] = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-	uint64_t v;
-	int c;
 
 	*o = (struct sc_opts){
-	    .iterations = SC_DEFAULT_ITERATIONS,
-	    .warmup = SC_DEFAULT_WARMUP,
-	    .size = SC_DEFAULT_SIZE,
-	    .max_seconds = SC_DEFAULT_MAX_SECONDS,
+	    .b = {.iterations = SC_DEFAULT_ITERATIONS,
+		  .warmup = SC_DEFAULT_WARMUP,
+		  .size = SC_DEFAULT_SIZE,
+		  .max_seconds = SC_DEFAULT_MAX_SECONDS},
 	};
 	memcpy(o->clients, defaults, sizeof(defaults));
 	o->n_points = (int)(sizeof(defaults) / sizeof(defaults[0]));
-	while ((c = getopt_long(argc, argv, "n:s:h", longopts, NULL)) != -1) {
-		int err = 0;
-
-		switch (c) {
-		case SC_OPT_CLIENTS:
-			err = sc_parse_list(optarg, o);
-			break;
-		case 'n':
-			err = bench_parse_u64(optarg, 10, 1, 100000000, &o->iterations);
-			break;
-		case SC_OPT_WARMUP:
-			err = bench_parse_u64(optarg, 10, 0, 100000000, &o->warmup);
-			break;
-		case 's':
-			err = bench_parse_u64(optarg, 10, 1, BENCH_MAX_SIZE, &v);
-			o->size = (uint32_t)v;
-			break;
-		case SC_OPT_MAX_SECONDS:
-			err = bench_parse_double(optarg, 0.1, 86400, &o->max_seconds);
-			break;
-		case SC_OPT_BG_HZ:
-			err = bench_parse_double(optarg, 0, 10000, &o->bg_hz);
-			break;
-		case SC_OPT_POLL:
-			o->poll = true;
-			break;
-		case SC_OPT_SDDSD:
-			o->sddsd_path = optarg;
-			break;
-		case SC_OPT_JSON:
-			o->json = true;
-			break;
-		case 'h':
-			sc_usage(stdout);
-			return 1;
-		default:
-			sc_usage(stderr);
-			return -EINVAL;
-		}
-		if (err < 0) {
-			fprintf(stderr, "sdds-bench scale: bad value for %s: %s\n", argv[optind - 1],
-				optarg ? optarg : "");
-			return -EINVAL;
-		}
-	}
-	if (optind != argc) {
-		sc_usage(stderr);
-		return -EINVAL;
-	}
-	return 0;
+	return bench_cli_parse(&cli, argc, argv, &o->b, o);
 }
 
 /* Soft RLIMIT_NOFILE up to the hard limit; returns the soft limit now. */
@@ -797,10 +733,10 @@ int scale_main(int argc, char **argv)
 	for (int i = 0; i < o.n_points; i++)
 		pts[i] = (struct sc_point){.clients = o.clients[i]};
 	nofile = sc_raise_nofile();
-	if (sddsd_find(o.sddsd_path, bin, sizeof(bin)) < 0) {
+	if (sddsd_find(o.b.sddsd_path, bin, sizeof(bin)) < 0) {
 		bench_why(why, "sddsd not found%s%s",
-			  o.sddsd_path ? " at " : " next to sdds-bench (give --sddsd PATH)",
-			  o.sddsd_path ? o.sddsd_path : "");
+			  o.b.sddsd_path ? " at " : " next to sdds-bench (give --sddsd PATH)",
+			  o.b.sddsd_path ? o.b.sddsd_path : "");
 		for (int i = 0; i < o.n_points; i++)
 			bench_why(pts[i].why, "%s", why);
 		ok = false;
@@ -821,7 +757,7 @@ int scale_main(int argc, char **argv)
 		if (!ok)
 			bench_why(why, "a point failed");
 	}
-	if (o.json)
+	if (o.b.json)
 		sc_json(&o, pts, ok, why);
 	else
 		sc_table(&o, pts);
