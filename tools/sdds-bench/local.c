@@ -82,24 +82,6 @@ struct lc_mono_args {
 	struct bench_placement pl;
 };
 
-/* The handles one side holds; lc_close frees whatever is set. */
-struct lc_side {
-	sdds_client *client;
-	sdds_topic *t_in, *t_out;
-	sdds_reader *r;
-	sdds_writer *w;
-};
-
-static void lc_close(struct lc_side *x)
-{
-	sdds_reader_free(x->r);
-	sdds_writer_free(x->w);
-	sdds_topic_free(x->t_in);
-	sdds_topic_free(x->t_out);
-	sdds_client_free(x->client);
-	memset(x, 0, sizeof(*x));
-}
-
 /* Record why `side` failed and tell the peer to give up; returns code. */
 static int lc_fail(struct lc_shm *s, int side, int code, const char *what, int err)
 {
@@ -112,42 +94,96 @@ static int lc_fail(struct lc_shm *s, int side, int code, const char *what, int e
 	return code;
 }
 
-static int lc_connect(const struct lc_args *a, const char *name, sdds_client **ret)
+void local_topic_desc(uint16_t id, const char *name, uint32_t size, sdds_field *f, sdds_topic_desc *d)
 {
-	sdds_client_options opts;
-
-	sdds_client_options_init(&opts);
-	opts.socket_path = a->sock;
-	opts.name = name;
-	opts.spin_ns = a->spin_ns;
-	opts.spin_yield_ns = a->spin_yield_ns;
-	return sdds_client_new(&opts, ret);
+	*d = (sdds_topic_desc){.name = name, .domain = LC_DOMAIN, .id = id, .sample_size = size, .fields = f};
+	if (size == 1) {
+		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_OCTET, .size = 1};
+		d->n_fields = 1;
+	} else {
+		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_USHORT, .size = 2};
+		f[1] = (sdds_field){.name = "pad", .type = SDDS_FIELD_STRING, .size = size - 2};
+		d->n_fields = size > 2 ? 2 : 1;
+	}
 }
 
 int local_topic_new(sdds_client *c, uint16_t id, const char *name, uint32_t size, sdds_topic **ret)
 {
 	sdds_field f[2];
-	sdds_topic_desc d = {.name = name, .domain = LC_DOMAIN, .id = id, .sample_size = size, .fields = f};
+	sdds_topic_desc d;
 
-	if (size == 1) {
-		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_OCTET, .size = 1};
-		d.n_fields = 1;
-	} else {
-		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_USHORT, .size = 2};
-		f[1] = (sdds_field){.name = "pad", .type = SDDS_FIELD_STRING, .size = size - 2};
-		d.n_fields = size > 2 ? 2 : 1;
-	}
+	local_topic_desc(id, name, size, f, &d);
 	return sdds_topic_new(c, &d, ret);
 }
 
-static void lc_qos(const struct bench_opts *o, uint32_t depth, sdds_qos *q)
+void local_side_close(struct local_side *x)
 {
-	sdds_qos_init(q);
-	q->reliability = o->reliable ? SDDS_RELIABLE : SDDS_BEST_EFFORT;
+	sdds_reader_free(x->r);
+	sdds_writer_free(x->w);
+	sdds_topic_free(x->t_in);
+	sdds_topic_free(x->t_out);
+	sdds_client_free(x->client);
+	memset(x, 0, sizeof(*x));
+}
+
+int local_side_open(const sdds_client_options *co, const sdds_topic_desc *in, const sdds_topic_desc *out,
+		    unsigned ends, const sdds_qos *q, struct local_side *x, const char **ret_what)
+{
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	*ret_what = "connect";
+	err = sdds_client_new(co, &x->client);
+	if (err < 0)
+		return err;
+	*ret_what = "topics";
+	err = sdds_topic_new(x->client, in, &x->t_in);
+	if (err == 0 && out)
+		err = sdds_topic_new(x->client, out, &x->t_out);
+	if (err < 0)
+		goto fail_close;
+	*ret_what = "endpoints";
+	if (ends & LOCAL_READER)
+		err = sdds_reader_new(x->t_in, q, &x->r);
+	if (err == 0 && (ends & LOCAL_WRITER))
+		err = sdds_writer_new(x->t_out ? x->t_out : x->t_in, q, &x->w);
+	if (err < 0)
+		goto fail_close;
+	return 0;
+
+fail_close:
+	local_side_close(x);
+	return err;
+}
+
+/*
+ * A client of the run as `name`: topic `in` (and `out`, when not 0) of the
+ * LC_ID_* ids, the endpoints `ends` asks for; depth 0 keeps the default.
+ */
+static int lc_open(const struct lc_args *a, const char *name, uint16_t in, uint16_t out, unsigned ends,
+		   uint32_t depth, struct local_side *x)
+{
+	static const char *const topic[] = {"", "bench_ping", "bench_pong", "bench_data"};
+	sdds_field f_in[2], f_out[2];
+	sdds_topic_desc d_in, d_out;
+	sdds_client_options co;
+	const char *what;
+	sdds_qos q;
+
+	sdds_client_options_init(&co);
+	co.socket_path = a->sock;
+	co.name = name;
+	co.spin_ns = a->spin_ns;
+	co.spin_yield_ns = a->spin_yield_ns;
+	local_topic_desc(in, topic[in], a->o->size, f_in, &d_in);
+	local_topic_desc(out, topic[out], a->o->size, f_out, &d_out);
+	sdds_qos_init(&q);
+	q.reliability = a->o->reliable ? SDDS_RELIABLE : SDDS_BEST_EFFORT;
 	if (depth)
-		q->history_depth = depth;
+		q.history_depth = depth;
 	/* A reliable write that waits this long means the pipeline is stuck. */
-	q->max_blocking_ms = 1000;
+	q.max_blocking_ms = 1000;
+	return local_side_open(&co, &d_in, out ? &d_out : NULL, ends, &q, x, &what);
 }
 
 void local_put_counter(uint8_t *p, uint32_t size, uint64_t i)
@@ -162,49 +198,16 @@ void local_put_counter(uint8_t *p, uint32_t size, uint64_t i)
 		p[k] = (uint8_t)(i >> (8 * k));
 }
 
-/* Endpoints of a ping-pong side: reads `in`, writes `out`. */
-static int lc_open_pp(const struct lc_args *a, const char *name, uint16_t in, uint16_t out, struct lc_side *x)
-{
-	const struct bench_opts *o = a->o;
-	sdds_qos q;
-	int err;
-
-	memset(x, 0, sizeof(*x));
-	err = lc_connect(a, name, &x->client);
-	if (err < 0)
-		return err;
-	err =
-	    local_topic_new(x->client, in, in == LC_ID_PING ? "bench_ping" : "bench_pong", o->size, &x->t_in);
-	if (err < 0)
-		goto fail_close;
-	err = local_topic_new(x->client, out, out == LC_ID_PING ? "bench_ping" : "bench_pong", o->size,
-			      &x->t_out);
-	if (err < 0)
-		goto fail_close;
-	lc_qos(o, 0, &q);
-	err = sdds_reader_new(x->t_in, &q, &x->r);
-	if (err < 0)
-		goto fail_close;
-	err = sdds_writer_new(x->t_out, &q, &x->w);
-	if (err < 0)
-		goto fail_close;
-	return 0;
-
-fail_close:
-	lc_close(x);
-	return err;
-}
-
 /* The harness's transport on one side's endpoints (pingpong.h). */
 static int lc_pp_send(void *arg, const void *buf, uint32_t len)
 {
-	return sdds_writer_write(((struct lc_side *)arg)->w, buf, len);
+	return sdds_writer_write(((struct local_side *)arg)->w, buf, len);
 }
 
 static int lc_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 {
 	/* A sample that arrives ends the slice at once. */
-	return sdds_reader_take(((struct lc_side *)arg)->r, buf, cap, ret_len, PINGPONG_SLICE_NS);
+	return sdds_reader_take(((struct local_side *)arg)->r, buf, cap, ret_len, PINGPONG_SLICE_NS);
 }
 
 static const struct pingpong_ops lc_pp_ops = {
@@ -214,18 +217,18 @@ static const struct pingpong_ops lc_pp_ops = {
 static int lc_pp_role(struct pingpong_shm *s, void *arg, int side)
 {
 	const struct lc_args *a = arg;
-	struct lc_side x;
+	struct local_side x;
 	int err, rc;
 
-	err = lc_open_pp(a, side ? "sdds-bench-pong" : "sdds-bench-ping", side ? LC_ID_PING : LC_ID_PONG,
-			 side ? LC_ID_PONG : LC_ID_PING, &x);
+	err = lc_open(a, side ? "sdds-bench-pong" : "sdds-bench-ping", side ? LC_ID_PING : LC_ID_PONG,
+		      side ? LC_ID_PONG : LC_ID_PING, LOCAL_READER | LOCAL_WRITER, 0, &x);
 	if (err < 0)
 		return pingpong_fail(s, side, 2, "%s side: connect and create endpoints: %s",
 				     side ? "pong" : "ping", sdds_strerror(err));
 	rc = pingpong_side(s, side, a->o, &lc_pp_ops, &x, "ping side", "pong side");
 	/* An error exit leaves the handles to process exit: the daemon sees the hang-up. */
 	if (rc == 0)
-		lc_close(&x);
+		local_side_close(&x);
 	return rc;
 }
 
@@ -366,47 +369,20 @@ static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_sh
 	return 0;
 }
 
-static int lc_open_data(const struct lc_args *a, const char *name, bool reader, struct lc_side *x)
-{
-	const struct bench_opts *o = a->o;
-	sdds_qos q;
-	int err;
-
-	memset(x, 0, sizeof(*x));
-	err = lc_connect(a, name, &x->client);
-	if (err < 0)
-		return err;
-	err = local_topic_new(x->client, LC_ID_DATA, "bench_data", o->size, &x->t_in);
-	if (err < 0)
-		goto fail_close;
-	lc_qos(o, o->depth, &q);
-	if (reader)
-		err = sdds_reader_new(x->t_in, &q, &x->r);
-	else
-		err = sdds_writer_new(x->t_in, &q, &x->w);
-	if (err < 0)
-		goto fail_close;
-	return 0;
-
-fail_close:
-	lc_close(x);
-	return err;
-}
-
 static int lc_tput_writer_role(void *arg)
 {
 	struct lc_args *a = arg;
 	struct lc_shm *s = a->s;
 	int64_t deadline;
-	struct lc_side x;
+	struct local_side x;
 	int err, rc;
 
-	err = lc_open_data(a, "sdds-bench-writer", false, &x);
+	err = lc_open(a, "sdds-bench-writer", LC_ID_DATA, 0, LOCAL_WRITER, a->o->depth, &x);
 	if (err < 0)
 		return lc_fail(s, LC_SIDE_A, 2, "writer: connect and create the writer", err);
 	err = bench_wait_flag(&s->ready, &s->abort, LC_READY_TIMEOUT_NS);
 	if (err < 0) {
-		lc_close(&x);
+		local_side_close(&x);
 		return lc_fail(s, LC_SIDE_A, 2, "writer: waiting for the reader", err);
 	}
 	rc = lc_tput_write(x.w, a->o, s);
@@ -417,7 +393,7 @@ static int lc_tput_writer_role(void *arg)
 	while (!atomic_load_explicit(&s->reader_done, memory_order_acquire) &&
 	       !atomic_load_explicit(&s->abort, memory_order_relaxed) && bench_now_ns() < deadline)
 		usleep(1000);
-	lc_close(&x);
+	local_side_close(&x);
 	return 0;
 }
 
@@ -425,17 +401,17 @@ static int lc_tput_reader_role(void *arg)
 {
 	struct lc_args *a = arg;
 	struct lc_shm *s = a->s;
-	struct lc_side x;
+	struct local_side x;
 	int err, rc;
 
-	err = lc_open_data(a, "sdds-bench-reader", true, &x);
+	err = lc_open(a, "sdds-bench-reader", LC_ID_DATA, 0, LOCAL_READER, a->o->depth, &x);
 	if (err < 0)
 		return lc_fail(s, LC_SIDE_B, 2, "reader: connect and create the reader", err);
 	atomic_store_explicit(&s->ready, 1, memory_order_release);
 	rc = lc_tput_read(x.r, a->o, s);
 	if (rc != 0)
 		return rc;
-	lc_close(&x);
+	local_side_close(&x);
 	return 0;
 }
 
@@ -499,7 +475,7 @@ void local_throughput(const struct bench_opts *o, const char *sock, bool polling
 
 struct lc_thread {
 	struct lc_args *a;
-	struct lc_side *x;
+	struct local_side *x;
 	int side; /* LC_SIDE_A writes, LC_SIDE_B reads */
 	int cpu;
 	int rc;
@@ -528,12 +504,10 @@ static void *lc_mono_thread(void *arg)
 static int lc_mono_role(struct lc_args *a)
 {
 	struct lc_shm *s = a->s;
-	const struct bench_opts *o = a->o;
-	struct lc_side x = {0};
+	struct local_side x = {0};
 	struct lc_thread tw = {.a = a, .x = &x, .side = LC_SIDE_A, .cpu = a->pl->a_cpu};
 	struct lc_thread tr = {.a = a, .x = &x, .side = LC_SIDE_B, .cpu = a->pl->b_cpu};
 	pthread_t hw, hr;
-	sdds_qos q;
 	int err;
 
 	/* libsddsmono is what makes this client monolithic: only sdds-bench-mono links it. */
@@ -542,19 +516,10 @@ static int lc_mono_role(struct lc_args *a)
 		atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
 		return 2;
 	}
-	err = lc_connect(a, "sdds-bench-monolithic", &x.client);
+	err =
+	    lc_open(a, "sdds-bench-monolithic", LC_ID_DATA, 0, LOCAL_READER | LOCAL_WRITER, a->o->depth, &x);
 	if (err < 0)
-		return lc_fail(s, LC_SIDE_A, 2, "monolithic client", err);
-	err = local_topic_new(x.client, LC_ID_DATA, "bench_data", o->size, &x.t_in);
-	if (err < 0)
-		goto fail;
-	lc_qos(o, o->depth, &q);
-	err = sdds_reader_new(x.t_in, &q, &x.r);
-	if (err < 0)
-		goto fail;
-	err = sdds_writer_new(x.t_in, &q, &x.w);
-	if (err < 0)
-		goto fail;
+		return lc_fail(s, LC_SIDE_A, 2, "monolithic client and endpoints", err);
 	err = -pthread_create(&hr, NULL, lc_mono_thread, &tr);
 	if (err < 0)
 		goto fail;
@@ -566,11 +531,11 @@ static int lc_mono_role(struct lc_args *a)
 	}
 	pthread_join(hw, NULL);
 	pthread_join(hr, NULL);
-	lc_close(&x);
+	local_side_close(&x);
 	return tw.rc ? tw.rc : tr.rc;
 
 fail:
-	lc_close(&x);
+	local_side_close(&x);
 	return lc_fail(s, LC_SIDE_A, 2, "monolithic endpoints", err);
 }
 

@@ -36,6 +36,33 @@
  */
 int local_topic_new(sdds_client *c, uint16_t id, const char *name, uint32_t size, sdds_topic **ret);
 
+/* The description local_topic_new registers: in *d, its fields in f[2] (the caller's). */
+void local_topic_desc(uint16_t id, const char *name, uint32_t size, sdds_field *f, sdds_topic_desc *d);
+
+/* The handles of one client of a benchmark; local_side_close frees whatever is set. */
+struct local_side {
+	sdds_client *client;
+	sdds_topic *t_in, *t_out;
+	sdds_reader *r;
+	sdds_writer *w;
+};
+
+#define LOCAL_READER 1u
+#define LOCAL_WRITER 2u
+
+/*
+ * Connects with co (borrowed), registers topic in and, when not NULL, out;
+ * then, as `ends` asks, a reader of in and a writer of out (or of in),
+ * both with q. Returns 0 with x filled, or -errno with nothing held and
+ * *ret_what naming the step that failed ("connect", "topics",
+ * "endpoints"). The client opener of local, scale and net.
+ */
+int local_side_open(const sdds_client_options *co, const sdds_topic_desc *in, const sdds_topic_desc *out,
+		    unsigned ends, const sdds_qos *q, struct local_side *x, const char **ret_what);
+
+/* Frees every handle x holds (a zeroed struct too) and zeroes it. */
+void local_side_close(struct local_side *x);
+
 /* Sample i's sequence number (big-endian like the marshalled seq field) and bytes 2..7 of i into p. */
 void local_put_counter(uint8_t *p, uint32_t size, uint64_t i);
 

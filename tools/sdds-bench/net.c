@@ -65,6 +65,7 @@
 
 #include "bench.h"
 #include "json.h"
+#include "local.h"
 #include "netns_rig.h"
 #include "mdrun.h"
 #include "mono.h"
@@ -289,17 +290,10 @@ static int net_fail(struct net_ctx *c, int code, const char *fmt, ...)
 
 /* ---- sddsd path ---- */
 
-struct net_client {
-	sdds_client *cl;
-	sdds_topic *t_in, *t_out;
-	sdds_reader *r;
-	sdds_writer *w;
-};
-
 static int net_client_open(struct net_ctx *c, int side, const char *in, unsigned in_id, const char *out,
-			   unsigned out_id, bool reliable, uint32_t depth, struct net_client *nc)
+			   unsigned out_id, bool reliable, uint32_t depth, struct local_side *nc)
 {
-	const char *sock = side == 0 ? c->sock_a : c->sock_b;
+	const char *sock = side == 0 ? c->sock_a : c->sock_b, *what;
 	bool mono = side == 0 ? c->mono_a : c->mono_b;
 	sdds_field f_in[2], f_out[2];
 	sdds_topic_desc d_in, d_out;
@@ -307,7 +301,6 @@ static int net_client_open(struct net_ctx *c, int side, const char *in, unsigned
 	sdds_qos q;
 	int rc;
 
-	memset(nc, 0, sizeof(*nc));
 	net_topic_desc(in, in_id, c->o->b.size, f_in, &d_in);
 	net_topic_desc(out, out_id, c->o->b.size, f_out, &d_out);
 	sdds_client_options_init(&co);
@@ -319,30 +312,17 @@ static int net_client_open(struct net_ctx *c, int side, const char *in, unsigned
 		return net_fail(c, 2, "a monolithic client outside sdds-bench-mono");
 	if (mono)
 		co.net_config = side == 0 ? c->conf_a : c->conf_b;
-	rc = sdds_client_new(&co, &nc->cl);
-	if (rc < 0)
-		return net_fail(c, 2, "%s %s: %s", mono ? "monolithic with" : "connect",
-				mono ? co.net_config : sock, sdds_strerror(rc));
-	if ((rc = sdds_topic_new(nc->cl, &d_in, &nc->t_in)) < 0 ||
-	    (rc = sdds_topic_new(nc->cl, &d_out, &nc->t_out)) < 0)
-		return net_fail(c, 2, "topics: %s", sdds_strerror(rc));
 	sdds_qos_init(&q);
 	q.reliability = reliable ? SDDS_RELIABLE : SDDS_BEST_EFFORT;
 	q.history_depth = depth;
 	q.max_blocking_ms = 1000;
-	if ((rc = sdds_reader_new(nc->t_in, &q, &nc->r)) < 0 ||
-	    (rc = sdds_writer_new(nc->t_out, &q, &nc->w)) < 0)
-		return net_fail(c, 2, "endpoints: %s", sdds_strerror(rc));
+	rc = local_side_open(&co, &d_in, &d_out, LOCAL_READER | LOCAL_WRITER, &q, nc, &what);
+	if (rc < 0 && strcmp(what, "connect") == 0)
+		return net_fail(c, 2, "%s %s: %s", mono ? "monolithic with" : "connect",
+				mono ? co.net_config : sock, sdds_strerror(rc));
+	if (rc < 0)
+		return net_fail(c, 2, "%s: %s", what, sdds_strerror(rc));
 	return 0;
-}
-
-static void net_client_close(struct net_client *nc)
-{
-	sdds_writer_free(nc->w);
-	sdds_reader_free(nc->r);
-	sdds_topic_free(nc->t_out);
-	sdds_topic_free(nc->t_in);
-	sdds_client_free(nc->cl);
 }
 
 static void net_seq_put(uint8_t *s, uint32_t size, uint32_t seq)
@@ -367,7 +347,7 @@ static uint32_t net_seq_get(const uint8_t *s, uint32_t size)
 struct net_pp {
 	struct net_ctx *c;
 	int side; /* 0: A pings, 1: B answers */
-	struct net_client nc;
+	struct local_side nc;
 	int fd; /* raw */
 };
 
@@ -420,14 +400,14 @@ static int net_sdds_role(struct pingpong_shm *s, struct net_ctx *c, int side)
 		return pingpong_fail(s, side, 2, "%s", c->shm->why);
 	rc = pingpong_side(s, side, &c->o->b, &net_sdds_ops, &x, "ping", "pong");
 	if (rc == 0)
-		net_client_close(&x.nc);
+		local_side_close(&x.nc);
 	return rc;
 }
 
 /* Throughput: the writer in A streams `ping` for tput_seconds (in A's namespace). */
 static int net_sdds_write(struct net_ctx *c)
 {
-	struct net_client nc;
+	struct local_side nc;
 	uint8_t s[NET_MAX_SIZE];
 	uint64_t n = 0;
 	int64_t end;
@@ -454,13 +434,13 @@ static int net_sdds_write(struct net_ctx *c)
 	c->shm->w_end_ns = bench_now_ns();
 	c->shm->sent = n;
 	atomic_store(&c->shm->done, 1);
-	net_client_close(&nc);
+	local_side_close(&nc);
 	return 0;
 }
 
 static int net_sdds_read(struct net_ctx *c)
 {
-	struct net_client nc;
+	struct local_side nc;
 	uint8_t s[NET_MAX_SIZE];
 	uint64_t n = 0;
 	int rc;
@@ -486,7 +466,7 @@ static int net_sdds_read(struct net_ctx *c)
 	}
 	c->shm->received = n;
 	c->shm->rlost = sdds_reader_lost(nc.r);
-	net_client_close(&nc);
+	local_side_close(&nc);
 	return 0;
 }
 

@@ -119,74 +119,32 @@ static int sc_fail(struct sc_shm *s, int code, const char *what, int err)
 
 /* ------------------------------------------------------------- endpoints */
 
-struct sc_client {
-	sdds_client *c;
-	sdds_topic *t;
-	sdds_reader *r;
-	sdds_writer *w;
-	sdds_topic *t2; /* pong side: the second topic */
-	sdds_writer *w2;
-};
-
-static void sc_client_close(struct sc_client *x)
-{
-	sdds_reader_free(x->r);
-	sdds_writer_free(x->w);
-	sdds_writer_free(x->w2);
-	sdds_topic_free(x->t);
-	sdds_topic_free(x->t2);
-	sdds_client_free(x->c);
-	memset(x, 0, sizeof(*x));
-}
-
 /*
  * Connect as `name` and register a reader of topic (rid, rname) and a
  * writer of (wid, wname); the same topic when the ids are equal.
  */
 static int sc_client_open(const struct sc_args *a, const char *name, uint16_t rid, const char *rname,
-			  uint16_t wid, const char *wname, struct sc_client *x)
+			  uint16_t wid, const char *wname, struct local_side *x)
 {
+	sdds_field f_r[2], f_w[2];
+	sdds_topic_desc d_r, d_w;
 	sdds_client_options opts;
+	const char *what;
 	sdds_qos q;
-	int err;
 
-	memset(x, 0, sizeof(*x));
 	sdds_client_options_init(&opts);
 	opts.socket_path = a->sock;
 	opts.name = name;
 	opts.spin_ns = 0;
 	/* A daemon that goes away ends the point; nothing to reconnect to. */
 	opts.reconnect = 0;
-	err = sdds_client_new(&opts, &x->c);
-	if (err < 0)
-		return err;
-	err = local_topic_new(x->c, rid, rname, a->o->b.size, &x->t);
-	if (err < 0)
-		goto fail_close;
-	if (wid != rid) {
-		err = local_topic_new(x->c, wid, wname, a->o->b.size, &x->t2);
-		if (err < 0)
-			goto fail_close;
-	}
+	local_topic_desc(rid, rname, a->o->b.size, f_r, &d_r);
+	local_topic_desc(wid, wname, a->o->b.size, f_w, &d_w);
 	sdds_qos_init(&q);
 	q.reliability = SDDS_RELIABLE;
 	q.max_blocking_ms = 1000;
-	err = sdds_reader_new(x->t, &q, &x->r);
-	if (err < 0)
-		goto fail_close;
-	err = sdds_writer_new(x->t2 ? x->t2 : x->t, &q, x->t2 ? &x->w2 : &x->w);
-	if (err < 0)
-		goto fail_close;
-	return 0;
-
-fail_close:
-	sc_client_close(x);
-	return err;
-}
-
-static sdds_writer *sc_writer(struct sc_client *x)
-{
-	return x->w2 ? x->w2 : x->w;
+	return local_side_open(&opts, &d_r, wid != rid ? &d_w : NULL, LOCAL_READER | LOCAL_WRITER, &q, x,
+			       &what);
 }
 
 /* ----------------------------------------------------------------- roles */
@@ -194,12 +152,12 @@ static sdds_writer *sc_writer(struct sc_client *x)
 /* The harness's transport on a client's reader and writer (pingpong.h). */
 static int sc_pp_send(void *arg, const void *buf, uint32_t len)
 {
-	return sdds_writer_write(sc_writer(arg), buf, len);
+	return sdds_writer_write(((struct local_side *)arg)->w, buf, len);
 }
 
 static int sc_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 {
-	return sdds_reader_take(((struct sc_client *)arg)->r, buf, cap, ret_len, PINGPONG_SLICE_NS);
+	return sdds_reader_take(((struct local_side *)arg)->r, buf, cap, ret_len, PINGPONG_SLICE_NS);
 }
 
 static const struct pingpong_ops sc_pp_ops = {
@@ -217,7 +175,7 @@ static int sc_pair_role(struct sc_args *a, int role)
 {
 	static const char *const who[] = {"loopback client", "ping side", "pong side"};
 	struct sc_shm *s = a->s;
-	struct sc_client x;
+	struct local_side x;
 	char what[64];
 	int err, rc;
 
@@ -245,7 +203,7 @@ static int sc_pair_role(struct sc_args *a, int role)
 	}
 	if (rc != 0)
 		return rc;
-	sc_client_close(&x);
+	local_side_close(&x);
 	return 0;
 }
 
@@ -274,7 +232,7 @@ static int sc_helper_role(void *arg)
 	struct sc_args *a = arg;
 	const struct sc_opts *o = a->o;
 	struct sc_shm *s = a->s;
-	struct sc_client *x = calloc(a->count, sizeof(*x));
+	struct local_side *x = calloc(a->count, sizeof(*x));
 	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
 	int64_t period = o->bg_hz > 0 ? (int64_t)(1e9 / o->bg_hz) : 0, next;
 	uint64_t tick = 0;
@@ -332,7 +290,7 @@ static int sc_helper_role(void *arg)
 	}
 out_close:
 	for (uint32_t k = 0; k < a->count; k++)
-		sc_client_close(&x[k]);
+		local_side_close(&x[k]);
 	free(x);
 	return rc;
 }
