@@ -87,8 +87,7 @@ void netif_timer_arm(struct netif *n, struct timerq_timer *t, int64_t due)
 		uv_async_send(&n->tq_wake);
 }
 
-/* The reliability timer runs every NETIF_REL_RTO_MS (resends, NACK rounds, heartbeats) while there is work.
- */
+/* While there is work, the reliability round (resends, NACK rounds, heartbeats) runs every RTO. */
 void netif_rel_timer_on(struct netif *n)
 {
 	if (n->rel_on || !n->handles_open)
