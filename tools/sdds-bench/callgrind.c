@@ -47,6 +47,7 @@
 #include "local.h"
 #include "mdrun.h"
 #include "sddsd.h"
+#include "table.h"
 
 #define CG_DEFAULT_SAMPLES 50000
 #define CG_DEFAULT_BASE 1000
@@ -630,19 +631,25 @@ int callgrind_main(int argc, char **argv)
 		    "loop included), same difference");
 		json_obj_end(&j);
 		json_finish(&j);
-	} else if (r.ok) {
-		printf("sddsd instructions per sample: %.1f  ((%" PRIu64 " - %" PRIu64 ") Ir / %" PRIu64
-		       " samples, %" PRIu64 "-byte, reliable, blocking mode)\n",
-		       r.ir_per_sample, r.full.ir, r.base.ir, samples, size);
-	} else {
-		printf("sddsd instructions per sample: not measured: %s\n", r.why);
+		return r.ok ? 0 : 1;
 	}
-	if (!as_json && r.clients_ok)
-		printf("writer instructions per sample: %.1f  reader%s: %.1f  (each client process over its "
-		       "write / take loop, bench loop included; sddsd native in those runs)\n",
-		       r.writer_ir_per_sample, cg_take_batch > 1 ? " (sdds_reader_take_many)" : "",
-		       r.reader_ir_per_sample);
-	else if (!as_json && r.ok)
-		printf("writer and reader instructions per sample: not measured: %s\n", r.clients_why);
+	printf("%-*s %10s\n", TABLE_LABEL + 2, "instructions per sample (Ir)", "per sample");
+	if (r.ok)
+		table_row(stdout, "sddsd",
+			  "%10.1f  ((%" PRIu64 " - %" PRIu64 ") Ir / %" PRIu64 " samples, %" PRIu64
+			  "-byte, reliable, blocking mode)",
+			  r.ir_per_sample, r.full.ir, r.base.ir, samples, size);
+	else
+		table_row(stdout, "sddsd", "not measured: %s", r.why);
+	if (r.clients_ok) {
+		table_row(stdout, "writer",
+			  "%10.1f  (each client process over its write / take loop, bench "
+			  "loop included; sddsd native in those runs)",
+			  r.writer_ir_per_sample);
+		table_row(stdout, cg_take_batch > 1 ? "reader (sdds_reader_take_many)" : "reader", "%10.1f",
+			  r.reader_ir_per_sample);
+	} else if (r.ok) {
+		table_row(stdout, "writer and reader", "not measured: %s", r.clients_why);
+	}
 	return r.ok ? 0 : 1;
 }

@@ -45,6 +45,7 @@
 #include "pingpong.h"
 #include "proc.h"
 #include "roudi.h"
+#include "table.h"
 
 #ifdef SDDS_BENCH_HAVE_ICEORYX
 #include <iceoryx_binding_c/log.h>
@@ -459,18 +460,12 @@ static void ix_table(const struct ix_opts *o, const struct ix_results *r)
 	    o->b.size);
 	printf("leader %s, follower %s, RouDi unpinned (%s); load average %.2f -> %.2f\n", a, b,
 	       r->roudi[0] ? r->roudi : "iox-roudi not found", r->load_start, r->load_end);
-	printf("\n%-8s %10s %10s %10s %10s %10s\n", "mode", "iterations", "median_us", "p99_us", "p99.9_us",
-	       "max_us");
+	table_lat_head(stdout, "one-way latency, us (RTT/2)");
 	for (int m = 0; m < IX_N_MODES; m++) {
-		const struct lat_result *l = &r->mode[m];
-
-		if (!l->ok) {
-			printf("%-8s n/a: %s\n", ix_mode_name[m], l->ran ? l->why : r->why);
-			continue;
-		}
-		printf("%-8s %10llu %10.2f %10.2f %10.2f %10.2f%s\n", ix_mode_name[m],
-		       (unsigned long long)l->st.n, l->st.median / 1e3, l->st.p99 / 1e3, l->st.p999 / 1e3,
-		       l->st.max / 1e3, l->capped ? "  (time cap)" : "");
+		if (r->mode[m].ran)
+			table_lat(stdout, ix_mode_name[m], &r->mode[m]);
+		else
+			table_row(stdout, ix_mode_name[m], "failed: %s", r->why);
 	}
 	if (r->roudi_note[0])
 		printf("\nRouDi: %s\n", r->roudi_note);

@@ -72,6 +72,7 @@
 #include "pingpong.h"
 #include "proc.h"
 #include "sddsd.h"
+#include "table.h"
 #include "sdds/sdds.h"
 
 #define NET_DEFAULT_ITERATIONS 100000
@@ -1050,28 +1051,15 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 
 /* ---- report ---- */
 
-static void net_lat_row(FILE *f, const char *name, const struct lat_result *l, uint64_t lost)
+static void net_lat_row(FILE *f, const char *name, const struct net_lat *l)
 {
-	if (!l->ok) {
-		fprintf(f, "%-36s failed: %s\n", name, l->why);
-		return;
-	}
-	fprintf(f, "%-36s %9.2f %9.2f %9.2f %9.2f %9llu%s\n", name, l->st.median / 1e3, l->st.p99 / 1e3,
-		l->st.p999 / 1e3, l->st.max / 1e3, (unsigned long long)l->st.n,
-		l->capped ? " (cut by time)" : "");
-	if (lost)
-		fprintf(f, "%-36s %llu pings never answered (not in the figures)\n", "",
-			(unsigned long long)lost);
-}
-
-static void net_tput_row(FILE *f, const char *name, const struct tput_result *t)
-{
-	if (!t->ok) {
-		fprintf(f, "%-36s failed: %s\n", name, t->why);
-		return;
-	}
-	fprintf(f, "%-36s %12.0f/s received (%llu of %llu sent, sender %.0f/s)\n", name, t->rate,
-		(unsigned long long)t->received, (unsigned long long)t->written, t->writer_rate);
+	table_lat(f, name, &l->lat);
+	if (l->lat.ok && l->lost)
+		table_row(f, "", "%llu pings never answered (not in the figures)",
+			  (unsigned long long)l->lost);
+	if (l->lat.ok && l->legs)
+		table_row(f, "", "legs: A->B %.3f us, B->A %.3f us (medians, shared clock)",
+			  l->ab.median / 1e3, l->ba.median / 1e3);
 }
 
 /* a / b of two medians, or a negative value when either run failed. */
@@ -1085,25 +1073,27 @@ static double net_leg_ratio(const struct stats *a, const struct stats *b, bool o
 	return ok && b->median > 0 ? a->median / b->median : -1;
 }
 
-static void net_ratio_row(FILE *f, const char *name, double v, const char *goal)
+/* B's frame counters of a throughput run. */
+static void net_frames_row(FILE *f, const char *name, const struct net_frames *fr)
 {
-	if (v < 0)
-		fprintf(f, "%-36s n/a (a run failed)\n", name);
+	if (fr->ok)
+		table_row(f, name,
+			  "%12.0f/s frames arrived at B (%llu frames, %.1f samples and %.1f bytes each)",
+			  fr->rate, (unsigned long long)fr->frames, (double)fr->samples / (double)fr->frames,
+			  (double)fr->bytes / (double)fr->frames);
 	else
-		fprintf(f, "%-36s %9.2fx%s%s\n", name, v, goal ? "   goal " : "", goal ? goal : "");
+		table_row(f, name, "not counted: %s", fr->why);
 }
 
-static void net_legs_row(FILE *f, const char *name, const struct net_lat *l)
+/* x / y of two throughput rates, or -1. */
+static double net_rate_ratio(bool ok_x, double x, bool ok_y, double y)
 {
-	if (l->lat.ok && l->legs)
-		fprintf(f, "%-36s A->B %.2f us, B->A %.2f us (medians, shared clock)\n", name,
-			l->ab.median / 1e3, l->ba.median / 1e3);
+	return ok_x && ok_y && y > 0 ? x / y : -1;
 }
 
 static void net_report_table(FILE *f, const struct net_opts *o, const struct net_results *r)
 {
 	const char *mode = o->poll ? "polling" : "blocking";
-	double iso_mono = net_ratio(&r->sdds, &r->mono);
 	bool split = r->sdds.legs && r->mixed.legs && r->sdds.lat.ok && r->mixed.lat.ok;
 
 	fprintf(f,
@@ -1115,67 +1105,51 @@ static void net_report_table(FILE *f, const struct net_opts *o, const struct net
 	else
 		fprintf(f, "placement: not pinned\n");
 	fprintf(f, "(figures are noisy on a shared 2-CPU machine: read the ratios, measured in this run)\n");
-	fprintf(f, "\none-way latency (RTT/2), us        %9s %9s %9s %9s %9s\n", "median", "p99", "p99.9",
-		"max", "n");
-	net_lat_row(f, "isolated: sddsd A -> UDPv6 -> sddsd B", &r->sdds.lat, r->sdds.lost);
+	table_lat_head(f, "one-way latency (RTT/2), us");
+	net_lat_row(f, "isolated: sddsd A -> UDPv6 -> sddsd B", &r->sdds);
 	if (o->monolithic) {
-		net_lat_row(f, "mixed: mono A, sddsd B", &r->mixed.lat, r->mixed.lost);
-		net_lat_row(f, "monolithic: mono A -> mono B", &r->mono.lat, r->mono.lost);
+		net_lat_row(f, "mixed: mono A, sddsd B", &r->mixed);
+		net_lat_row(f, "monolithic: mono A -> mono B", &r->mono);
 	}
-	net_lat_row(f, "raw UDPv6 (blocking recv)", &r->raw.lat, r->raw.lost);
+	net_lat_row(f, "raw UDPv6 (blocking recv)", &r->raw);
 	if (o->poll)
-		net_lat_row(f, "raw UDPv6 (busy-polled recv)", &r->raw_busy.lat, r->raw_busy.lost);
-	fprintf(f, "\n");
-	net_legs_row(f, "isolated legs", &r->sdds);
-	if (o->monolithic) {
-		net_legs_row(f, "mixed legs", &r->mixed);
-		net_legs_row(f, "monolithic legs", &r->mono);
-	}
-	net_ratio_row(f, "ratio isolated / raw (blocking)", net_ratio(&r->sdds, &r->raw), "<= 1.15");
+		net_lat_row(f, "raw UDPv6 (busy-polled recv)", &r->raw_busy);
+	fprintf(f, "\nratios\n");
+	table_ratio(f, "isolated / raw (blocking)", net_ratio(&r->sdds, &r->raw), "<= 1.15");
 	if (o->poll)
-		net_ratio_row(f, "ratio isolated / raw (busy-polled)", net_ratio(&r->sdds, &r->raw_busy),
-			      "<= 1.15 (same mode)");
-	if (r->sdds.lat.ok && r->raw.lat.ok)
-		fprintf(f, "%-36s %9.2fx\n", "ratio isolated / raw, p99",
-			r->sdds.lat.st.p99 / r->raw.lat.st.p99);
+		table_ratio(f, "isolated / raw (busy-polled)", net_ratio(&r->sdds, &r->raw_busy),
+			    "<= 1.15 (same mode)");
+	table_ratio(f, "isolated / raw, p99",
+		    net_rate_ratio(r->sdds.lat.ok, r->sdds.lat.st.p99, r->raw.lat.ok, r->raw.lat.st.p99),
+		    NULL);
 	if (o->monolithic) {
-		net_ratio_row(f, "ratio isolated / monolithic", iso_mono, o->poll ? "<= 1.05" : NULL);
-		net_ratio_row(f, "ratio monolithic / raw",
-			      net_ratio(&r->mono, o->poll ? &r->raw_busy : &r->raw), NULL);
-		net_ratio_row(f, "send side: isolated / mono sender",
-			      net_leg_ratio(&r->sdds.ab, &r->mixed.ab, split), "(paper, MCU: 1.16)");
-		net_ratio_row(f, "receive side: isolated / mono recv",
-			      net_leg_ratio(&r->sdds.ba, &r->mixed.ba, split), "(paper, MCU: 1.44)");
+		table_ratio(f, "isolated / monolithic", net_ratio(&r->sdds, &r->mono),
+			    o->poll ? "<= 1.05" : NULL);
+		table_ratio(f, "monolithic / raw", net_ratio(&r->mono, o->poll ? &r->raw_busy : &r->raw),
+			    NULL);
+		table_ratio(f, "send side: isolated / mono sender",
+			    net_leg_ratio(&r->sdds.ab, &r->mixed.ab, split), "(paper, MCU: 1.16)");
+		table_ratio(f, "receive side: isolated / mono recv",
+			    net_leg_ratio(&r->sdds.ba, &r->mixed.ba, split), "(paper, MCU: 1.44)");
 	}
 	fprintf(f, "\nthroughput, one writer streaming (%.1f s)\n", o->b.tput_seconds);
-	net_tput_row(f, "isolated sddsd, samples", &r->sdds_tput);
-	if (r->frames.ok)
-		fprintf(
-		    f, "%-36s %12.0f/s frames arrived at B (%llu frames, %.1f samples and %.1f bytes each)\n",
-		    "isolated sddsd, frames", r->frames.rate, (unsigned long long)r->frames.frames,
-		    (double)r->frames.samples / (double)r->frames.frames,
-		    (double)r->frames.bytes / (double)r->frames.frames);
-	else
-		fprintf(f, "%-36s not counted: %s\n", "isolated sddsd, frames", r->frames.why);
+	table_tput(f, "isolated sddsd, samples", &r->sdds_tput, NULL);
+	net_frames_row(f, "isolated sddsd, frames", &r->frames);
 	if (o->monolithic)
-		net_tput_row(f, "monolithic, samples", &r->mono_tput);
-	net_tput_row(f, "raw UDPv6 sendmmsg datagrams", &r->raw_tput);
-	fprintf(f, "%-36s %u bytes each (sddsd's mean frame)\n", "", r->raw_size);
-	if (r->frames.ok && r->raw_tput.ok)
-		net_ratio_row(f, "ratio sddsd frames / raw", r->frames.rate / r->raw_tput.rate, ">= 0.9");
-	if (r->sdds_tput.ok && r->raw_tput.ok)
-		net_ratio_row(f, "ratio sddsd samples / raw dgrams", r->sdds_tput.rate / r->raw_tput.rate,
-			      NULL);
-	net_tput_row(f, "raw UDPv6 GSO datagrams", &r->raw_gso_tput);
-	if (r->frames.ok && r->raw_gso_tput.ok)
-		net_ratio_row(f, "ratio sddsd frames / raw GSO", r->frames.rate / r->raw_gso_tput.rate, NULL);
-	net_tput_row(f, "packed sddsd (peer_pack), samples", &r->packed_tput);
-	if (r->packed_frames.ok)
-		fprintf(f, "%-36s %12.0f/s frames (%.1f samples each)\n", "packed sddsd, frames",
-			r->packed_frames.rate,
-			(double)r->packed_frames.samples / (double)r->packed_frames.frames);
-	else
-		fprintf(f, "%-36s not counted: %s\n", "packed sddsd, frames", r->packed_frames.why);
+		table_tput(f, "monolithic, samples", &r->mono_tput, NULL);
+	table_tput(f, "raw UDPv6 sendmmsg datagrams", &r->raw_tput, NULL);
+	table_row(f, "", "%u bytes each (sddsd's mean frame)", r->raw_size);
+	table_ratio(f, "sddsd frames / raw",
+		    net_rate_ratio(r->frames.ok, r->frames.rate, r->raw_tput.ok, r->raw_tput.rate), ">= 0.9");
+	table_ratio(f, "sddsd samples / raw dgrams",
+		    net_rate_ratio(r->sdds_tput.ok, r->sdds_tput.rate, r->raw_tput.ok, r->raw_tput.rate),
+		    NULL);
+	table_tput(f, "raw UDPv6 GSO datagrams", &r->raw_gso_tput, NULL);
+	table_ratio(f, "sddsd frames / raw GSO",
+		    net_rate_ratio(r->frames.ok, r->frames.rate, r->raw_gso_tput.ok, r->raw_gso_tput.rate),
+		    NULL);
+	table_tput(f, "packed sddsd (peer_pack), samples", &r->packed_tput, NULL);
+	net_frames_row(f, "packed sddsd, frames", &r->packed_frames);
 	fprintf(f, "\nCyclone DDS ddsperf ping/pong (same namespaces, %s):\n",
 		r->dp.payload[0] ? r->dp.payload : "not run");
 	if (r->dp.ok)

@@ -15,6 +15,7 @@
 
 #include "json.h"
 #include "pingpong.h"
+#include "table.h"
 
 /* A ratio of two successful figures, or NAN. */
 static double report_ratio(bool ok_a, double a, bool ok_b, double b)
@@ -83,75 +84,41 @@ static void report_ratios_compute(const struct bench_results *r, struct report_r
 
 /* ------------------------------------------------------------------ table */
 
-static void report_lat_row(FILE *f, const char *label, const struct lat_result *l)
+/* A goal's verdict after a figure: "<= 2.0x: met". */
+static const char *report_goal(char *buf, size_t cap, const char *goal, bool met)
 {
-	if (!l->ran)
-		return;
-	if (!l->ok) {
-		fprintf(f, "  %-34s  FAILED: %s\n", label, l->why);
-		return;
-	}
-	fprintf(f, "  %-34s %8llu %9.3f %9.3f %9.3f %10.3f%s\n", label, (unsigned long long)l->st.n,
-		l->st.median / 1e3, l->st.p99 / 1e3, l->st.p999 / 1e3, l->st.max / 1e3,
-		l->capped ? "  (time cap)" : "");
-}
-
-static void report_tput_row(FILE *f, const char *label, const struct tput_result *t, bool goal)
-{
-	if (!t->ran)
-		return;
-	if (!t->ok) {
-		fprintf(f, "  %-34s  FAILED: %s\n", label, t->why);
-		return;
-	}
-	fprintf(f, "  %-34s %9.3f M/s  (writer %.3f M/s, %llu taken, %llu lost)", label, t->rate / 1e6,
-		t->writer_rate / 1e6, (unsigned long long)t->received, (unsigned long long)t->lost);
-	if (goal)
-		fprintf(f, "  goal >= %.0f M/s: %s", BENCH_GOAL_TPUT / 1e6,
-			t->rate >= BENCH_GOAL_TPUT ? "met" : "NOT MET");
-	fputc('\n', f);
-}
-
-/* A ratio; goal > 0 adds the goal and whether it is met (at most `goal`). */
-static void report_ratio_row(FILE *f, const char *label, double v, double goal)
-{
-	if (isnan(v)) {
-		fprintf(f, "  %-44s  n/a (a run it needs failed)\n", label);
-		return;
-	}
-	fprintf(f, "  %-44s %10.2fx", label, v);
-	if (goal > 0)
-		fprintf(f, "   goal <= %.1fx: %s", goal, v <= goal ? "met" : "NOT MET");
-	fputc('\n', f);
-}
-
-/* How polling clients wait: spinning purely, or yielding the CPU between checks. */
-static const char *report_spin_kind(const struct bench_opts *o)
-{
-	return o->poll_yield_ns < 0 ? "spin" : "yield-spin";
-}
-
-/* " <budget> us": a spin budget that can run out is named. */
-static const char *report_spin_budget(const struct bench_opts *o, char *buf, size_t cap)
-{
-	snprintf(buf, cap, " %lld us", (long long)(o->poll_spin_ns / 1000));
+	snprintf(buf, cap, "%s: %s", goal, met ? "met" : "NOT MET");
 	return buf;
+}
+
+/* The throughput goal after a daemon mode's rate. */
+static const char *report_tput_goal(char *buf, size_t cap, const struct tput_result *t)
+{
+	char g[32];
+
+	snprintf(g, sizeof(g), "goal >= %.0f samples/s", BENCH_GOAL_TPUT);
+	return report_goal(buf, cap, g, t->rate >= BENCH_GOAL_TPUT);
 }
 
 void report_table(FILE *f, const struct bench_opts *o, const struct bench_results *r)
 {
 	const struct mode_result *p = report_best(r->polling, r->best_polling);
 	const struct mode_result *b = report_best(r->blocking, r->best_blocking);
+	const struct mode_result *ps = report_shown(r->polling, r->best_polling);
+	const struct mode_result *bs = report_shown(r->blocking, r->best_blocking);
 	struct report_ratios x;
-	char pl[96], poll_label[80], budget[24], floor_label[48];
+	char pl[96], poll_label[80], floor_label[48], g[80], hops[16];
 
 	report_ratios_compute(r, &x);
 	/* The default budget never runs out; a smaller one (--poll-spin-ns) is named. */
 	if (o->poll_spin_ns == 0)
 		snprintf(poll_label, sizeof(poll_label), "sddsd --poll, clients sleep");
+	else if (o->poll_spin_ns >= 1000000000)
+		snprintf(poll_label, sizeof(poll_label), "sddsd --poll, clients %s",
+			 o->poll_yield_ns < 0 ? "spin" : "yield-spin");
 	else
-		snprintf(poll_label, sizeof(poll_label), "sddsd --poll, clients %s%s", report_spin_kind(o),
-			 o->poll_spin_ns >= 1000000000 ? "" : report_spin_budget(o, budget, sizeof(budget)));
+		snprintf(poll_label, sizeof(poll_label), "sddsd --poll, clients %s %lld us",
+			 o->poll_yield_ns < 0 ? "spin" : "yield-spin", (long long)(o->poll_spin_ns / 1000));
 	fprintf(
 	    f,
 	    "sdds-bench local: %u-byte samples, %s, %llu iterations (+%llu warm-up, cap %.0f s), %d CPUs\n",
@@ -188,106 +155,86 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	if (o->iterations < 100000)
 		fprintf(f, "note: %llu iterations; report figures from >= 100000\n",
 			(unsigned long long)o->iterations);
-	fputc('\n', f);
 
-	fprintf(f,
-		"one-way latency, us (RTT/2)                 n    median       p99     p99.9        max\n");
-	report_lat_row(f, "baseline: spin on a shared line", &r->spin);
-	report_lat_row(f, "baseline: futex wait/wake (1 hop)", &r->futex);
-	report_lat_row(f, "baseline: futex, both on one CPU", &r->futex_same);
+	table_lat_head(f, "one-way latency, us (RTT/2)");
+	table_lat(f, "baseline: spin on a shared line", &r->spin);
+	table_lat(f, "baseline: futex wait/wake (1 hop)", &r->futex);
+	table_lat(f, "baseline: futex, both on one CPU", &r->futex_same);
 	snprintf(floor_label, sizeof(floor_label), "baseline: yield, one CPU (cpu%d)", r->floor_cpu);
-	report_lat_row(f, floor_label, &r->yield_same);
-	report_lat_row(f, poll_label, &report_shown(r->polling, r->best_polling)->lat);
-	report_lat_row(f, "sddsd blocking, clients sleep", &report_shown(r->blocking, r->best_blocking)->lat);
+	table_lat(f, floor_label, &r->yield_same);
+	table_lat(f, poll_label, &ps->lat);
+	table_lat(f, "sddsd blocking, clients sleep", &bs->lat);
 	if (p) {
 		report_placement_str(&p->pl, pl, sizeof(pl));
-		fprintf(f, "  (sddsd polling ran %s)\n", pl);
+		table_row(f, "  sddsd polling ran", "%s", pl);
 	}
 	if (b) {
 		report_placement_str(&b->pl, pl, sizeof(pl));
-		fprintf(f, "  (sddsd blocking ran %s)\n", pl);
+		table_row(f, "  sddsd blocking ran", "%s", pl);
 	}
-	fputc('\n', f);
 
-	fprintf(f, "ratios and goals\n");
-	report_ratio_row(f, "sddsd polling / spin (median)", x.polling_over_spin, 0);
-	report_ratio_row(f, "sddsd polling / spin (p99)", x.polling_over_spin_p99, 0);
-	report_ratio_row(f, "sddsd polling / one-CPU yield floor (median)", x.polling_over_floor, 0);
-	report_ratio_row(f, "sddsd polling / one-CPU yield floor (p99)", x.polling_over_floor_p99, 0);
-	if (p && p->lat.ok)
-		fprintf(f, "  %-44s %10.3f us goal <= %.1f us (iceoryx polling): %s\n",
-			"sddsd polling median", p->lat.st.median / 1e3, BENCH_GOAL_POLLING_US,
-			p->lat.st.median / 1e3 <= BENCH_GOAL_POLLING_US ? "met" : "NOT MET");
-	report_ratio_row(f, "sddsd blocking / one futex hop (median)", x.blocking_over_hop,
-			 BENCH_GOAL_BLOCKING_HOPS);
-	report_ratio_row(f, "sddsd blocking / one futex hop (p99)", x.blocking_over_hop_p99, 0);
+	fprintf(f, "\nratios and goals\n");
+	table_ratio(f, "sddsd polling / spin (median)", x.polling_over_spin, NULL);
+	table_ratio(f, "sddsd polling / spin (p99)", x.polling_over_spin_p99, NULL);
+	table_ratio(f, "sddsd polling / one-CPU yield floor (median)", x.polling_over_floor, NULL);
+	table_ratio(f, "sddsd polling / one-CPU yield floor (p99)", x.polling_over_floor_p99, NULL);
+	if (p && p->lat.ok) {
+		snprintf(hops, sizeof(hops), "<= %.1f us", BENCH_GOAL_POLLING_US);
+		table_row(f, "sddsd polling median", "%9.3f us   goal %s (iceoryx polling)",
+			  p->lat.st.median / 1e3,
+			  report_goal(g, sizeof(g), hops, p->lat.st.median / 1e3 <= BENCH_GOAL_POLLING_US));
+	}
+	snprintf(hops, sizeof(hops), "<= %.1fx", BENCH_GOAL_BLOCKING_HOPS);
+	table_ratio(f, "sddsd blocking / one futex hop (median)", x.blocking_over_hop,
+		    report_goal(g, sizeof(g), hops, x.blocking_over_hop <= BENCH_GOAL_BLOCKING_HOPS));
+	table_ratio(f, "sddsd blocking / one futex hop (p99)", x.blocking_over_hop_p99, NULL);
 	if (r->futex_same.ran)
-		report_ratio_row(f, "sddsd blocking / same-CPU futex hop (median)", x.blocking_over_hop_same,
-				 0);
-	fputc('\n', f);
+		table_ratio(f, "sddsd blocking / same-CPU futex hop (median)", x.blocking_over_hop_same,
+			    NULL);
 
-	fprintf(f, "throughput, samples/s taken by the reader (%.1f s each, reader depth %u)\n",
+	fprintf(f, "\nthroughput, samples/s taken by the reader (%.1f s each, reader depth %u)\n",
 		o->tput_seconds, o->depth);
-	report_tput_row(f, poll_label, &report_shown(r->polling, r->best_polling)->tput, true);
-	report_tput_row(f, "sddsd blocking, clients sleep",
-			&report_shown(r->blocking, r->best_blocking)->tput, true);
-	report_tput_row(f, "monolithic, polling spin budget", &r->mono_spin, false);
-	report_tput_row(f, "monolithic, spin budget 0", &r->mono_sleep, false);
-	report_ratio_row(f, "isolated / monolithic, polling budget", x.tput_polling_over_mono, 0);
-	report_ratio_row(f, "isolated / monolithic, spin budget 0", x.tput_blocking_over_mono, 0);
+	table_tput(f, poll_label, &ps->tput, report_tput_goal(g, sizeof(g), &ps->tput));
+	table_tput(f, "sddsd blocking, clients sleep", &bs->tput, report_tput_goal(g, sizeof(g), &bs->tput));
+	table_tput(f, "monolithic, polling spin budget", &r->mono_spin, NULL);
+	table_tput(f, "monolithic, spin budget 0", &r->mono_sleep, NULL);
+	table_ratio(f, "isolated / monolithic, polling budget", x.tput_polling_over_mono, NULL);
+	table_ratio(f, "isolated / monolithic, spin budget 0", x.tput_blocking_over_mono, NULL);
 	if (o->take_many > 1) {
-		char lp[64], lb[64];
-
 		/* Extra figures, not the headline: the reader takes in batches. */
-		snprintf(lp, sizeof(lp), "polling, take_many(%u) reader", o->take_many);
-		snprintf(lb, sizeof(lb), "blocking, take_many(%u) reader", o->take_many);
 		fprintf(f,
 			"  extra: the reader calls sdds_reader_take_many (not the per-sample API above)\n");
-		report_tput_row(f, lp, &report_shown(r->polling, r->best_polling)->tput_many, false);
-		report_tput_row(f, lb, &report_shown(r->blocking, r->best_blocking)->tput_many, false);
+		snprintf(pl, sizeof(pl), "polling, take_many(%u) reader", o->take_many);
+		table_tput(f, pl, &ps->tput_many, NULL);
+		snprintf(pl, sizeof(pl), "blocking, take_many(%u) reader", o->take_many);
+		table_tput(f, pl, &bs->tput_many, NULL);
 	}
 
 	if (r->n_placements > 1) {
-		fputc('\n', f);
-		fprintf(f, "placements (A = ping side / writer, B = pong side / reader)\n");
-		fprintf(f, "  %-8s %-30s %9s %9s %9s %10s %8s %9s\n", "mode", "placement", "median", "p99",
-			"p99.9", "max", "n", "tput M/s");
+		table_lat_head(f, "placements (A: ping/writer, B: pong/reader)");
 		for (int mode = 0; mode < 2; mode++) {
 			const struct mode_result *m = mode == 0 ? r->polling : r->blocking;
 			int best = mode == 0 ? r->best_polling : r->best_blocking;
 
 			for (int i = 0; i < r->n_placements; i++) {
+				char label[128];
+
 				report_placement_str(&m[i].pl, pl, sizeof(pl));
-				fprintf(f, "  %-8s %-30s", mode == 0 ? "polling" : "blocking", pl);
-				if (m[i].lat.ok)
-					fprintf(f, " %9.3f %9.3f %9.3f %10.3f %8llu",
-						m[i].lat.st.median / 1e3, m[i].lat.st.p99 / 1e3,
-						m[i].lat.st.p999 / 1e3, m[i].lat.st.max / 1e3,
-						(unsigned long long)m[i].lat.st.n);
-				else
-					fprintf(f, " %9s %9s %9s %10s %8s", "failed", "", "", "", "");
-				if (m[i].tput.ok)
-					fprintf(f, " %9.3f", m[i].tput.rate / 1e6);
-				else
-					fprintf(f, " %9s", "failed");
-				fprintf(f, "%s%s\n", i == best ? "  <- best" : "",
-					m[i].lat.capped ? " (time cap)" : "");
+				snprintf(label, sizeof(label), "%s %s%s", mode == 0 ? "polling" : "blocking",
+					 pl, i == best ? " (best)" : "");
+				table_lat(f, label, &m[i].lat);
+				table_tput(f, label, &m[i].tput, NULL);
 			}
 		}
 	}
 	for (int mode = 0; mode < 2; mode++) {
 		const struct mode_result *m = mode == 0 ? r->polling : r->blocking;
-		const char *name = mode == 0 ? "polling" : "blocking";
 
 		for (int i = 0; i < r->n_placements; i++) {
 			report_placement_str(&m[i].pl, pl, sizeof(pl));
-			/* With one placement its failures are in the tables above already. */
-			if (r->n_placements > 1 && m[i].lat.ran && !m[i].lat.ok)
-				fprintf(f, "failed: %s latency, %s: %s\n", name, pl, m[i].lat.why);
-			if (r->n_placements > 1 && m[i].tput.ran && !m[i].tput.ok)
-				fprintf(f, "failed: %s throughput, %s: %s\n", name, pl, m[i].tput.why);
 			if (m[i].daemon_note[0])
-				fprintf(f, "note: %s, %s: %s\n", name, pl, m[i].daemon_note);
+				fprintf(f, "note: %s, %s: %s\n", mode == 0 ? "polling" : "blocking", pl,
+					m[i].daemon_note);
 		}
 	}
 }

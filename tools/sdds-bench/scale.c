@@ -53,6 +53,7 @@
 #include "pingpong.h"
 #include "proc.h"
 #include "sddsd.h"
+#include "table.h"
 
 #define SC_MAX_POINTS 32
 #define SC_MAX_CLIENTS 256
@@ -553,19 +554,21 @@ static void sc_table(const struct sc_opts *o, const struct sc_point *pts)
 	if (o->bg_hz > 0)
 		printf("every idle client writes %.1f samples/s and takes them back\n", o->bg_hz);
 	printf("one-way latency of the pair (N = 1: one client's write to its own take)\n\n");
-	printf("%7s %9s %9s %9s %11s %11s %10s %10s\n", "clients", "p50_us", "p99_us", "max_us", "rss_kib",
-	       "pss_kib", "rss/client", "pss/client");
+	printf("%-*s %10s %10s %10s %10s %10s %10s %10s\n", TABLE_LABEL + 2, "clients (us; KiB)", "median",
+	       "p99", "max", "rss", "pss", "rss/client", "pss/client");
 	for (int i = 0; i < o->n_points; i++) {
 		const struct sc_point *p = &pts[i];
+		char label[32];
 
-		if (!p->ok) {
-			printf("%7u n/a: %s\n", p->clients, p->why);
-			continue;
-		}
-		printf("%7u %9.2f %9.2f %9.2f %11llu %11llu %10.1f %10.1f%s\n", p->clients,
-		       p->st.median / 1e3, p->st.p99 / 1e3, p->st.max / 1e3, (unsigned long long)p->rss_kib,
-		       (unsigned long long)p->pss_kib, p->rss_per_client_kib, p->pss_per_client_kib,
-		       p->truncated ? "  (time cap)" : "");
+		snprintf(label, sizeof(label), "%u", p->clients);
+		if (!p->ok)
+			table_row(stdout, label, "failed: %s", p->why);
+		else
+			table_row(stdout, label, "%10.3f %10.3f %10.3f %10llu %10llu %10.1f %10.1f%s",
+				  p->st.median / 1e3, p->st.p99 / 1e3, p->st.max / 1e3,
+				  (unsigned long long)p->rss_kib, (unsigned long long)p->pss_kib,
+				  p->rss_per_client_kib, p->pss_per_client_kib,
+				  p->truncated ? "  (time cap)" : "");
 	}
 	printf("\nper client = (memory with N clients - memory before any) / N, KiB; figures on a shared\n"
 	       "2-CPU machine are noisy: compare points of one run, not runs.\n");
