@@ -6,29 +6,19 @@ when installed).
 
 usage: report.py --bench SDDS-BENCH [options]   (or: sdds-bench report [options])
 
-Each part runs as a child in its own process group with a time cap; STEPS
-says how (program, arguments, caps), LAT and TPUT list every row (label,
-part, JSON path, per-iteration file), RATIOS every ratio. The script reads
-the children's --json and per-iteration files and writes DIR/report.md,
-DIR/report.json and PNG plots (scripts and data in DIR/plots). A part that
-cannot run says "not run: <why>". --replay runs nothing and reads what an
-earlier run left in DIR.
+The script is mostly data: STEPS says how each part runs (arguments, time
+caps), ROWS lists every figure of the tables, RATIOS every headline ratio.
+Each part runs as a child in its own process group with a time cap; its --json
+goes to DIR/logs and its per-iteration values to DIR/raw. The output is
+DIR/report.md, DIR/report.json and PNG plots (scripts and data in DIR/plots).
+--replay runs nothing and reads what an earlier run left in DIR.
 
 The refusal rule: a ratio is printed only when both of its figures were
 measured in full in this run. A figure that failed, hit its time cap, or
-measured fewer round trips than requested is not measured; the cell says
-why ("baseline hit its time cap after 7,776 of 100,000 round trips").
+measured fewer round trips than requested is not measured; the cell says why
+("baseline hit its time cap after 7,776 of 100,000 round trips").
 """
-import argparse
-import glob
-import json
-import math
-import os
-import shutil
-import signal
-import subprocess
-import sys
-import time
+import argparse, copy, glob, json, math, os, shutil, signal, subprocess, sys, time
 
 NAN = float("nan")
 PARTS = ["local", "iceoryx", "ddsperf", "net", "scale", "trace", "callgrind"]
@@ -37,9 +27,27 @@ SRCDIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)
 WHY_MAX = 256  # BENCH_WHY_MAX: a reason is cut, never dropped
 _live = set()  # pids of live process groups, stopped on SIGINT/SIGTERM
 
-# Latency rows: (id, label, part, JSON path, per-iteration file in raw/, curve title in the profile).
-# The part "net-poll" is `sdds-bench net --poll`; iceoryx's path is the mode's name in "modes".
-LAT = [
+# How each part runs: (cap with --quick, cap, arguments). "{x}" is the value x of Report.run; a list value
+# adds its items. net runs twice: blocking daemons, then "--poll" (step net-poll).
+STEPS = {
+    "local": (150, 1200, "{bench} local --json -n {n} --warmup {warm} -s {size} --raw {raw}/local {sddsd} {qt}"),
+    "iceoryx": (120, 900, "{bench} iceoryx --json -n {n} -s {size} --raw {raw}/ice"),
+    "net": (150, 1200, "{bench} net --json --monolithic -n {n} --warmup {warm} -s {size} --raw {raw}/{rawname} "
+            "{poll} {qt} {sddsd} {dds}"),
+    "scale": (120, 900, "{bench} scale --json --clients {clients}"),
+    "trace": (150, 900, "{trace} compare --json -n {tn}"),
+    "callgrind": (150, 900, "{bench} callgrind --json -k {k} --base {base} -s {size} --valgrind {valgrind} {sddsd}"),
+}
+USAGE2 = ("iceoryx", "scale")  # exit 2 from these: the sdds-bench given has no such command (an older build)
+# Per part: the JSON keys of (iterations, reason of a failure, rate).
+KEYS = {"local": ("iterations", "error", "samples_per_s"), "iceoryx": ("iterations", "why", None),
+        "net": ("n", "why", "rate"), "net-poll": ("n", "why", "rate")}
+
+# Every row: (id, label, part, JSON path, per-iteration file in raw/, curve in the profile). The id's prefix
+# is its table: l_ local latency, n_ network latency, t_ throughput. Parts net-poll (`net --poll`) and
+# net-dds (ddsperf run by net) belong to net; iceoryx's paths are the modes' names. ddsperf rows are parsed
+# from its text output. n_mixed only feeds the leg ratios. A curve of None is the label.
+ROWS = [
     ("l_spin", "baseline: spin on a shared line", "local", "baseline.spin", "local-spin.txt", "spin (baseline)"),
     ("l_futex", "baseline: futex wait/wake (one hop)", "local", "baseline.futex", "local-futex.txt",
      "futex hop (baseline)"),
@@ -47,46 +55,39 @@ LAT = [
      "baseline.yield_same_cpu", "local-yield-same-cpu.txt", "yield, one CPU (floor)"),
     ("l_poll", "sddsd polling", "local", "polling.latency", "local-sddsd-polling-*.txt", "sddsd polling"),
     ("l_block", "sddsd blocking", "local", "blocking.latency", "local-sddsd-blocking-*.txt", "sddsd blocking"),
-    ("l_ice_poll", "iceoryx polling subscriber", "iceoryx", "polling", "ice-iceoryx-polling.txt", "iceoryx polling"),
-    ("l_ice_wait", "iceoryx WaitSet", "iceoryx", "waitset", "ice-iceoryx-waitset.txt", "iceoryx waitset"),
+    ("l_ice_poll", "iceoryx polling subscriber", "iceoryx", "modes.polling", "ice-iceoryx-polling.txt",
+     "iceoryx polling"),
+    ("l_ice_wait", "iceoryx WaitSet", "iceoryx", "modes.waitset", "ice-iceoryx-waitset.txt", "iceoryx waitset"),
     ("l_dds", "Cyclone DDS ddsperf, listener (loopback)", "ddsperf", None, None, None),
     ("l_dds_wait", "Cyclone DDS ddsperf, waitset (loopback)", "ddsperf", None, None, None),
-    ("n_blk", "sddsd isolated, blocking daemons", "net", "latency.sddsd", "net-net-sddsd.txt",
-     "sddsd isolated, blocking daemons"),
-    ("n_poll", "sddsd isolated, polling daemons", "net-poll", "latency.sddsd", "netpoll-net-sddsd.txt",
-     "sddsd isolated, polling daemons"),
-    ("n_mono_blk", "monolithic, blocking", "net", "monolithic.latency", "net-*mono*.txt", "monolithic, blocking"),
-    ("n_mono_poll", "monolithic, polling", "net-poll", "monolithic.latency", "netpoll-*mono*.txt",
-     "monolithic, polling"),
+    ("n_blk", "sddsd isolated, blocking daemons", "net", "latency.sddsd", "net-net-sddsd.txt", None),
+    ("n_poll", "sddsd isolated, polling daemons", "net-poll", "latency.sddsd", "netpoll-net-sddsd.txt", None),
+    ("n_mono_blk", "monolithic, blocking", "net", "monolithic.latency", "net-*mono*.txt", None),
+    ("n_mono_poll", "monolithic, polling", "net-poll", "monolithic.latency", "netpoll-*mono*.txt", None),
     ("n_raw", "raw UDPv6 ping-pong, blocking recv (baseline)", "net", "latency.raw_udp6", "net-net-raw.txt",
      "raw UDPv6"),
     ("n_raw_busy", "raw UDPv6 ping-pong, busy-polled recv (baseline)", "net-poll", "latency.raw_udp6_busy",
      "netpoll-net-raw-busy.txt", "raw UDPv6, busy-polled"),
     ("n_dds", "Cyclone DDS ddsperf (veth)", "net-dds", None, None, None),
     ("n_mixed", "isolated A, monolithic B (polling)", "net-poll", "monolithic.latency_mixed", None, None),
-]
-# Throughput rows: (id, label, part, JSON path); samples/s (frames/s where the label says so).
-TPUT = [
-    ("t_poll", "local, sddsd polling", "local", "polling.throughput"),
-    ("t_block", "local, sddsd blocking", "local", "blocking.throughput"),
-    ("t_mono_spin", "local, monolithic (polling spin budget)", "local", "monolithic.spin"),
-    ("t_mono_sleep", "local, monolithic (spin budget 0)", "local", "monolithic.sleep"),
-    ("t_dds", "local, Cyclone DDS ddsperf pub/sub (loopback)", "ddsperf", None),
-    ("t_net", "net, sddsd (blocking daemons, one sample per frame)", "net", "throughput.sddsd"),
-    ("t_net_frames", "net, sddsd frames/s (daemon B's counters; not samples)", "net", "throughput.sddsd_frames"),
-    ("t_net_packed", "net, sddsd packed (peer_pack both ways; samples)", "net", "throughput.sddsd_packed"),
+    ("t_poll", "local, sddsd polling", "local", "polling.throughput", None, None),
+    ("t_block", "local, sddsd blocking", "local", "blocking.throughput", None, None),
+    ("t_mono_spin", "local, monolithic (polling spin budget)", "local", "monolithic.spin", None, None),
+    ("t_mono_sleep", "local, monolithic (spin budget 0)", "local", "monolithic.sleep", None, None),
+    ("t_dds", "local, Cyclone DDS ddsperf pub/sub (loopback)", "ddsperf", None, None, None),
+    ("t_net", "net, sddsd (blocking daemons, one sample per frame)", "net", "throughput.sddsd", None, None),
+    ("t_net_frames", "net, sddsd frames/s (daemon B's counters; not samples)", "net", "throughput.sddsd_frames",
+     None, None),
+    ("t_net_packed", "net, sddsd packed (peer_pack both ways; samples)", "net", "throughput.sddsd_packed", None, None),
     ("t_net_packed_frames", "net, sddsd packed frames/s (daemon B's counters)", "net",
-     "throughput.sddsd_packed_frames"),
-    ("t_net_mono", "net, monolithic", "net", "monolithic.throughput"),
-    ("t_net_raw", "net, raw UDPv6 sendmmsg (baseline)", "net", "throughput.raw_udp6_sendmmsg"),
+     "throughput.sddsd_packed_frames", None, None),
+    ("t_net_mono", "net, monolithic", "net", "monolithic.throughput", None, None),
+    ("t_net_raw", "net, raw UDPv6 sendmmsg (baseline)", "net", "throughput.raw_udp6_sendmmsg", None, None),
     ("t_net_raw_gso", "net, raw UDPv6 GSO messages of 32 (the kernel's ceiling for sddsd's way)", "net",
-     "throughput.raw_udp6_gso"),
+     "throughput.raw_udp6_gso", None, None),
 ]
-# Per part: the JSON keys of (iterations, reason of a failure, rate).
-KEYS = {"local": ("iterations", "error", "samples_per_s"), "iceoryx": ("iterations", "why", None),
-        "net": ("n", "why", "rate"), "net-poll": ("n", "why", "rate")}
 # Headline ratios: (label, unit, numerator, denominator or None for the figure itself, goal (cmp, value, text)).
-# A figure is (row id, name in a refusal) or the id of a figure made in Report.figures.
+# A figure is (row id, its name in a refusal) or the id of a figure made in Report.figures.
 NO_GOAL, PAPER_RECV, PAPER_SEND = (0, 0, ""), "paper (STM32F4): +44%", "paper (STM32F4): +16%"
 SDDS_POLL, SDDS_BLOCK = ("l_poll", "sddsd polling"), ("l_block", "sddsd blocking")
 NET_BLK, NET_POLL = ("n_blk", "net sddsd (blocking daemons)"), ("n_poll", "net sddsd (polling daemons)")
@@ -128,89 +129,73 @@ RATIOS = [
     ("isolation cost, local path (traced total, avg)", "%", "iso_local", "mono_local", NO_GOAL),
     ("sddsd instructions per sample (callgrind)", "Ir", "cg", None, NO_GOAL),
 ]
-
-
-
-# How each part runs: (time cap with --quick, without, arguments). "{x}" is replaced by the value x of
-# Report.step_args; a list value adds its items, an empty one nothing. usage2: exit 2 means the
-# sdds-bench given has no such command (an older build). net runs twice: blocking, then "--poll".
-STEPS = {
-    "local": (150, 1200, "{bench} local --json -n {n} --warmup {warm} -s {size} --raw {raw}/local {sddsd} {qt}"),
-    "iceoryx": (120, 900, "{bench} iceoryx --json -n {n} -s {size} --raw {raw}/ice"),
-    "net": (150, 1200, "{bench} net --json --monolithic -n {n} --warmup {warm} -s {size} --raw {raw}/{rawname} "
-            "{poll} {qt} {sddsd} {dds}"),
-    "scale": (120, 900, "{bench} scale --json --clients {clients}"),
-    "trace": (150, 900, "{trace} compare --json -n {tn}"),
-    "callgrind": (150, 900, "{bench} callgrind --json -k {k} --base {base} -s {size} --valgrind {valgrind} {sddsd}"),
-}
-USAGE2 = ("iceoryx", "scale")
+# The plots: (file, what it shows). Report.draw says how each is drawn and why one is not.
+PLOTS = [("latency-local", "local latency profile"), ("latency-net", "network latency profile"),
+         ("phases", "per-phase bar chart"), ("scaling", "scaling plot")]
 
 
 def progress(msg):
     print("sdds-bench report: " + msg, file=sys.stderr, flush=True)
 
 
-def why_cut(s):
-    return s[:WHY_MAX - 1]
-
-
 def given(w):
     return w if w else "failed (no reason given)"
 
 
-# ------------------------------------------------------------ rows, figures and the refusal rule
-
-
-class Row:
-    """One latency (one-way us) or throughput (rate/s) row; n is what was measured, requested what was asked."""
-
-    def __init__(self, label, tput=False, raw_glob=None, curve=None):
-        self.label, self.tput, self.raw_glob, self.curve, self.ok, self.why = label, tput, raw_glob, curve, False, \
-            "not run"
-        self.p50 = self.p99 = self.max = self.n = self.rate = 0.0
-        self.p999, self.capped, self.requested, self.raw, self.note = NAN, False, None, "", ""
-
-    def fail(self, why):
-        self.ok, self.why = False, why_cut(why)
+# ------------------------------------------------------------ figures and the refusal rule
 
 
 class Fig:
-    """A figure a ratio uses; why says what is missing. deps: figures that must be measured in full too."""
+    """A figure: a latency row (v: median us), a throughput row (tput; v: rate/s) or a figure made from others.
 
-    def __init__(self, name, ok, v, why="", capped=False, n=None, requested=None, deps=()):
-        self.name, self.ok, self.v, self.why, self.deps = name, ok, v, why, deps
-        self.capped, self.n, self.requested = capped, n, requested
+    n is what was measured, requested what was asked for; deps must be measured in full too.
+    """
+
+    def __init__(self, name, ok=False, v=0.0, why="not run", tput=False, deps=()):
+        self.name = self.label = name
+        self.ok, self.v, self.why, self.tput, self.deps = ok, v, why, tput, deps
+        self.p99 = self.max = self.n = 0.0
+        self.p999, self.capped, self.requested, self.raw, self.note, self.raw_glob = NAN, False, None, "", "", None
+
+    def fail(self, why):
+        self.ok, self.why = False, why[:WHY_MAX - 1]
+
+    def named(self, name):
+        f = copy.copy(self)
+        f.name = name
+        return f
 
 
-def row_fig(name, r):
-    """A row's figure: the median of a latency row (with its cap and counts), else the rate."""
-    return Fig(name, r.ok, r.rate, r.why) if r.tput else Fig(name, r.ok, r.p50, r.why, r.capped, r.n, r.requested)
+def shortfall(f):
+    """How a measured latency figure fell short ("hit its time cap after ..."), or None when it is full."""
+    have = "%s of %s round trips" % (count(f.n), count(f.requested)) if f.requested else ""
+    if f.capped:
+        return "hit its time cap" + (" after " + have if have else "")
+    if f.requested is not None and f.n is not None and f.n < f.requested:
+        return "fell short of its iterations: " + have
+    return None
 
 
 def refusal(f):
-    """Why f was not measured in full, or None when it was."""
+    """Why f (or one of its deps) was not measured in full, or None when it was."""
     if not f.ok:
         return "%s not measured: %s" % (f.name, f.why)
-    have = "%s of %s round trips" % (fmt_count(f.n), fmt_count(f.requested)) if f.requested else ""
-    if f.capped:
-        return "%s hit its time cap%s" % (f.name, " after " + have if have else "")
-    if f.requested is not None and f.n is not None and f.n < f.requested:
-        return "%s fell short of its iterations: %s" % (f.name, have)
-    return next(filter(None, (refusal(d) for d in f.deps)), None)
+    s = shortfall(f)
+    return f.name + " " + s if s else next(filter(None, map(refusal, f.deps)), None)
 
 
 def ratio(name, unit, a, b=None, goal=NO_GOAL):
     """a / b (100 * (a / b - 1) for "%"; a itself without b), or n/a with the first figure's refusal."""
     r = {"name": name, "unit": unit, "ok": False, "v": 0.0, "why": "", "cmp": goal[0], "goal": goal[1],
          "goal_text": goal[2]}
-    w = next(filter(None, (refusal(f) for f in (a, b) if f)), None)
-    if w:
-        r["why"] = why_cut(w)
-    elif b is not None and not b.v > 0:
-        r["why"] = "%s is zero" % b.name
+    why = next(filter(None, (refusal(f) for f in (a, b) if f)), None)
+    if why is None and b is not None and not b.v > 0:
+        why = "%s is zero" % b.name
+    if why is not None:
+        r["why"] = why[:WHY_MAX - 1]
     else:
         v = a.v / b.v if b is not None else a.v
-        r.update(ok=True, v=100 * (v - 1) if unit == "%" else v * 1e-6 if unit == "M/s" else v)
+        r.update(ok=True, v={"%": 100 * (v - 1), "M/s": v * 1e-6}.get(unit, v))
     return r
 
 
@@ -233,10 +218,7 @@ def jget(j, path):
     """A member by dotted path ("modes.1.p99_us"), or None."""
     for k in path.split("."):
         if isinstance(j, list):
-            try:
-                j = j[int(k)]
-            except (ValueError, IndexError):
-                return None
+            j = j[int(k)] if k.isdigit() and int(k) < len(j) else None
         else:
             j = j.get(k) if isinstance(j, dict) else None
         if j is None:
@@ -253,6 +235,7 @@ def read_row(r, j, path, keys, requested=None):
     """Fill r from the object at path. keys: the part's (iterations, reason, rate) keys, as in KEYS.
 
     requested: the iterations asked for; the row's own "requested" wins, its "done" is what was measured.
+    The time cap is "truncated" (or the harness's "capped").
     """
     n_key, why_key, rate_key = keys
     ok = jget(j, path + ".ok")
@@ -264,27 +247,19 @@ def read_row(r, j, path, keys, requested=None):
         rate = jnum(j, "%s.%s" % (path, rate_key))
         if rate is None or not rate > 0:
             return r.fail("no rate '%s.%s' in the JSON" % (path, rate_key))
-        r.rate, r.ok, r.why = rate, True, ""
+        r.v, r.ok, r.why = rate, True, ""
         return
     v = {k: jnum(j, path + "." + k) for k in ("median_us", "p99_us", "max_us", n_key)}
     for k in v:
         if v[k] is None:
             return r.fail("no number '%s.%s' in the JSON" % (path, k))
-    r.p50, r.p99, r.max, r.n = v["median_us"], v["p99_us"], v["max_us"], v[n_key]
+    r.v, r.p99, r.max, r.n = v["median_us"], v["p99_us"], v["max_us"], v[n_key]
     r.p999 = nan_if_none(jnum(j, path + ".p999_us"))
-    # The time cap is "truncated" (or the harness's "capped"); rounds done "done" when given.
     r.capped = bool(jget(j, path + ".truncated")) or bool(jget(j, path + ".capped"))
     own, done = jnum(j, path + ".requested"), jnum(j, path + ".done")
     r.requested = own if own is not None else requested
     r.n = done if done is not None else r.n
     r.ok, r.why = True, ""
-
-
-def read_raw(r, rawdir):
-    """The row's per-iteration file (the first match of its pattern in rawdir), when it has one with data."""
-    g = sorted(glob.glob(os.path.join(rawdir, r.raw_glob))) if r.raw_glob else []
-    if r.ok and g and os.path.isfile(g[0]) and os.path.getsize(g[0]) > 0:
-        r.raw = g[0]
 
 
 def nan_if_none(v):
@@ -304,13 +279,12 @@ def ddsperf_lat(text):
     rows = []
     for line in text.splitlines():
         p = line.find(" size ")
-        if p < 0 or " mean " not in line[p:]:
-            continue
-        t = line[p:].split()
-        try:
-            rows.append([float(t[t.index(k) + 1].rstrip("us")) for k in ("50%", "99%", "max", "cnt")])
-        except (ValueError, IndexError):
-            continue
+        if p >= 0 and " mean " in line[p:]:
+            t = line[p:].split()
+            try:
+                rows.append([float(t[t.index(k) + 1].rstrip("us")) for k in ("50%", "99%", "max", "cnt")])
+            except (ValueError, IndexError):
+                pass
     if not rows:
         return None
     used = rows[1:] if len(rows) >= 3 else rows
@@ -324,12 +298,11 @@ def ddsperf_tput(text):
     pts = []
     for line in text.splitlines():
         p = line.find(" delta ")
-        if p < 0 or " total " not in line:
-            continue
-        try:
-            pts.append((float(line.split("]", 1)[1].split()[0]), float(line[p:].split()[1])))
-        except (IndexError, ValueError):
-            continue
+        if p >= 0 and " total " in line:
+            try:
+                pts.append((float(line.split("]", 1)[1].split()[0]), float(line[p:].split()[1])))
+            except (IndexError, ValueError):
+                pass
     data = [i for i, (_, d) in enumerate(pts) if d > 0]
     if not data or data[-1] - data[0] < 2:
         return None
@@ -338,9 +311,9 @@ def ddsperf_tput(text):
     return {"rate": samples / secs, "samples": samples, "intervals": hi - lo - 1} if secs > 0 else None
 
 
-def trace_phase(ph):
+def trace_phase(ph, name=None):
     return dict({k: nan_if_none(jnum(ph, k + "_us")) for k in ("min", "avg", "max", "std")},
-                name=ph.get("phase") or "?")
+                name=name or ph.get("phase") or "?")
 
 
 def phase_pairs(iso, mono):
@@ -348,6 +321,22 @@ def phase_pairs(iso, mono):
     iph, mph = (iso["ph"] if iso else []), (mono["ph"] if mono else [])
     return ([(x["name"], x, next((y for y in mph if y["name"] == x["name"]), None)) for x in iph] +
             [(y["name"], None, y) for y in mph if all(x["name"] != y["name"] for x in iph)])
+
+
+def ccdf(raw):
+    """Latency profile lines "us samples_at_or_above" of a per-iteration file (ns): every point of the last
+    200 (the tail), then one per 1% fewer samples."""
+    with open(raw) as f:
+        v = sorted(float(x) for x in f.read().split())
+    if not v:
+        raise ValueError("no data")
+    out, nxt = [], float(len(v))
+    for i, x in enumerate(v):
+        above = len(v) - i
+        if (i == 0 or x != v[i - 1]) and (above <= 200 or above <= nxt or i == 0):
+            out.append("%.4f %d" % (x / 1e3, above))
+            nxt = above / 1.01
+    return out
 
 
 # ------------------------------------------------------------ Markdown and gnuplot
@@ -377,7 +366,7 @@ def fixed(v, d):
     return "-" if v is None or math.isnan(v) else "%.*f" % (d, v)
 
 
-def fmt_count(v):
+def count(v):
     return "{:,}".format(int(v)) if v is not None else "?"
 
 
@@ -387,30 +376,11 @@ def lat_table(rows):
         if not r.ok:
             out.append([r.label, "not run: " + md_cell(r.why)] + [None] * 5)
             continue
-        note = refusal(row_fig(r.label, r))
-        note = [note.replace(r.label + " ", "", 1) + "; not used in ratios"] if note else []
-        note += ([md_cell(r.note)] if r.note else []) + (["profile plotted"] if r.raw else [])
-        out.append([r.label, "%.0f" % r.n, us(r.p50), us(r.p99), us(r.p999), us(r.max), "; ".join(note)])
+        s = shortfall(r)
+        note = ([s + "; not used in ratios"] if s else []) + ([md_cell(r.note)] if r.note else []) + \
+            (["profile plotted"] if r.raw else [])
+        out.append([r.label, "%.0f" % r.n, us(r.v), us(r.p99), us(r.p999), us(r.max), "; ".join(note)])
     return table(["path", "samples:", "median:", "p99:", "p99.9:", "max:", "note"], out)
-
-
-def ccdf_write(raw, dat):
-    """Latency profile data of a per-iteration file (ns): "us samples_at_or_above", thinned. Returns n."""
-    with open(raw) as f:
-        v = sorted(float(x) for x in f.read().split())
-    if not v:
-        raise ValueError("no data")
-    n, nxt = len(v), float(len(v))
-    with open(dat, "w") as out:
-        for i, x in enumerate(v):
-            above = n - i
-            if i > 0 and x == v[i - 1]:
-                continue
-            # Every point of the last 200 (the tail), then one per 1% fewer samples.
-            if above <= 200 or above <= nxt or i == 0:
-                out.write("%.4f %d\n" % (x / 1e3, above))
-                nxt = above / 1.01
-    return n
 
 
 def gq(s):
@@ -421,8 +391,7 @@ def gnuplot_term(gnuplot):
     """gnuplot's path and PNG terminal: gnuplot-nox has pngcairo; a build without cairo only libgd's png."""
     b = shutil.which(gnuplot)
     if b is None:
-        raise RuntimeError("gnuplot not found%s (apt-get install gnuplot-nox)"
-                           % (" at " + gnuplot if "/" in gnuplot else ""))
+        raise RuntimeError("gnuplot not found%s (apt-get install gnuplot-nox)" % (" at " + gnuplot if "/" in gnuplot else ""))
     try:
         if subprocess.run([b, "-e", "set terminal pngcairo"], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL, timeout=20).returncode == 0:
@@ -432,12 +401,23 @@ def gnuplot_term(gnuplot):
     return b, "png"
 
 
-def gnuplot(g, d, name, w, h, body):
-    """Draws d/NAME.png with the script d/plots/NAME.gp (body after the common head); g: gnuplot_term()."""
+def gnuplot(g, d, name, size, head, panels):
+    """Draws d/NAME.png. panels: [(title, [(data lines or None for the previous file, "using ...")])]; a head
+    with "set multiplot" gets one plot per panel. Script and data stay in d/plots; g: gnuplot_term()."""
     gp, err, png = "%s/plots/%s.gp" % (d, name), "%s/plots/%s.err" % (d, name), "%s/%s.png" % (d, name)
+    body = "set terminal %s size %d,%d noenhanced\nset output '%s'\nset grid\nset key inside right top\n%s" % (
+        g[1], size[0], size[1], png, head)
+    for i, (title, series) in enumerate(panels):
+        plots = []
+        for k, (lines, how) in enumerate(series):
+            dat = "''" if lines is None else "'%s/plots/%s-%d-%d.dat'" % (d, name, i, k)
+            if lines is not None:
+                with open(dat[1:-1], "w") as f:
+                    f.write("".join(x + "\n" for x in lines))
+            plots.append(dat + " " + how)
+        body += "set title '%s'\nplot %s\n" % (gq(title), ", \\\n    ".join(plots))
     with open(gp, "w") as f:
-        f.write("set terminal %s size %d,%d noenhanced\nset output '%s/%s.png'\nset grid\nset key inside right top\n"
-                % (g[1], w, h, d, name) + body)
+        f.write(body + ("unset multiplot\n" if "set multiplot" in head else ""))
     with open(err, "w") as ef:
         try:
             rc = subprocess.run([g[0], gp], stdout=subprocess.DEVNULL, stderr=ef, timeout=60).returncode
@@ -449,56 +429,17 @@ def gnuplot(g, d, name, w, h, body):
 
 def plot_profile(g, d, name, title, curves):
     """curves: [(title, raw file)]. Returns a note naming curves left out ("" when none)."""
-    plots, missing = [], []
-    for i, (t, raw) in enumerate(curves):
-        dat = os.path.join(d, "plots", "%s-%d.dat" % (name, i))
+    series, missing = [], []
+    for t, raw in curves:
         try:
-            ccdf_write(raw, dat)
-            plots.append("'%s' using 1:2 with fsteps lw 2 title '%s'" % (dat, gq(t)))
+            series.append((ccdf(raw), "using 1:2 with fsteps lw 2 title '%s'" % gq(t)))
         except (OSError, ValueError) as e:
             missing.append("%s: %s" % (t, e))
-    if not plots:
+    if not series:
         raise RuntimeError("no per-iteration data: " + "; ".join(missing))
-    gnuplot(g, d, name, 1100, 650, "set title '%s'\nset logscale xy\nset format x '%%g'\nset format y '%%g'\n"
-            "set xlabel 'one-way latency x (us, log scale)'\nset ylabel 'samples with latency >= x (log scale)'\n"
-            "plot %s\n" % (gq(title), ", \\\n    ".join(plots)))
+    gnuplot(g, d, name, (1100, 650), "set logscale xy\nset format x '%g'\nset format y '%g'\nset xlabel 'one-way "
+            "latency x (us, log scale)'\nset ylabel 'samples with latency >= x (log scale)'\n", [(title, series)])
     return "left out: " + "; ".join(missing) if missing else ""
-
-
-def plot_phases(g, d, panels):
-    """panels: [(title, [(phase, isolated, monolithic)])]; None: that mode lacks the phase."""
-    if not panels:
-        raise RuntimeError("no phases to draw")
-    cols, rows = 1 if len(panels) < 2 else 2, (len(panels) + 1) // 2
-    body = ("set datafile missing '-'\nset style data histograms\nset style histogram clustered gap 1\n"
-            "set style fill solid 0.8 border -1\nset boxwidth 0.9\nset xtics rotate by -35 left\nset yrange [0:*]\n"
-            "set key inside left top\nset ylabel 'average us per phase'\nset bmargin 12\n"
-            "set multiplot layout %d,%d title 'per-phase average, isolated (sddsd) vs monolithic'\n" % (rows, cols))
-    for i, (title, bars) in enumerate(panels):
-        dat = os.path.join(d, "plots", "phases-%d.dat" % i)
-        with open(dat, "w") as f:
-            f.write("".join('"%s" %s %s\n' % (ph, fixed(a and a["avg"], 4), fixed(b and b["avg"], 4))
-                            for ph, a, b in bars))
-        body += ("set title '%s'\nplot '%s' using 2:xtic(1) title 'isolated', '' using 3 title 'monolithic'\n"
-                 % (gq(title), dat))
-    gnuplot(g, d, "phases", 700 * cols + 100, 560 * rows + 40, body + "unset multiplot\n")
-
-
-def plot_scaling(g, d, pts):
-    if not pts:
-        raise RuntimeError("no scaling points to draw")
-    dat = os.path.join(d, "plots", "scaling.dat")
-    with open(dat, "w") as f:
-        f.write("".join("%g %s %s %s\n" % (p["clients"], fixed(p["p50"], 4), fixed(p["p99"], 4),
-                                           fixed(p["rss_pc"], 4)) for p in pts))
-    gnuplot(g, d, "scaling", 1000, 600,
-            "set datafile missing '-'\nset logscale x 2\nset format x '%%g'\nset key opaque\n"
-            "set title 'scaling with the number of connected clients'\nset xlabel 'connected clients'\n"
-            "set ylabel 'one-way latency (us, log scale)'\nset logscale y\nset y2label 'daemon RSS per client (KiB)'\n"
-            "set ytics nomirror\nset y2tics\nset y2range [0:*]\n"
-            "plot '%s' using 1:2 with linespoints lw 2 title 'p50 latency', "
-            "'' using 1:3 with linespoints lw 2 title 'p99 latency', "
-            "'' using 1:4 axes x1y2 with linespoints lw 2 title 'RSS per client'\n" % dat)
 
 
 # ------------------------------------------------------------ children
@@ -530,7 +471,7 @@ def spawn(argv, env, out, err):
 
 
 def stop(p):
-    """SIGTERM to p's group (the net benchmark removes its namespaces on it), SIGKILL after 3 s."""
+    """SIGTERM to p's group (the net benchmark removes its namespaces on it), SIGKILL after 3 s. None."""
     for sig, grace in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
         try:
             os.killpg(p.pid, sig)
@@ -540,7 +481,7 @@ def stop(p):
             p.wait(grace)
             break
         except subprocess.TimeoutExpired:
-            continue
+            pass
     _live.discard(p.pid)
 
 
@@ -569,80 +510,79 @@ def on_signal(sig, frame):
 
 class Report:
     def __init__(self, o, argv):
-        self.o, self.dir, self.steps = o, o.out, []
-        self.cmdline = "sdds-bench report" + ("" if not argv else " " + cmdline(argv))
+        self.o, self.dir, self.steps, self.cmdline = o, o.out, [], " ".join(["sdds-bench report", cmdline(argv)]).strip()
         self.ok, self.pwhy = {p: False for p in PARTS}, {p: "" for p in PARTS}
-        self.rows = {e[0]: Row(e[1], False, e[4], e[5]) for e in LAT}
-        self.rows.update({e[0]: Row(e[1], True) for e in TPUT})
-        self.meta = {e[0]: (e[2], e[3]) for e in LAT + TPUT}  # id: (part, JSON path)
-        self.legs = {"send": (False, 0.0, "not run"), "receive": (False, 0.0, "not run")}
+        self.rows, self.part = {}, {}
+        for i, label, part, path, raw, curve in ROWS:
+            r = self.rows[i] = Fig(label, tput=i[0] == "t")
+            r.path, r.raw_glob, r.curve, self.part[i] = path, raw, curve or label, part
+        self.legs = {s: Fig("%s-side ratio" % s) for s in ("send", "receive")}
         self.local_poll_note, self.local_poll_yield, self.dds_payload = "", False, ""
-        self.sc, self.tr, self.tr_missing = [], [], []
+        self.sc, self.tr, self.tr_missing, self.plots, self.ratios = [], [], [], [], []
         self.cg = {"ok": False, "why": "", "clients_ok": False, "clients_why": ""}
-        self.plots, self.ratios = [], []
+
+    def of(self, *parts):
+        return [r for i, r in self.rows.items() if self.part[i] in parts]
+
+    def fail(self, part, why, rows=None):
+        """The part did not run: its rows (default: all of the part, net with net-poll and net-dds) say why."""
+        self.pwhy[part] = why
+        self.cg["why"] = why if part == "callgrind" else self.cg["why"]
+        for r in rows if rows is not None else self.of(part, *(("net-poll", "net-dds") if part == "net" else ())):
+            r.fail(why)
+
+    def read_part(self, part, j, requested, missing=lambda i: None):
+        """Every row of part from j, and its per-iteration file. missing(id): the reason when its path is absent."""
+        for i, r in self.rows.items():
+            if self.part[i] == part and r.path:
+                why = missing(i) if jget(j, r.path) is None else None
+                r.fail(why) if why else read_row(r, j, r.path, KEYS[part], requested)
+                g = sorted(glob.glob(os.path.join(self.dir, "raw", r.raw_glob))) if r.raw_glob else []
+                r.raw = g[0] if r.ok and g and os.path.isfile(g[0]) and os.path.getsize(g[0]) > 0 else ""
 
     def run_parts(self):
         """Every part in the order of PARTS; one left out (--skip, --no-peers) fails its rows with the reason."""
         for part in PARTS:
             why = "--no-peers" if self.o.no_peers and part in ("iceoryx", "ddsperf") else \
                 "--skip " + part if part in self.o.skip else None
-            if why is None:
-                getattr(self, part)()
-            elif part == "net":
-                self.pwhy["net"] = why
-                self.net_fail(why, ("net", "net-dds", "net-poll"))
-            else:
-                self.part_failed(part, why)
-
-    def of(self, *parts):
-        return [self.rows[i] for i in self.rows if self.meta[i][0] in parts]
-
-    def part_failed(self, part, why):
-        self.pwhy[part] = why
-        if part == "callgrind":
-            self.cg["why"] = why
-        for r in self.of(part):
-            r.fail(why)
-
-    def read_part(self, part, j, requested, fallback=None):
-        """Every row of part from j, and its per-iteration file. fallback: {id: why when its path is missing}."""
-        for i in self.rows:
-            r, (p, path) = self.rows[i], self.meta[i]
-            if p != part or path is None:
-                continue
-            if fallback and i in fallback and jget(j, path) is None:
-                r.fail(fallback[i])
-            else:
-                read_row(r, j, path, KEYS[part], requested)
-            read_raw(r, self.dir + "/raw")
+            getattr(self, "part_" + part)() if why is None else self.fail(part, why, None)
+        if not self.ok["net"]:
+            for f in self.legs.values():
+                f.fail(self.pwhy["net"])
 
     def run(self, part, name=None, env=None, **values):
-        """Runs part as STEPS describes it, as step name (default: part); (JSON object or None, exit code, why)."""
+        """Runs part as STEPS says, as step name (default: part); (JSON object or None, exit code, why)."""
         o, q = self.o, self.o.quick
         v = dict(bench=o.bench, n=o.n, size=o.size, warm="100" if q else "1000", raw=self.dir + "/raw",
                  sddsd=["--sddsd", o.sddsd] if o.sddsd else [], qt=["-t", "0.3", "--max-seconds", "5"] if q else [],
                  **values)
-        cap_quick, cap, args = STEPS[part]
         argv = []
-        for a in args.split():
+        for a in STEPS[part][2].split():
             x = v[a[1:-1]] if a[0] == "{" and a[1:-1].isidentifier() else a.format(**v)
             argv += x if isinstance(x, list) else [str(x)]
-        j, rc, why = self.exec(name or part, argv, cap_quick if q else cap, env)
+        j, rc, why = self.exec(name or part, argv, STEPS[part][0 if q else 1], env)
         if j is None and rc == 2 and part in USAGE2:
             why = "this sdds-bench has no working '%s' command (usage error, exit 2)" % part
         return j, rc, why
 
     def exec(self, name, argv, cap, env=None):
-        """Run argv as step name (stdout to logs/NAME.json); (JSON object or None, exit code or None, why)."""
+        """Runs argv as step name, stdout to logs/NAME.json; (JSON object or None, exit code or None, why).
+        --replay runs nothing: logs/NAME.rc holds an exit code other than 0, "cap" a run stopped at its cap."""
         out, err = "%s/logs/%s.json" % (self.dir, name), "%s/logs/%s.err" % (self.dir, name)
         step = {"name": name, "cmd": cmdline(argv), "result": "", "secs": 0.0}
         self.steps.append(step)
         progress("%s (at most %.0f s)" % (name, cap))
         t0, j, rc, why = time.monotonic(), None, None, ""
         try:
-            rc = self.replayed(name) if self.o.replay else wait(spawn(argv, env, out, err), cap)
-            if rc is None:
-                why = "stopped after its %.0f-s cap" % cap
+            if not self.o.replay:
+                rc = wait(spawn(argv, env, out, err), cap)
+            elif os.path.exists(out[:-5] + ".rc"):
+                with open(out[:-5] + ".rc") as f:
+                    rc = f.read().strip()
+                rc = None if rc == "cap" else int(rc)
+            else:
+                rc = 0
+            why = "stopped after its %.0f-s cap" % cap if rc is None else ""
         except OSError as e:
             why = "cannot run %s: %s" % (argv[0], e.strerror)
         if rc is not None:
@@ -654,51 +594,33 @@ class Report:
             if not isinstance(j, dict):
                 j, last = None, last_line(err)
                 why = "%s, no JSON%s" % (status_str(rc), ": " + last if last else "")
-        step["secs"] = time.monotonic() - t0
-        step["result"] = status_str(rc) if j is not None else why
-        return j, rc, why_cut(why)
-
-    def replayed(self, name):
-        """--replay: the exit code an earlier run left (logs/NAME.rc; "cap": stopped at its cap; none: 0)."""
-        try:
-            with open("%s/logs/%s.rc" % (self.dir, name)) as f:
-                rc = f.read().strip()
-        except FileNotFoundError:
-            return 0
-        return None if rc == "cap" else int(rc)
+        step["secs"], step["result"] = time.monotonic() - t0, status_str(rc) if j is not None else why
+        return j, rc, why[:WHY_MAX - 1]
 
     # ---- the parts
 
-    def local(self):
+    def part_local(self):
         j, rc, why = self.run("local")
         if j is None:
-            return self.part_failed("local", why)
+            return self.fail("local", why)
         self.ok["local"] = True
         self.read_part("local", j, jnum(j, "iterations") or self.o.n)
-        spin = jnum(j, "poll_spin_ns")
+        spin, y = jnum(j, "poll_spin_ns"), jnum(j, "poll_yield_ns")
         if spin is not None:
-            y = jnum(j, "poll_yield_ns")
             y = -1 if y is None else y
-            pl = jget(j, "polling.placement.text") or "unpinned"
-            self.local_poll_note = (
-                "the daemon polls; the clients spin and yield the CPU (sched_yield) after %.0f ns of pure spinning, "
-                "placed %s" % (y, pl) if y >= 0 else
-                "the daemon polls; the clients spin and never yield, placed %s" % pl if spin >= 1e9 else
-                "the daemon polls; client spin budget %.0f ns, placed %s" % (spin, pl))
-            self.local_poll_yield = y >= 0
+            self.local_poll_yield, pl = y >= 0, jget(j, "polling.placement.text") or "unpinned"
+            self.local_poll_note = "the daemon polls; %s, placed %s" % (
+                "the clients spin and yield the CPU (sched_yield) after %.0f ns of pure spinning" % y if y >= 0 else
+                "the clients spin and never yield" if spin >= 1e9 else "client spin budget %.0f ns" % spin, pl)
 
-    def iceoryx(self):
+    def part_iceoryx(self):
         j, rc, why = self.run("iceoryx")
         if j is None:
-            return self.part_failed("iceoryx", why)
+            return self.fail("iceoryx", why)
         self.ok["iceoryx"] = True
-        if jget(j, "ok") is False:
-            [r.fail(given(jget(j, "why"))) for r in self.of("iceoryx")]
-        for i, m in enumerate(jget(j, "modes") or []):
-            for k in ("l_ice_poll", "l_ice_wait"):
-                if self.meta[k][1] == jget(m, "mode"):
-                    read_row(self.rows[k], j, "modes.%d" % i, KEYS["iceoryx"], jnum(j, "n") or self.o.n)
-                    read_raw(self.rows[k], self.dir + "/raw")
+        j["modes"] = {jget(m, "mode"): m for m in jget(j, "modes") or [] if isinstance(m, dict)}
+        self.read_part("iceoryx", j, jnum(j, "n") or self.o.n, lambda i: given(jget(j, "why")) if jget(j, "ok") is False
+                       else "iceoryx printed no '%s' mode" % self.rows[i].path[6:])
 
     def dds_pair(self, name, server, client, env, cap, wait_server):
         """Server in the background, client for at most cap; None when both ended well, else why."""
@@ -708,8 +630,7 @@ class Report:
         except OSError as e:
             return "cannot start %s: %s" % (server[0], e.strerror)
         time.sleep(0 if sp is None else 0.3)
-        # The client prints text, not JSON: exec's "no JSON" is expected; its status is what counts.
-        _, rc, why = self.exec(name, client, cap, env)
+        _, rc, why = self.exec(name, client, cap, env)  # the client prints text: "no JSON" is expected
         st = self.steps[-1]
         st["cmd"] = "%s %s & %s" % (" ".join("%s=%s" % kv for kv in env.items()), cmdline(server), st["cmd"])
         src = 0 if sp is None else wait(sp, 15) if wait_server else stop(sp)
@@ -719,9 +640,7 @@ class Report:
         if rc != 0:
             last = last_line("%s/logs/%s.err" % (self.dir, name))
             return "ddsperf %s%s" % (status_str(rc), ": " + last if last else "")
-        if wait_server and src != 0:
-            return "the ddsperf server side did not end cleanly"
-        return None
+        return "the ddsperf server side did not end cleanly" if wait_server and src != 0 else None
 
     def dds_lat(self, path, r, note=None):
         try:
@@ -731,10 +650,9 @@ class Report:
             return r.fail("no ddsperf output (%s)" % e.strerror)
         if d is None:
             return r.fail("ddsperf printed no round-trip summary")
-        r.p50, r.p99, r.p999, r.max, r.n = d["p50"], d["p99"], NAN, d["max"], d["count"]
+        r.v, r.p99, r.p999, r.max, r.n, r.ok, r.why = d["p50"], d["p99"], NAN, d["max"], d["count"], True, ""
         r.note = note or ("ddsperf's own per-second summaries: median of %d per-second p50s and p99s%s"
                           % (d["seconds"], ", first second dropped" if d["first_dropped"] else ""))
-        r.ok, r.why = True, ""
 
     def dds_missing(self):
         """Why ddsperf cannot run, or None."""
@@ -742,19 +660,17 @@ class Report:
         if o.no_peers or "ddsperf" in o.skip:
             return "--no-peers" if o.no_peers else "--skip ddsperf"
         if shutil.which(o.ddsperf) is None:
-            return "ddsperf not found%s (apt-get install cyclonedds-tools)" % (
-                " at " + o.ddsperf if "/" in o.ddsperf else "")
+            return "ddsperf not found%s (apt-get install cyclonedds-tools)" % (" at " + o.ddsperf if "/" in o.ddsperf
+                                                                               else "")
         return None
 
-    def ddsperf(self):
+    def part_ddsperf(self):
         o, why = self.o, self.dds_missing()
         if why:
-            return self.part_failed("ddsperf", why)
+            return self.fail("ddsperf", why)
         xml = "%s/logs/cyclonedds-lo6.xml" % self.dir
-        with open(os.path.join(SRCDIR, "tools/sdds-bench/cyclonedds-lo6.xml")) as src, open(xml, "w") as dst:
-            dst.write(src.read())
-        env = {"CYCLONEDDS_URI": "file://" + xml}
-        self.ok["ddsperf"] = True
+        shutil.copyfile(os.path.join(SRCDIR, "tools/sdds-bench/cyclonedds-lo6.xml"), xml)
+        env, self.ok["ddsperf"] = {"CYCLONEDDS_URI": "file://" + xml}, True
         sz, ping_s, sub_s = max(o.size, 12), 3 if o.quick else 12, 6 if o.quick else 12
         self.dds_payload = ("OU topic, 4 bytes (ddsperf has nothing smaller)" if o.size <= 4
                             else "KS topic, %d bytes with its 12-byte fixed part" % sz)
@@ -764,10 +680,7 @@ class Report:
             name = "ddsperf-lo-" + mode
             why = self.dds_pair(name, base + [str(ping_s + 3), "pong", mode],
                                 base + [str(ping_s), "ping"] + size + [mode], env, ping_s + 20, False)
-            if why:
-                self.rows[k].fail(why)
-            else:
-                self.dds_lat("%s/logs/%s.json" % (self.dir, name), self.rows[k])
+            self.rows[k].fail(why) if why else self.dds_lat("%s/logs/%s.json" % (self.dir, name), self.rows[k])
         t = self.rows["t_dds"]
         why = self.dds_pair("ddsperf-lo-pubsub", base + [str(sub_s + 2), "sub"],
                             base + [str(sub_s), "pub"] + size, env, sub_s + 20, True)
@@ -780,22 +693,15 @@ class Report:
             return t.fail("no ddsperf sub output (%s)" % e.strerror)
         if d is None:
             return t.fail("ddsperf sub saw data in fewer than 3 intervals")
-        t.rate, t.ok, t.why = d["rate"], True, ""
+        t.v, t.ok, t.why = d["rate"], True, ""
         t.note = "ddsperf sub's per-second deltas over %d full intervals" % d["intervals"]
 
-
-    def net_fail(self, why, parts):
-        if "net-poll" in parts:
-            self.legs = {"send": (False, 0, why), "receive": (False, 0, why)}
-        for r in self.of(*parts):
-            r.fail(why)
-
-    def net(self):
-        self.net_run(False)
-        if self.ok["net"]:  # else the polling run would fail for the same reason: net_run failed its rows
-            self.net_run(True)
+    def part_net(self):
+        """Blocking daemons, then (when that ran) polling; a polling run would fail for the same reason."""
+        self.net_run(False) or self.net_run(True)
 
     def net_run(self, poll):
+        """One run of sdds-bench net; True when it failed."""
         o, name = self.o, "net-poll" if poll else "net"
         dds_why, env, dds = None if poll else self.dds_missing(), None, ["--no-ddsperf"]
         if not poll and dds_why is None:  # net runs ddsperf from PATH: the one the report was given goes first
@@ -805,95 +711,79 @@ class Report:
             self.rows["n_dds"].fail(dds_why)
         j, rc, why = self.run("net", name, env, rawname="netpoll" if poll else "net", poll=["--poll"] * poll, dds=dds)
         if j is None:
-            if rc == 77:
-                why = why_cut("cannot run here: " + last_line("%s/logs/%s.err" % (self.dir, name)))
-            if not poll:
-                self.pwhy["net"] = why
-            return self.net_fail(why, ("net-poll",) if poll else ("net", "net-poll") + ("net-dds",) * (not dds_why))
+            why = "cannot run here: " + last_line("%s/logs/%s.err" % (self.dir, name)) if rc == 77 else why
+            parts = ("net-poll",) if poll else ("net", "net-poll") + ("net-dds",) * (not dds_why)
+            self.fail(name, why, self.of(*parts) + ([*self.legs.values()] if poll else []))
+            self.pwhy["net-poll"] = ""
+            return True
         self.ok["net"], self.pwhy["net"] = True, ""
-        req, mk = jnum(j, "iterations") or o.n, "n_mono_poll" if poll else "n_mono_blk"
-        mono = self.rows[mk]
-        if jget(j, "monolithic.latency") is None:
-            mono.fail((jget(j, "monolithic.why") or "not available (no reason given)")
-                      if jget(j, "monolithic.available") is False else "net printed no monolithic figures")
-        else:
-            read_row(mono, j, "monolithic.latency", KEYS[name], req)
-        self.read_part(name, j, req, {mk: mono.why, "n_mixed": mono.why or "net printed no mixed run",
-                                      "t_net_mono": mono.why})
-        if poll:  # net computes the leg ratios from the isolated and the mixed run
-            for side in ("send", "receive"):
-                v = jnum(j, "monolithic.ratio_" + side)
-                self.legs[side] = ((True, v, "") if v is not None else (False, 0, mono.why) if not mono.ok else
-                                   (False, 0, "net printed no monolithic.ratio_%s (it needs both legs of both runs)"
-                                    % side))
-        elif dds_why is None:
-            s, r = jget(j, "ddsperf.summary"), self.rows["n_dds"]
-            if jget(j, "ddsperf.ok") is True and s:
-                # One summary line of ddsperf (its last full second): parsed like the loopback ones.
-                path = "%s/logs/net-ddsperf-summary.txt" % self.dir
-                with open(path, "w") as f:
-                    f.write(s + "\n")
-                self.dds_lat(path, r, "ddsperf's own summary of one second (run by sdds-bench net)")
-            else:
-                r.fail(jget(j, "ddsperf.why") or "ddsperf failed (no reason given)")
+        mono = "" if jget(j, "monolithic.latency") is not None else (
+            jget(j, "monolithic.why") or "not available (no reason given)") if jget(
+            j, "monolithic.available") is False else "net printed no monolithic figures"
+        self.read_part(name, j, jnum(j, "iterations") or o.n, lambda i: mono if self.rows[i].path.startswith(
+            "monolithic.") and mono else "net printed no mixed run" if i == "n_mixed" else None)
+        for side, f in self.legs.items() if poll else ():  # net computes them from the isolated and the mixed run
+            v = jnum(j, "monolithic.ratio_" + side)
+            f.ok, f.v, f.why, f.deps = v is not None, v or 0.0, mono or "net printed no monolithic.ratio_%s (it " \
+                "needs both legs of both runs)" % side, (self.rows["n_poll"].named("net sddsd (polling daemons)"),
+                                                         self.rows["n_mixed"].named("net isolated A, monolithic B"))
+        s, r = jget(j, "ddsperf.summary"), self.rows["n_dds"]
+        if not poll and dds_why is None and jget(j, "ddsperf.ok") is True and s:
+            # One summary line of ddsperf (its last full second): parsed like the loopback ones.
+            path = "%s/logs/net-ddsperf-summary.txt" % self.dir
+            with open(path, "w") as f:
+                f.write(s + "\n")
+            self.dds_lat(path, r, "ddsperf's own summary of one second (run by sdds-bench net)")
+        elif not poll and dds_why is None:
+            r.fail(jget(j, "ddsperf.why") or "ddsperf failed (no reason given)")
 
-    def scale(self):
+    def part_scale(self):
         j, rc, why = self.run("scale", clients="1,2,4,8" if self.o.quick else "1,2,4,8,16,32,64,128,256")
         if j is None:
-            return self.part_failed("scale", why)
-        if jget(j, "ok") is False:
-            self.pwhy["scale"] = given(jget(j, "why"))
+            return self.fail("scale", why)
+        self.pwhy["scale"] = given(jget(j, "why")) if jget(j, "ok") is False else ""
         for p in (jget(j, "points") or [])[:16]:
             pt = {k: nan_if_none(jnum(p, s)) for k, s in (
                 ("clients", "clients"), ("p50", "p50_us"), ("p99", "p99_us"), ("rss", "daemon_rss_kib"),
                 ("pss", "daemon_pss_kib"), ("rss_pc", "rss_per_client_kib"))}
-            pt["why"] = given(jget(p, "why")) if jget(p, "ok") is False else ""
-            if pt["why"] == "" and jget(p, "truncated"):
-                pt["why"] = "hit its time cap after %s of %s round trips" % (
-                    fmt_count(jnum(p, "iterations") or 0), fmt_count(jnum(j, "n") or 0))
-            if not math.isnan(pt["clients"]):
-                self.sc.append(pt)
-        if self.sc:
-            self.ok["scale"] = True
-        elif not self.pwhy["scale"]:
-            self.pwhy["scale"] = "scale printed no points"
+            pt["why"] = given(jget(p, "why")) if jget(p, "ok") is False else "hit its time cap after %s of %s " \
+                "round trips" % (count(jnum(p, "iterations") or 0), count(jnum(j, "n") or 0)) if jget(
+                p, "truncated") else ""
+            self.sc += [] if math.isnan(pt["clients"]) else [pt]
+        self.ok["scale"] = bool(self.sc)
+        self.pwhy["scale"] = self.pwhy["scale"] or ("" if self.sc else "scale printed no points")
 
-    def trace(self):
+    def part_trace(self):
         o = self.o
         # In the build tree sdds-trace is tools/sdds-trace/sdds-trace, next to sdds-bench's directory.
         b = shutil.which(o.trace) if o.trace is not None else (
             shutil.which(os.path.join(os.path.dirname(o.bench), "..", "sdds-trace", "sdds-trace")) or
             shutil.which("sdds-trace"))
         if b is None:
-            return self.part_failed("trace", "sdds-trace not found at " + o.trace if o.trace is not None else
-                                    "sdds-trace not built (tools/sdds-trace; or give --sdds-trace PATH)")
+            return self.fail("trace", "sdds-trace not found at " + o.trace if o.trace is not None else
+                             "sdds-trace not built (tools/sdds-trace; or give --sdds-trace PATH)")
         j, rc, why = self.run("trace", trace=b, tn=o.n if o.quick else min(o.n, 20000))
         if j is None:
-            return self.part_failed("trace", why)
+            return self.fail("trace", why)
         for r in (jget(j, "runs") or [])[:16]:
-            if jget(r, "mode") is None or jget(r, "path") is None:
-                continue
-            total = r.get("total")
-            self.tr.append({"mode": r["mode"], "path": r["path"] + (", callback" if r.get("callback") else ""),
-                            "samples": jnum(r, "samples"), "unmatched": jnum(r, "unmatched"),
-                            "ph": [trace_phase(ph) for ph in (r.get("phases") or [])[:16] if isinstance(ph, dict)],
-                            "total": trace_phase(dict(total, phase="total")) if isinstance(total, dict) else None})
-        for m in jget(j, "missing") or []:
-            if m.get("mode") and m.get("path") and m.get("why"):
-                self.tr_missing.append(why_cut("%s %s: %s" % (m["mode"], m["path"], m["why"])))
-        if self.tr:
-            self.ok["trace"] = True
-        else:
-            self.pwhy["trace"] = "sdds-trace printed no runs (%s)" % status_str(rc)
+            if jget(r, "mode") is not None and jget(r, "path") is not None:
+                t = r.get("total")
+                self.tr.append({"mode": r["mode"], "path": r["path"] + (", callback" if r.get("callback") else ""),
+                                "samples": jnum(r, "samples"), "unmatched": jnum(r, "unmatched"),
+                                "ph": [trace_phase(p) for p in (r.get("phases") or [])[:16] if isinstance(p, dict)],
+                                "total": trace_phase(t, "total") if isinstance(t, dict) else None})
+        self.tr_missing = [("%s %s: %s" % (m["mode"], m["path"], m["why"]))[:WHY_MAX - 1] for m in
+                           jget(j, "missing") or [] if m.get("mode") and m.get("path") and m.get("why")]
+        self.ok["trace"] = bool(self.tr)
+        self.pwhy["trace"] = "" if self.tr else "sdds-trace printed no runs (%s)" % status_str(rc)
 
-    def callgrind(self):
+    def part_callgrind(self):
         o, cg = self.o, self.cg
         j, rc, why = self.run("callgrind", k="5000" if o.quick else "50000", base="500" if o.quick else "1000",
                               valgrind=o.valgrind)
         if j is None:
-            return self.part_failed("callgrind", why)
-        self.ok["callgrind"] = True
-        keys = ("ir_per_sample", "ir_base", "ir_full", "samples", "base_samples")
+            return self.fail("callgrind", why)
+        self.ok["callgrind"], keys = True, ("ir_per_sample", "ir_base", "ir_full", "samples", "base_samples")
         if jget(j, "ok") is not True or any(jnum(j, k) is None for k in keys):
             cg["why"] = jget(j, "why") or "no figure in the JSON"
         else:
@@ -904,95 +794,94 @@ class Report:
         else:
             cg["clients_why"] = jget(j, "clients_why") or "no client figures in the JSON"
 
+    # ---- figures, ratios, plots
+
     def trace_pairs(self):
         """[(path, isolated run, monolithic run)] in the order sdds-trace printed the paths."""
-        paths = list(dict.fromkeys(r["path"] for r in self.tr))
         return [(p,) + tuple(next((r for r in self.tr if r["path"] == p and r["mode"] == m), None)
-                             for m in ("isolated", "monolithic")) for p in paths]
+                             for m in ("isolated", "monolithic")) for p in dict.fromkeys(r["path"] for r in self.tr)]
+
+    def compute_ratios(self):
+        """RATIOS from the rows and the figures made here, each with the reason it is missing."""
+        tp, tb, cg = self.rows["t_poll"], self.rows["t_block"], self.cg
+        f = {"one": Fig("one", True, 1), "cg": Fig("instructions per sample", cg["ok"], cg.get("ir_per_sample", 0),
+                                                   cg["why"]),  # the goal is about the better daemon mode
+             "best": (tb if not tp.ok or (tb.ok and tb.v > tp.v) else tp).named("sddsd throughput"),
+             "leg_send": self.legs["send"], "leg_receive": self.legs["receive"]}
+        for path in ("receive", "send", "local"):
+            for mode in ("isolated", "monolithic"):
+                x = f[mode[:4].rstrip("l") + "_" + path] = Fig("%s trace total" % mode, why=self.pwhy["trace"])
+                run = next((r for r in self.tr if r["path"] == path and r["mode"] == mode), None)
+                # sdds-trace prints the samples it matched, not what was asked for: a total is never "short".
+                if run and run["total"] is not None and not math.isnan(run["total"]["avg"]):
+                    x.ok, x.v = True, run["total"]["avg"]
+                elif self.ok["trace"]:  # sdds-trace says why a run is missing: that is the reason to give
+                    x.why = "the run has no total" if run else next((m for m in self.tr_missing if m.startswith(
+                        "%s %s:" % (mode, path))), "sdds-trace printed no such run")
+        fig = lambda s: None if s is None else f[s] if isinstance(s, str) else self.rows[s[0]].named(s[1])
+        self.ratios = [ratio(name, unit, fig(a), fig(b), goal) for name, unit, a, b, goal in RATIOS]
 
     def draw(self):
-        specs = [("latency-local", "local latency profile"), ("latency-net", "network latency profile"),
-                 ("phases", "per-phase bar chart"), ("scaling", "scaling plot")]
-        self.plots = [{"file": f + ".png", "what": w, "ok": False, "why": ""} for f, w in specs]
+        self.plots = [{"file": f + ".png", "what": w, "ok": False, "why": ""} for f, w in PLOTS]
         for p in self.plots:  # a PNG of an earlier run in the same DIR must not pass for this run's
-            try:
+            if os.path.exists(os.path.join(self.dir, p["file"])):
                 os.unlink(os.path.join(self.dir, p["file"]))
-            except FileNotFoundError:
-                pass
         try:
-            g = gnuplot_term(self.o.gnuplot)
-            os.makedirs(os.path.join(self.dir, "plots"), exist_ok=True)
+            g, d = gnuplot_term(self.o.gnuplot), self.dir
+            os.makedirs(os.path.join(d, "plots"), exist_ok=True)
         except (RuntimeError, OSError) as e:
             for p in self.plots:
                 p["why"] = str(e)
             return
-        d = self.dir
-        loc, net = ([(r.curve, r.raw) for i, r in self.rows.items() if i[:2] == s and r.curve and r.raw]
-                    for s in ("l_", "n_"))
-        jobs = [
+        loc, net = ([(r.curve, r.raw) for i, r in self.rows.items() if i[:2] == s and r.raw] for s in ("l_", "n_"))
+        panels = [(path, [(['"%s" %s %s' % (ph, fixed(a and a["avg"], 4), fixed(b and b["avg"], 4))
+                            for ph, a, b in bars], "using 2:xtic(1) title 'isolated'"), (None, "using 3 title "
+                                                                                        "'monolithic'")])
+                  for path, iso, mono in self.trace_pairs() if (bars := phase_pairs(iso, mono))]
+        cols, nrows = 1 if len(panels) < 2 else 2, (len(panels) + 1) // 2
+        sc = ["%g %s %s %s" % (p["clients"], fixed(p["p50"], 4), fixed(p["p99"], 4), fixed(p["rss_pc"], 4))
+              for p in self.sc]
+        jobs = [  # (what draws it, why it cannot be drawn)
             (lambda: plot_profile(g, d, "latency-local", "local one-way latency profile", loc),
              None if loc else "no local latency run wrote per-iteration values"),
             (lambda: plot_profile(g, d, "latency-net", "network one-way latency profile (veth, netns)", net),
-             None if net else "no network latency run wrote per-iteration values" if self.ok["net"]
-             else self.pwhy["net"]),
-            (lambda: plot_phases(g, d, self.phase_panels()), None if self.ok["trace"] else self.pwhy["trace"]),
-            (lambda: plot_scaling(g, d, self.sc), None if self.ok["scale"] else self.pwhy["scale"]),
+             None if net else self.pwhy["net"] or "no network latency run wrote per-iteration values"),
+            (lambda: gnuplot(g, d, "phases", (700 * cols + 100, 560 * nrows + 40), "set datafile missing '-'\nset "
+                             "style data histograms\nset style histogram clustered gap 1\nset style fill solid 0.8 "
+                             "border -1\nset boxwidth 0.9\nset xtics rotate by -35 left\nset yrange [0:*]\nset key "
+                             "inside left top\nset ylabel 'average us per phase'\nset bmargin 12\nset multiplot "
+                             "layout %d,%d title 'per-phase average, isolated (sddsd) vs monolithic'\n"
+                             % (nrows, cols), panels),
+             self.pwhy["trace"] or (None if panels else "no phases to draw")),
+            (lambda: gnuplot(g, d, "scaling", (1000, 600), "set datafile missing '-'\nset logscale x 2\nset format x "
+                             "'%g'\nset key opaque\nset xlabel 'connected clients'\nset ylabel 'one-way latency (us, "
+                             "log scale)'\nset logscale y\nset y2label 'daemon RSS per client (KiB)'\nset ytics "
+                             "nomirror\nset y2tics\nset y2range [0:*]\n", [(
+                                 "scaling with the number of connected clients", [
+                                     (sc, "using 1:2 with linespoints lw 2 title 'p50 latency'"),
+                                     (None, "using 1:3 with linespoints lw 2 title 'p99 latency'"),
+                                     (None, "using 1:4 axes x1y2 with linespoints lw 2 title 'RSS per client'")])]),
+             None if self.ok["scale"] else self.pwhy["scale"]),
         ]
         for p, (draw, why) in zip(self.plots, jobs):
-            if why is not None:
-                p["why"] = why
-                continue
             try:
-                p["why"], p["ok"] = draw() or "", True
+                p["why"], p["ok"] = (why, False) if why is not None else (draw() or "", True)
             except (RuntimeError, OSError) as e:
-                p["why"] = why_cut(str(e))
+                p["why"] = str(e)[:WHY_MAX - 1]
 
-    def phase_panels(self):
-        """One panel per path with the phases of both modes."""
-        return [(path, bars) for path, iso, mono in self.trace_pairs() if (bars := phase_pairs(iso, mono))]
-
-    def figures(self):
-        """The figures of RATIOS that are not one row's: made here, each with the reason it is missing."""
-        rows, cg = self.rows, self.cg
-        tp, tb = rows["t_poll"], rows["t_block"]
-        # The better of the two daemon modes is the figure the goal is about.
-        f = {"one": Fig("one", True, 1), "cg": Fig("instructions per sample", cg["ok"], cg.get("ir_per_sample", 0),
-                                                   cg["why"]),
-             "best": row_fig("sddsd throughput", tb if not tp.ok or (tb.ok and tb.rate > tp.rate) else tp)}
-        # net computes the leg ratio itself from the isolated and the mixed run: both must be full.
-        deps = (row_fig("net sddsd (polling daemons)", rows["n_poll"]),
-                row_fig("net isolated A, monolithic B", rows["n_mixed"]))
-        for side, (ok, v, why) in self.legs.items():
-            f["leg_" + side] = Fig("%s-side ratio" % side, ok, v, why, deps=deps)
-        for path in ("receive", "send", "local"):
-            for mode in ("isolated", "monolithic"):
-                x = f[mode[:4].rstrip("l") + "_" + path] = Fig("%s trace total" % mode, False, 0, self.pwhy["trace"])
-                if not self.ok["trace"]:
-                    continue
-                x.why = "sdds-trace printed no such run"
-                for m in self.tr_missing:  # sdds-trace says why a run is missing: that is the reason to give
-                    if m.startswith("%s %s:" % (mode, path)):
-                        x.why = m
-                for r in self.tr:
-                    if r["path"] == path and r["mode"] == mode:
-                        if r["total"] is not None and not math.isnan(r["total"]["avg"]):
-                            # sdds-trace prints the samples it matched, not what was asked for: never "short".
-                            x.ok, x.v = True, r["total"]["avg"]
-                        else:
-                            x.why = "the run has no total"
-        return f
-
-    def compute_ratios(self):
-        f = self.figures()
-
-        def fig(spec):
-            return None if spec is None else f[spec] if isinstance(spec, str) else row_fig(spec[1], self.rows[spec[0]])
-        self.ratios = [ratio(name, unit, fig(a), fig(b), goal) for name, unit, a, b, goal in RATIOS]
+    def plot_ref(self, i):
+        p = self.plots[i]
+        if p["ok"]:
+            return "\n![%s](%s)\n" % (p["what"], p["file"]) + ("(%s)\n" % md_cell(p["why"]) if p["why"] else "")
+        return "\n%s: not drawn: %s\n" % (p["what"], md_cell(p["why"]))
 
     # ---- output
 
+    def not_run(self, *parts):
+        return "".join("%s: not run: %s\n\n" % (what, md_cell(self.pwhy[p])) for p, what in parts if not self.ok[p])
+
     def write_md(self, path, m):
-        o, out, rows, cpus = self.o, [], self.rows, m["cpus"]
+        o, rows, cpus, cg, out = self.o, self.rows, m["cpus"], self.cg, []
         w = out.append
         w("# sddsd performance report\n\nGenerated by `%s` on %s. Every figure below was measured in this one run; a "
           "ratio is printed only when both of its figures were measured in full (no time cap, every requested round "
@@ -1002,84 +891,80 @@ class Report:
             for k, x in (("before", "load0"), ("after", "load1"))] + [
             ["date", m["date"]], ["commit", m["commit"]], ["payload", "%d bytes" % o.size],
             ["latency iterations", "%d%s" % (o.n, " (--quick: a smoke run, not figures to quote)" if o.quick else "")]]))
-        w("\n%s\n" % ("The machine was shared with other work during the run (see the load): absolute figures "
-                      "are noisy, ratios of figures from the same run less so."
-                      if m["load0"][0] >= 0.5 or m["load1"][0] >= 1.5 else "The machine was quiet before the run."))
-        w("Latency is one-way (round trip / 2) in microseconds; throughput in million samples per second.\n")
-        w("\n## Headline ratios\n\n")
-        w(table(["ratio", "measured", "goal", None], [[r["name"], ratio_cell(r), r["goal_text"] or "-", {
-            None: "-", True: "met", False: "NOT met"}[ratio_met(r)]] for r in self.ratios]))
-        w("\n## Local latency (one machine, shared memory)\n\n")
-        for part, what in (("local", "sdds-bench local"), ("iceoryx", "iceoryx"), ("ddsperf", "Cyclone DDS ddsperf")):
-            if not self.ok[part]:
-                w("%s: not run: %s\n\n" % (what, md_cell(self.pwhy[part])))
+        w("\n%s\nLatency is one-way (round trip / 2) in microseconds; throughput in million samples per second.\n" % (
+            "The machine was shared with other work during the run (see the load): absolute figures are noisy, ratios "
+            "of figures from the same run less so." if m["load0"][0] >= 0.5 or m["load1"][0] >= 1.5 else
+            "The machine was quiet before the run."))
+        w("\n## Headline ratios\n\n" + table(["ratio", "measured", "goal", None], [
+            [r["name"], ratio_cell(r), r["goal_text"] or "-", {None: "-", True: "met", False: "NOT met"}[ratio_met(r)]]
+            for r in self.ratios]))
+        w("\n## Local latency (one machine, shared memory)\n\n" + self.not_run(
+            ("local", "sdds-bench local"), ("iceoryx", "iceoryx"), ("ddsperf", "Cyclone DDS ddsperf")))
         w(lat_table([r for i, r in rows.items() if i[:2] == "l_"]))
         poll, floor = rows["l_poll"], rows["l_yield"]
         if self.local_poll_note:
             w("\nsddsd polling: %s. %s\n" % (self.local_poll_note, "One busy process per CPU at most." if cpus > 2 else
-              "On two CPUs the two clients share one: yielding hands it over within microseconds, but every "
-              "hop still pays a context switch." if self.local_poll_yield else
-              "On two CPUs that is three busy processes on two CPUs: two of them take turns at the scheduler "
-              "tick, so a round trip can cost milliseconds."))
+              "On two CPUs the two clients share one: yielding hands it over within microseconds, but every hop "
+              "still pays a context switch." if self.local_poll_yield else "On two CPUs that is three busy "
+              "processes on two CPUs: two of them take turns at the scheduler tick, so a round trip can cost "
+              "milliseconds."))
         if self.local_poll_note and floor.ok:
-            ratio = "; sddsd polling is %.2fx that" % (poll.p50 / floor.p50) if poll.ok and floor.p50 > 0 else ""
-            w("The floor of a hop between two busy processes that share a CPU is the yield-spin baseline on one "
-              "CPU: one system call and one context switch (%.3f us median here%s). %s\n"
-              % (floor.p50, ratio, "With a CPU for each busy process no hop needs a switch." if cpus > 2
-                 else "The 0.6 us goal needs a CPU for each of the three busy processes (sddsd and two clients); "
-                      "this machine has two."))
+            w("The floor of a hop between two busy processes that share a CPU is the yield-spin baseline on one CPU: "
+              "one system call and one context switch (%.3f us median here%s). %s\n" % (
+                  floor.v, "; sddsd polling is %.2fx that" % (poll.v / floor.v) if poll.ok and floor.v > 0 else "",
+                  "With a CPU for each busy process no hop needs a switch." if cpus > 2 else "The 0.6 us goal needs a "
+                  "CPU for each of the three busy processes (sddsd and two clients); this machine has two."))
         if self.dds_payload:
             w("ddsperf payload: %s; Cyclone DDS over UDPv6 on ::1 (config %s/logs/cyclonedds-lo6.xml, as "
               "tools/sdds-bench/cyclonedds-lo6.xml).\n" % (self.dds_payload, self.dir))
-        w(self.plot_ref(0))
-        w("\nThe profiles are cumulative histograms counted from the right (as the PCIe seed paper draws them): "
-          "for each latency x, the number of samples at or above x, log-scale on both axes.\n")
-        w("\n## Network latency (two namespaces, two daemons, UDPv6 over a veth pair)\n\n")
-        if not self.ok["net"]:
-            w("sdds-bench net: not run: %s\n\n" % md_cell(self.pwhy["net"]))
-        w(lat_table(self.net_rows()))
-        w(self.plot_ref(1))
-        w("\n## Throughput (M samples/s at the reader)\n\n")
-        w(table(["path", "M samples/s:", "note"], [[t.label, "not run: " + md_cell(t.why), None] if not t.ok else
-                                                   [t.label, "%.3f" % (t.rate / 1e6), md_cell(t.note)]
-                                                   for t in rows.values() if t.tput]))
+        w(self.plot_ref(0) + "\nThe profiles are cumulative histograms counted from the right (as the PCIe seed paper "
+          "draws them): for each latency x, the number of samples at or above x, log-scale on both axes.\n")
+        w("\n## Network latency (two namespaces, two daemons, UDPv6 over a veth pair)\n\n" +
+          self.not_run(("net", "sdds-bench net")) + lat_table(self.net_rows()) + self.plot_ref(1))
+        w("\n## Throughput (M samples/s at the reader)\n\n" + table(["path", "M samples/s:", "note"], [
+            [t.label, "%.3f" % (t.v / 1e6), md_cell(t.note)] if t.ok else [t.label, "not run: " + md_cell(t.why), None]
+            for t in rows.values() if t.tput]))
         w("\n## Scaling with the number of connected clients\n\n")
         if not self.ok["scale"]:
             w("not run: %s\n" % md_cell(self.pwhy["scale"]))
         else:  # a point that failed has no figures: "-", never a NaN
             w(table(["clients:", "p50 us:", "p99 us:", "daemon RSS KiB:", "daemon PSS KiB:", "RSS per client KiB:"],
                     sum(([["%.0f" % p["clients"], us(p["p50"]), us(p["p99"]), fixed(p["rss"], 0), fixed(p["pss"], 0),
-                           fixed(p["rss_pc"], 1)]] + ([[None, "point failed: " + md_cell(p["why"])] + [None] * 4]
-                                                      if p["why"] else []) for p in self.sc), [])))
-            if self.pwhy["scale"]:
-                w("\nscale reported a failure: %s\n" % md_cell(self.pwhy["scale"]))
-        w(self.plot_ref(3))
-        w("\n## Per-phase latency, isolated vs monolithic (sdds-trace, USDT probes)\n\n")
-        w("The layout of the seed paper's Tables 1 and 2: per phase MIN, AVG, MAX, STD in us.\n")
-        w("\nnot run: %s\n" % md_cell(self.pwhy["trace"]) if not self.ok["trace"] else self.phase_tables())
-        w(self.plot_ref(2))
-        w("\n## Instructions per sample through the daemon (callgrind)\n\n")
-        cg = self.cg
-        if cg["ok"]:
-            w("**%.0f instructions per sample** in sddsd (all its threads), %d-byte reliable samples, blocking "
-              "mode. How: sddsd runs under `valgrind --tool=callgrind` twice with the same setup (start, two "
-              "clients, one topic, writer -> reader, stop): once for %.0f samples (%.0f Ir) and once for %.0f "
-              "more (%.0f Ir); the figure is the difference divided by %.0f. It counts instructions, not time: "
-              "the same on a quiet and a busy machine.\n"
-              % (cg["ir_per_sample"], o.size, cg["base_samples"], cg["ir_base"], cg["samples"], cg["ir_full"],
-                 cg["samples"]))
-            w("\nThe clients, counted the same way in two more runs with sddsd running natively: **%.0f "
-              "instructions per sample in the writer process, %.0f in the reader process** "
-              "(`sdds_writer_write`, `sdds_reader_take`; each process over its write or take loop, the "
-              "benchmark's own loop included).\n" % (cg["writer"], cg["reader"]) if cg["clients_ok"] else
-              "\nThe clients: not counted: %s\n" % md_cell(cg["clients_why"]))
-        else:
+                           fixed(p["rss_pc"], 1)]] + [[None, "point failed: " + md_cell(p["why"])] + [None] * 4] *
+                         bool(p["why"]) for p in self.sc), [])))
+            w("\nscale reported a failure: %s\n" % md_cell(self.pwhy["scale"]) if self.pwhy["scale"] else "")
+        w(self.plot_ref(3) + "\n## Per-phase latency, isolated vs monolithic (sdds-trace, USDT probes)\n\nThe layout "
+          "of the seed paper's Tables 1 and 2: per phase MIN, AVG, MAX, STD in us.\n")
+        w("".join("\nnot traced: %s\n" % md_cell(x) for x in self.tr_missing) if self.ok["trace"] else
+          "\nnot run: %s\n" % md_cell(self.pwhy["trace"]))
+        for tpath, iso, mono in self.trace_pairs():
+            desc = lambda r: "%s samples, %s unmatched" % (fixed(r["samples"], 0), fixed(r["unmatched"], 0)) \
+                if r else "not traced"
+            pairs = phase_pairs(iso, mono) + [("**total**", iso and iso["total"], mono and mono["total"])] * bool(
+                (iso and iso["total"]) or (mono and mono["total"]))
+            w("\n**%s path** (us; isolated: %s; monolithic: %s)\n\n" % (tpath, desc(iso), desc(mono)) + table(
+                ["phase"] + ["%s %s:" % (m, k) for m in ("iso", "mono") for k in ("MIN", "AVG", "MAX", "STD")],
+                [[name] + [us(z[k]) if z else "-" for z in (x, y) for k in ("min", "avg", "max", "std")]
+                 for name, x, y in pairs]))
+        w(self.plot_ref(2) + "\n## Instructions per sample through the daemon (callgrind)\n\n")
+        if not cg["ok"]:
             w("not run: %s\n" % md_cell(cg["why"]))
+        else:
+            w("**%.0f instructions per sample** in sddsd (all its threads), %d-byte reliable samples, blocking mode. "
+              "How: sddsd runs under `valgrind --tool=callgrind` twice with the same setup (start, two clients, one "
+              "topic, writer -> reader, stop): once for %.0f samples (%.0f Ir) and once for %.0f more (%.0f Ir); the "
+              "figure is the difference divided by %.0f. It counts instructions, not time: the same on a quiet and a "
+              "busy machine.\n" % (cg["ir_per_sample"], o.size, cg["base_samples"], cg["ir_base"], cg["samples"],
+                                   cg["ir_full"], cg["samples"]))
+            w("\nThe clients, counted the same way in two more runs with sddsd running natively: **%.0f instructions "
+              "per sample in the writer process, %.0f in the reader process** (`sdds_writer_write`, "
+              "`sdds_reader_take`; each process over its write or take loop, the benchmark's own loop included).\n"
+              % (cg["writer"], cg["reader"]) if cg["clients_ok"] else
+              "\nThe clients: not counted: %s\n" % md_cell(cg["clients_why"]))
         w("\n## How this report was made\n\nEach part ran as a child process with a time cap; its output is in "
           "`logs/` (JSON on stdout, progress on stderr) and its per-iteration values in `raw/`.\n\n")
-        w(table(["step", "command", "result", "seconds:"], [[s["name"], "`%s`" % md_cell(s["cmd"]),
-                                                              md_cell(s["result"]), "%.1f" % s["secs"]]
-                                                             for s in self.steps]))
+        w(table(["step", "command", "result", "seconds:"], [
+            [s["name"], "`%s`" % md_cell(s["cmd"]), md_cell(s["result"]), "%.1f" % s["secs"]] for s in self.steps]))
         w("".join("\nSkipped on request: %s.\n" % p for p in PARTS if p in self.o.skip))
         with open(path, "w") as f:
             f.write("".join(out))
@@ -1087,38 +972,12 @@ class Report:
     def net_rows(self):
         return [r for i, r in self.rows.items() if i[:2] == "n_" and i != "n_mixed"]
 
-    def plot_ref(self, i):
-        p = self.plots[i]
-        if p["ok"]:
-            return "\n![%s](%s)\n" % (p["what"], p["file"]) + ("(%s)\n" % md_cell(p["why"]) if p["why"] else "")
-        return "\n%s: not drawn: %s\n" % (p["what"], md_cell(p["why"]))
-
-    def phase_tables(self):
-        out = ["\nnot traced: %s\n" % md_cell(m) for m in self.tr_missing]
-        for path, iso, mono in self.trace_pairs():
-            out.append("\n**%s path** (us; isolated: %s samples, %s unmatched; monolithic: %s)\n\n" % (
-                path, fixed(iso["samples"] if iso else None, 0), fixed(iso["unmatched"] if iso else None, 0),
-                "%s samples, %s unmatched" % (fixed(mono["samples"], 0), fixed(mono["unmatched"], 0))
-                if mono else "not traced"))
-            pairs = phase_pairs(iso, mono)
-            if (iso and iso["total"]) or (mono and mono["total"]):
-                pairs.append(("**total**", iso and iso["total"], mono and mono["total"]))
-            out.append(table(["phase"] + ["%s %s:" % (m, k) for m in ("iso", "mono") for k in ("MIN", "AVG", "MAX", "STD")],
-                             [[name] + [us(z[k]) if z else "-" for z in (x, y) for k in ("min", "avg", "max", "std")]
-                              for name, x, y in pairs]))
-        return "".join(out)
-
     def to_json(self, m):
         def lat(sec, r):
-            d = {"section": sec, "path": r.label, "ok": r.ok}
-            if r.ok:
-                d.update(n=r.n, median_us=r.p50, p99_us=r.p99, p999_us=None if math.isnan(r.p999) else r.p999,
-                         max_us=r.max, raw=r.raw or None, truncated=r.capped, requested=r.requested,
-                         full=refusal(row_fig(r.label, r)) is None)
-            else:
-                d["why"] = r.why
-            return d
-
+            return dict(section=sec, path=r.label, ok=r.ok, **(dict(
+                n=r.n, median_us=r.v, p99_us=r.p99, p999_us=None if math.isnan(r.p999) else r.p999, max_us=r.max,
+                raw=r.raw or None, truncated=r.capped, requested=r.requested, full=refusal(r) is None)
+                if r.ok else {"why": r.why}))
         return {
             "tool": "sdds-bench", "command": "report", "out": self.dir, "quick": self.o.quick,
             "size": self.o.size, "iterations": self.o.n,
@@ -1127,15 +986,13 @@ class Report:
             "parts": {p: {"ok": self.ok[p], "why": "" if self.ok[p] else self.pwhy[p]} for p in PARTS},
             "latency": [lat("local", r) for i, r in self.rows.items() if i[:2] == "l_"] +
                        [lat("net", r) for r in self.net_rows()],
-            "throughput": [dict(path=t.label, ok=t.ok, **({"samples_per_s": t.rate} if t.ok else {"why": t.why}))
+            "throughput": [dict(path=t.label, ok=t.ok, **({"samples_per_s": t.v} if t.ok else {"why": t.why}))
                            for t in self.rows.values() if t.tput],
             "ratios": [{"name": r["name"], "unit": r["unit"], "value": r["v"] if r["ok"] else None,
                         "why": "" if r["ok"] else r["why"], "goal": r["goal_text"], "met": ratio_met(r)}
                        for r in self.ratios],
             "plots": [{"file": p["file"], "ok": p["ok"], "why": "" if p["ok"] else p["why"]} for p in self.plots],
         }
-
-
 
 
 def machine():

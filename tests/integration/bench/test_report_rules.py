@@ -34,15 +34,15 @@ def net_doc(sddsd, raw_busy):
 
 
 def lat_from(doc, key):
-    l = rp.Row(key)
+    l = rp.Fig(key)
     rp.read_row(l, doc, "latency." + key, rp.KEYS["net"], rp.jnum(doc, "iterations"))
     return l
 
 
 def busy_ratio(doc):
     return rp.ratio("net one-way, sddsd polling / raw UDPv6 busy-polled (median)", "x",
-                    rp.row_fig("net sddsd (polling daemons)", lat_from(doc, "sddsd")),
-                    rp.row_fig("busy-polled raw UDPv6", lat_from(doc, "raw_udp6_busy")))
+                    lat_from(doc, "sddsd").named("net sddsd (polling daemons)"),
+                    lat_from(doc, "raw_udp6_busy").named("busy-polled raw UDPv6"))
 
 
 class Refusal(unittest.TestCase):
@@ -77,12 +77,12 @@ class Refusal(unittest.TestCase):
         doc = {"iterations": 100000, "baseline": {"futex": {
             "ok": True, "iterations": 500, "requested": 500, "done": 500, "capped": False,
             "median_us": 5.0, "p99_us": 9.0, "max_us": 12.0}}}
-        l = rp.Row("futex")
+        l = rp.Fig("futex")
         rp.read_row(l, doc, "baseline.futex", rp.KEYS["local"], 100000)
-        self.assertIsNone(rp.refusal(rp.row_fig("futex hop", l)))
+        self.assertIsNone(rp.refusal(l.named("futex hop")))
         doc["baseline"]["futex"]["capped"] = True
         rp.read_row(l, doc, "baseline.futex", rp.KEYS["local"], 100000)
-        self.assertEqual(rp.refusal(rp.row_fig("futex hop", l)),
+        self.assertEqual(rp.refusal(l.named("futex hop")),
                          "futex hop hit its time cap after 500 of 500 round trips")
 
     def test_goal_and_units(self):
@@ -142,12 +142,12 @@ class Readers(unittest.TestCase):
     def test_ccdf(self):
         # 5 samples (ns) 5,1,3,3,2: at or above 1 us/1000: 5; 2: 4; 3: 3 (the tie once); 5: 1.
         with tempfile.TemporaryDirectory() as d:
-            raw, dat = os.path.join(d, "raw.txt"), os.path.join(d, "out.dat")
+            raw = os.path.join(d, "raw.txt")
             with open(raw, "w") as f:
                 f.write("5\n1\n3\n3\n2\n")
-            self.assertEqual(rp.ccdf_write(raw, dat), 5)
-            with open(dat) as f:
-                self.assertEqual(f.read().splitlines(), ["0.0010 5", "0.0020 4", "0.0030 3", "0.0050 1"])
+            lines = rp.ccdf(raw)
+            self.assertEqual(int(lines[0].split()[1]), 5)  # every sample is at or above the smallest
+            self.assertEqual(lines, ["0.0010 5", "0.0020 4", "0.0030 3", "0.0050 1"])
 
 
 if __name__ == "__main__":
