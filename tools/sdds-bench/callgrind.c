@@ -46,6 +46,7 @@
 #include "json.h"
 #include "local.h"
 #include "mdrun.h"
+#include "proc.h"
 #include "sddsd.h"
 #include "table.h"
 
@@ -392,8 +393,8 @@ static void cg_clients(uint32_t size, uint64_t base, uint64_t samples, struct cg
 	char path[PATH_MAX], line[BENCH_WHY_MAX + 16], k_arg[32], b_arg[32], s_arg[32], m_arg[32];
 	unsigned long long wb, wf, rb, rf;
 	ssize_t n;
+	char status[BENCH_WHY_MAX] = "";
 	pid_t pid;
-	int st = 0;
 	FILE *f;
 
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -414,43 +415,37 @@ static void cg_clients(uint32_t size, uint64_t base, uint64_t samples, struct cg
 	snprintf(s_arg, sizeof(s_arg), "%" PRIu32, size);
 	snprintf(m_arg, sizeof(m_arg), "--take-many=%" PRIu32, cg_take_batch);
 	{
-		char *args[] = {r->valgrind,
-				"-q",
-				"--tool=callgrind",
-				outopt,
-				logopt,
-				self,
-				"callgrind",
-				"-k",
-				k_arg,
-				"--base",
-				b_arg,
-				"-s",
-				s_arg,
-				"--sddsd",
-				r->sddsd,
-				"--clients-dir",
-				dir,
-				cg_take_batch > 1 ? m_arg : NULL,
-				NULL};
+		const char *args[] = {r->valgrind,
+				      "-q",
+				      "--tool=callgrind",
+				      outopt,
+				      logopt,
+				      self,
+				      "callgrind",
+				      "-k",
+				      k_arg,
+				      "--base",
+				      b_arg,
+				      "-s",
+				      s_arg,
+				      "--sddsd",
+				      r->sddsd,
+				      "--clients-dir",
+				      dir,
+				      cg_take_batch > 1 ? m_arg : NULL,
+				      NULL};
+		struct proc_exec x = {.argv = args, .name = "sdds-bench under callgrind"};
 
-		fflush(NULL);
-		pid = fork();
-		if (pid == 0) {
-			execv(r->valgrind, args);
-			_exit(127);
-		}
+		/* No cap: the rerun under callgrind takes as long as it takes. */
+		if (proc_exec_start(&x, &pid, r->clients_why) < 0)
+			goto out_rm;
+		proc_exec_stop(pid, 0, INT_MAX / 1000, x.name, NULL, status);
 	}
-	if (pid < 0) {
-		bench_why(r->clients_why, "fork: %s", strerror(errno));
-		goto out_rm;
-	}
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
 	snprintf(path, sizeof(path), "%s/result", dir);
 	f = fopen(path, "re");
 	if (f == NULL || fgets(line, sizeof(line), f) == NULL) {
-		bench_why(r->clients_why, "the run under callgrind gave no result (status %d)", st);
+		bench_why(r->clients_why, "the run under callgrind gave no result (%s)",
+			  status[0] ? status : "exit 0");
 	} else if (strncmp(line, "fail ", 5) == 0) {
 		line[strcspn(line, "\n")] = '\0';
 		bench_why(r->clients_why, "%s", line + 5);

@@ -964,13 +964,15 @@ static int net_ddsperf_xml(struct net_ctx *c, const char *name, const char *dev)
  */
 static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 {
-	char out[PATH_MAX + 32], line[512];
+	char out[PATH_MAX + 32], line[512], uri[PATH_MAX + 64], dur[16], size_buf[32] = "";
+	char stop_why[BENCH_WHY_MAX];
 	int secs = (int)(c->o->ddsperf_seconds + 0.5), st;
+	const char *topic = "OU", *size_arg = "";
+	const char *argv[] = {"ip", "netns", "exec", netns.ns[1], "env", uri,	 "ddsperf", "-i",
+			      "77", "-T",    topic,  "-D",	  dur,	 "pong", NULL};
+	struct proc_exec x = {.argv = argv, .log = out, .name = "ddsperf pong"};
 	pid_t pong;
 	FILE *f;
-
-	const char *topic = "OU", *size_arg = "";
-	char size_buf[32] = "";
 
 	r->ran = true;
 	if (c->o->b.size <= 4) {
@@ -978,7 +980,7 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 	} else {
 		uint32_t sz = c->o->b.size < 12 ? 12 : c->o->b.size;
 
-		topic = "KS";
+		topic = argv[10] = "KS";
 		snprintf(size_buf, sizeof(size_buf), " size %u", sz);
 		size_arg = size_buf;
 		snprintf(r->payload, sizeof(r->payload),
@@ -993,27 +995,10 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 		return;
 	}
 	snprintf(out, sizeof(out), "%s/ddsperf-pong.txt", netns.dir);
-	fflush(stdout);
-	fflush(stderr);
-	pong = fork();
-	if (pong == 0) {
-		char uri[PATH_MAX + 64], dur[16];
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		snprintf(uri, sizeof(uri), "CYCLONEDDS_URI=file://%s/cyclonedds-b.xml", netns.dir);
-		snprintf(dur, sizeof(dur), "%d", secs + 5);
-		execlp("ip", "ip", "netns", "exec", netns.ns[1], "env", uri, "ddsperf", "-i", "77", "-T",
-		       topic, "-D", dur, "pong", (char *)NULL);
-		_exit(127);
-	}
-	if (pong < 0) {
-		bench_why(r->why, "fork: %s", strerror(errno));
+	snprintf(uri, sizeof(uri), "CYCLONEDDS_URI=file://%s/cyclonedds-b.xml", netns.dir);
+	snprintf(dur, sizeof(dur), "%d", secs + 5);
+	if (proc_exec_start(&x, &pong, r->why) < 0)
 		return;
-	}
 	snprintf(
 	    r->cmd, sizeof(r->cmd),
 	    "ip netns exec %s env CYCLONEDDS_URI=file://%s/cyclonedds-a.xml ddsperf -i 77 -T %s -D %d ping%s",
@@ -1045,8 +1030,7 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 			bench_why(r->why, "ddsperf ping printed no round-trip summary (status %d): %s", st,
 				  last);
 	}
-	kill(pong, SIGTERM);
-	waitpid(pong, NULL, 0);
+	proc_exec_stop(pong, SIGTERM, 5, x.name, NULL, stop_why); /* its figures are ping's */
 }
 
 /* ---- report ---- */

@@ -18,11 +18,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "sddsd_run.h"
 
 #define PROC_MAX_CHILDREN 8
 #define PROC_EXIT_PIN 120
@@ -136,7 +138,11 @@ int proc_pin_self(int cpu)
 	return 0;
 }
 
-int proc_child_to_log(const char *log)
+/*
+ * In a forked child about to exec: stdin from /dev/null, stdout and stderr
+ * to log. The copies on 0, 1 and 2 are not close-on-exec.
+ */
+static int proc_child_to_log(const char *log)
 {
 	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -309,4 +315,83 @@ int proc_run_pair(const struct proc_pair *p, int64_t deadline_ns, char *why)
 	if (p->running)
 		p->running[0] = p->running[1] = 0;
 	return err;
+}
+
+void proc_log_read(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? 0 : read(fd, buf, cap - 1);
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+int proc_exec_start(const struct proc_exec *x, pid_t *ret_pid, char *why)
+{
+	int64_t deadline = bench_now_ns() + (int64_t)x->ready_s * 1000000000;
+	char log[8192], tail[160];
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		bench_why(why, "fork: %s", strerror(errno));
+		return -errno;
+	}
+	if (pid == 0) {
+		if (x->log && proc_child_to_log(x->log) < 0)
+			_exit(126);
+		if (x->pdeathsig)
+			prctl(PR_SET_PDEATHSIG, x->pdeathsig);
+		execvp(x->argv[0], (char *const *)x->argv);
+		dprintf(STDERR_FILENO, "exec %s: %s\n", x->argv[0], strerror(errno));
+		_exit(127);
+	}
+	for (;;) {
+		if (!x->ready_line)
+			break;
+		proc_log_read(x->log, log, sizeof(log));
+		if (strstr(log, x->ready_line))
+			break;
+		if (waitpid(pid, &st, WNOHANG) == pid || bench_now_ns() > deadline) {
+			bool exited = bench_now_ns() <= deadline;
+
+			if (!exited)
+				sddsd_run_stop(pid, SIGTERM, 5000, NULL);
+			sddsd_run_log_tail(x->log, tail, sizeof(tail));
+			if (exited)
+				bench_why(why, "%s exited at start: %s", x->name,
+					  tail[0] ? tail : "no output");
+			else
+				bench_why(why, "%s not ready within %d s%s%s", x->name, x->ready_s,
+					  tail[0] ? ": " : "", tail);
+			return exited ? -ECHILD : -ETIMEDOUT;
+		}
+		usleep(10000);
+	}
+	*ret_pid = pid;
+	return 0;
+}
+
+int proc_exec_stop(pid_t pid, int sig, int timeout_s, const char *name, const char *log, char *why)
+{
+	char s[64], tail[160] = "";
+	int st = 0;
+
+	/* SIGCONT is a no-op to a running program: then this only waits. */
+	if (sddsd_run_stop(pid, sig ? sig : SIGCONT, timeout_s * 1000, &st) == -ETIMEDOUT) {
+		bench_why(why, "%s %s%s for %d s and was killed", name, sig ? "ignored SIG" : "did not end",
+			  sig ? sigabbrev_np(sig) : "", timeout_s);
+		return -ECHILD;
+	}
+	if ((WIFEXITED(st) && WEXITSTATUS(st) == 0) || (WIFSIGNALED(st) && WTERMSIG(st) == sig))
+		return 0;
+	if (log)
+		sddsd_run_log_tail(log, tail, sizeof(tail));
+	proc_status_str(st, s, sizeof(s));
+	bench_why(why, "%s ended with %s%s%s", name, s, tail[0] ? ": " : "", tail);
+	return -ECHILD;
 }

@@ -16,6 +16,8 @@
  * inherits none of them. A shared mapping keeps its memfd open until
  * proc_shm_free (a table of at most PROC_MAX_SHM live mappings), so a role
  * that execs another program (mono.h) can hand the same memory over.
+ * Programs the benchmark runs beside it (proc_exec_start) are children of
+ * the main process too, ended and explained by proc_exec_stop.
  */
 #ifndef SDDS_BENCH_PROC_H
 #define SDDS_BENCH_PROC_H
@@ -50,14 +52,6 @@ int proc_cpu_count(void);
 int proc_cpu_nth(int idx);
 /* Pin the calling thread to cpu; cpu < 0 does nothing. Returns 0 or -errno. */
 int proc_pin_self(int cpu);
-
-/*
- * In a forked child about to exec a server: stdin from /dev/null, stdout
- * and stderr to the file log (created or truncated, mode 0600; the
- * caller's string). The descriptors opened for it are close-on-exec, their
- * copies on 0, 1 and 2 are not. Returns 0 or -errno.
- */
-int proc_child_to_log(const char *log);
 
 /* A role run in a child; returns its exit code (0 = success). */
 typedef int (*proc_role_fn)(void *arg);
@@ -99,5 +93,38 @@ struct proc_pair {
  * their wait statuses.
  */
 int proc_run_pair(const struct proc_pair *p, int64_t deadline_ns, char *why);
+
+/*
+ * A program run beside the benchmark (iox-roudi, valgrind, ddsperf): forked,
+ * exec'd, optionally awaited until its log holds a line, stopped at the end.
+ * The strings are the caller's.
+ */
+struct proc_exec {
+	const char *const *argv; /* argv[0]: a path, or a name looked up in PATH */
+	const char *log;	 /* NULL: our stdout and stderr; else both to it (0600), stdin /dev/null */
+	int pdeathsig;		 /* 0, or the signal the child gets when this process dies */
+	const char *ready_line;	 /* NULL, or wait until the log holds this text */
+	int ready_s;		 /* how long to wait for it */
+	const char *name;	 /* how the reasons name the program */
+};
+
+/*
+ * Start x. 0 with *ret_pid (the caller's child, to end with proc_exec_stop);
+ * else -errno with a reason in why: -ECHILD when it exited before it was
+ * ready (reaped), -ETIMEDOUT when it was not ready in time (stopped and
+ * reaped), or the error of fork.
+ */
+int proc_exec_start(const struct proc_exec *x, pid_t *ret_pid, char *why);
+
+/*
+ * End pid: send sig (0: none, just wait), wait up to timeout_s, then
+ * SIGKILL; always reaped. 0 when it exited 0 or died of sig; else -ECHILD
+ * with a reason in why naming it `name` and quoting the last line of log
+ * (may be NULL).
+ */
+int proc_exec_stop(pid_t pid, int sig, int timeout_s, const char *name, const char *log, char *why);
+
+/* Up to cap - 1 bytes of the file at path into buf, NUL-terminated ("" when unreadable). */
+void proc_log_read(const char *path, char *buf, size_t cap);
 
 #endif /* SDDS_BENCH_PROC_H */

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -30,8 +29,6 @@
 
 #include "proc.h"
 
-#define ROUDI_READY_TIMEOUT_NS (15 * 1000000000LL)
-#define ROUDI_STOP_TIMEOUT_NS (5 * 1000000000LL)
 #define ROUDI_READY_LINE "RouDi is ready for clients"
 
 /* The pid of a running iox-roudi, or 0. */
@@ -143,32 +140,6 @@ static void roudi_snapshot(struct roudi_proc *r)
 	closedir(d);
 }
 
-/* Whole log file into buf (NUL-terminated, truncated to cap - 1). */
-static void roudi_read_log(const struct roudi_proc *r, char *buf, size_t cap)
-{
-	int fd = open(r->log, O_RDONLY | O_CLOEXEC);
-	ssize_t n = 0;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return;
-	n = read(fd, buf, cap - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-}
-
-/* The last non-empty line of text into out. */
-static void roudi_last_line(char *text, char *out, size_t cap)
-{
-	size_t n = strlen(text);
-	char *line;
-
-	while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' '))
-		text[--n] = '\0';
-	line = strrchr(text, '\n');
-	snprintf(out, cap, "%s", line ? line + 1 : text);
-}
-
 static int roudi_write_config(const struct roudi_proc *r, uint32_t max_payload)
 {
 	/* A chunk holds its header (some 40 bytes) before the payload. */
@@ -209,11 +180,25 @@ static int roudi_unlink_files(struct roudi_proc *r)
 	return n;
 }
 
+static void roudi_claim_run_files(struct roudi_proc *r);
+
 int roudi_start(const char *bin, uint32_t max_payload, struct roudi_proc *ret, char *why)
 {
 	struct roudi_proc r = {.lock_fd = -1};
+	/*
+	 * Monitoring off: under load a runtime's keep-alive thread can starve
+	 * past RouDi's 1.5 s limit, and RouDi then cuts the ping-pong mid-run.
+	 * Dead runtimes are this program's to clean. RouDi must not outlive
+	 * the benchmark: on SIGTERM it cleans up itself.
+	 */
+	const char *argv[] = {bin, "-c", r.cfg, "-m", "off", NULL};
+	struct proc_exec x = {.argv = argv,
+			      .log = r.log,
+			      .pdeathsig = SIGTERM,
+			      .ready_line = ROUDI_READY_LINE,
+			      .ready_s = 15,
+			      .name = "iox-roudi"};
 	const char *tmp = getenv("TMPDIR");
-	int64_t deadline;
 	pid_t other;
 	int err;
 
@@ -250,61 +235,14 @@ int roudi_start(const char *bin, uint32_t max_payload, struct roudi_proc *ret, c
 	}
 	roudi_snapshot(&r);
 
-	fflush(stdout);
-	fflush(stderr);
-	r.pid = fork();
-	if (r.pid < 0) {
-		err = -errno;
-		bench_why(why, "fork: %s", strerror(errno));
-		goto fail_rmdir;
-	}
-	if (r.pid == 0) {
-		/*
-		 * Monitoring off: under load a runtime's keep-alive thread can
-		 * starve past RouDi's 1.5 s limit, and RouDi then cuts the
-		 * ping-pong mid-run. Dead runtimes are this program's to clean.
-		 */
-		char *argv[] = {(char *)bin, "-c", r.cfg, "-m", "off", NULL};
-
-		if (proc_child_to_log(r.log) < 0)
-			_exit(126);
-		/* RouDi must not outlive the benchmark: on SIGTERM it cleans up itself. */
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		execv(bin, argv);
-		dprintf(STDERR_FILENO, "exec %s: %s\n", bin, strerror(errno));
-		_exit(127);
-	}
-
-	deadline = bench_now_ns() + ROUDI_READY_TIMEOUT_NS;
-	for (;;) {
-		char log[4096], tail[160];
-		int st;
-
-		roudi_read_log(&r, log, sizeof(log));
-		if (strstr(log, ROUDI_READY_LINE))
-			break;
-		if (waitpid(r.pid, &st, WNOHANG) == r.pid) {
-			r.pid = 0;
-			roudi_last_line(log, tail, sizeof(tail));
-			bench_why(why, "iox-roudi (%s) exited at start: %s", bin,
-				  tail[0] ? tail : "no output");
-			err = -ECHILD;
-			goto fail_files;
-		}
-		if (bench_now_ns() > deadline) {
-			char scratch[BENCH_WHY_MAX];
-
-			roudi_last_line(log, tail, sizeof(tail));
-			bench_why(why, "iox-roudi not ready within 15 s%s%s", tail[0] ? ": " : "", tail);
-			roudi_stop(&r, NULL, scratch);
-			return -ETIMEDOUT;
-		}
-		usleep(10000);
-	}
+	err = proc_exec_start(&x, &r.pid, why);
+	if (err < 0)
+		goto fail_files;
 	*ret = r;
 	return 0;
 
 fail_files:
+	roudi_claim_run_files(&r);
 	roudi_unlink_files(&r);
 fail_rmdir:
 	roudi_remove_dir(&r);
@@ -320,7 +258,7 @@ static void roudi_claim_run_files(struct roudi_proc *r)
 	const char *p = log;
 	DIR *d;
 
-	roudi_read_log(r, log, sizeof(log));
+	proc_log_read(r->log, log, sizeof(log));
 	while ((p = strstr(p, "shared memory [")) != NULL) {
 		const char *name = p + strlen("shared memory [");
 		const char *end = strchr(name, ']');
@@ -358,31 +296,15 @@ static void roudi_claim_run_files(struct roudi_proc *r)
 
 int roudi_stop(struct roudi_proc *r, int *ret_removed, char *why)
 {
-	int st = 0, err = 0, removed;
+	int err = 0, removed;
 	pid_t pid = r->pid;
 
 	if (pid <= 0) {
 		bench_why(why, "iox-roudi had died during the run");
 		err = -ECHILD;
 	} else {
-		kill(pid, SIGTERM);
-		err = proc_wait_all(&pid, 1, bench_now_ns() + ROUDI_STOP_TIMEOUT_NS, &st);
+		err = proc_exec_stop(pid, SIGTERM, 5, "iox-roudi", r->log, why);
 		r->pid = 0;
-		if (err == -ETIMEDOUT) {
-			bench_why(why, "iox-roudi ignored SIGTERM for 5 s and was killed");
-			err = -ECHILD;
-		} else if ((WIFEXITED(st) && WEXITSTATUS(st) == 0) ||
-			   (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM)) {
-			err = 0;
-		} else {
-			char s[64], log[8192], tail[160];
-
-			proc_status_str(st, s, sizeof(s));
-			roudi_read_log(r, log, sizeof(log));
-			roudi_last_line(log, tail, sizeof(tail));
-			bench_why(why, "iox-roudi ended with %s%s%s", s, tail[0] ? ": " : "", tail);
-			err = -ECHILD;
-		}
 	}
 	roudi_claim_run_files(r);
 	removed = roudi_unlink_files(r);
@@ -425,14 +347,16 @@ void roudi_log_tail(const struct roudi_proc *r, char *buf, size_t cap)
 	char *ready, *after;
 
 	buf[0] = '\0';
-	roudi_read_log(r, log, sizeof(log));
+	proc_log_read(r->log, log, sizeof(log));
 	ready = strstr(log, ROUDI_READY_LINE);
 	if (!ready)
 		return;
 	after = ready + strlen(ROUDI_READY_LINE);
-	if (after[strspn(after, " \r\n")] == '\0')
-		return; /* nothing since "ready" */
-	roudi_last_line(after, buf, cap);
+	for (size_t n = strlen(after); n > 0 && strchr(" \r\n", after[n - 1]); n--)
+		after[n - 1] = '\0';
+	ready = strrchr(after, '\n');
+	/* "" when nothing came after "ready". */
+	snprintf(buf, cap, "%s", ready ? ready + 1 : after);
 }
 
 int roudi_leftovers(char *buf, size_t cap)

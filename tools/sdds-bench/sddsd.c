@@ -23,7 +23,7 @@
 #include "sddsd_run.h"
 
 #define SDDSD_READY_TIMEOUT_MS 10000
-#define SDDSD_STOP_TIMEOUT_MS 3000
+#define SDDSD_STOP_TIMEOUT_S 3
 
 int sddsd_find(const char *explicit_path, char *buf, size_t cap)
 {
@@ -121,22 +121,15 @@ bool sddsd_alive(struct sddsd_proc *d)
 
 int sddsd_stop(struct sddsd_proc *d, char *why)
 {
-	char tail[160], s[64];
-	int st = 0, err;
+	char tail[160];
+	int err;
 
-	sddsd_run_log_tail(d->log, tail, sizeof(tail));
 	if (d->pid <= 0) {
+		sddsd_run_log_tail(d->log, tail, sizeof(tail));
 		bench_why(why, "sddsd had died during the run%s%s", tail[0] ? ": " : "", tail);
 		err = -ECHILD;
-	} else if (sddsd_run_stop(d->pid, SIGTERM, SDDSD_STOP_TIMEOUT_MS, &st) == -ETIMEDOUT) {
-		bench_why(why, "sddsd ignored SIGTERM for 3 s and was killed");
-		err = -ECHILD;
-	} else if ((WIFEXITED(st) && WEXITSTATUS(st) == 0) || (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM)) {
-		err = 0;
 	} else {
-		proc_status_str(st, s, sizeof(s));
-		bench_why(why, "sddsd ended with %s%s%s", s, tail[0] ? ": " : "", tail);
-		err = -ECHILD;
+		err = proc_exec_stop(d->pid, SIGTERM, SDDSD_STOP_TIMEOUT_S, "sddsd", d->log, why);
 	}
 	d->pid = 0;
 	sddsd_cleanup_files(d);
