@@ -23,11 +23,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "proc.h"
+#include "sddsd_run.h"
 
 #define ROUDI_READY_LINE "RouDi is ready for clients"
 
@@ -319,26 +318,12 @@ int roudi_stop(struct roudi_proc *r, int *ret_removed, char *why)
 
 void roudi_stop_on_signal(struct roudi_proc *r)
 {
-	if (r->pid > 0) {
-		struct timespec ts = {0, 10 * 1000000};
-		int st;
-
-		kill(r->pid, SIGTERM);
-		for (int i = 0; i < 300 && waitpid(r->pid, &st, WNOHANG) == 0; i++)
-			nanosleep(&ts, NULL);
-		if (waitpid(r->pid, &st, WNOHANG) == 0) {
-			kill(r->pid, SIGKILL);
-			waitpid(r->pid, &st, 0);
-		}
-		r->pid = 0;
-	}
+	/* kill, waitpid, nanosleep and clock_gettime: async-signal safe. */
+	if (r->pid > 0)
+		sddsd_run_stop(r->pid, SIGTERM, 3000, NULL);
+	r->pid = 0;
 	roudi_unlink_files(r);
-	if (r->cfg[0])
-		unlink(r->cfg);
-	if (r->log[0])
-		unlink(r->log);
-	if (r->dir[0])
-		rmdir(r->dir);
+	roudi_remove_dir(r);
 }
 
 void roudi_log_tail(const struct roudi_proc *r, char *buf, size_t cap)
