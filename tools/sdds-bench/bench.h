@@ -70,6 +70,16 @@ struct lat_result {
 	struct stats st;    /* one-way, ns */
 };
 
+/*
+ * Measured in full: it ran, and neither the time cap nor a failure cut it
+ * short. A ratio or a goal is computed only from figures measured in full
+ * (a capped run's median is of the easy part of it).
+ */
+static inline bool bench_lat_full(const struct lat_result *l)
+{
+	return l->ok && !l->capped && l->done >= l->requested;
+}
+
 /* One throughput run. */
 struct tput_result {
 	bool ran;

@@ -1046,10 +1046,12 @@ static void net_lat_row(FILE *f, const char *name, const struct net_lat *l)
 			  l->ab.median / 1e3, l->ba.median / 1e3);
 }
 
-/* a / b of two medians, or a negative value when either run failed. */
+/* a / b of two medians, or a negative value when either run failed or was cut short. */
 static double net_ratio(const struct net_lat *a, const struct net_lat *b)
 {
-	return a->lat.ok && b->lat.ok && b->lat.st.median > 0 ? a->lat.st.median / b->lat.st.median : -1;
+	return bench_lat_full(&a->lat) && bench_lat_full(&b->lat) && b->lat.st.median > 0
+		   ? a->lat.st.median / b->lat.st.median
+		   : -1;
 }
 
 static double net_leg_ratio(const struct stats *a, const struct stats *b, bool ok)
@@ -1078,7 +1080,8 @@ static double net_rate_ratio(bool ok_x, double x, bool ok_y, double y)
 static void net_report_table(FILE *f, const struct net_opts *o, const struct net_results *r)
 {
 	const char *mode = o->poll ? "polling" : "blocking";
-	bool split = r->sdds.legs && r->mixed.legs && r->sdds.lat.ok && r->mixed.lat.ok;
+	bool split =
+	    r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) && bench_lat_full(&r->mixed.lat);
 
 	fprintf(f,
 		"sdds-bench net: %u-byte samples, %s daemons, two namespaces over veth (UDPv6 link-local)\n",
@@ -1104,7 +1107,8 @@ static void net_report_table(FILE *f, const struct net_opts *o, const struct net
 		table_ratio(f, "isolated / raw (busy-polled)", net_ratio(&r->sdds, &r->raw_busy),
 			    "<= 1.15 (same mode)");
 	table_ratio(f, "isolated / raw, p99",
-		    net_rate_ratio(r->sdds.lat.ok, r->sdds.lat.st.p99, r->raw.lat.ok, r->raw.lat.st.p99),
+		    net_rate_ratio(bench_lat_full(&r->sdds.lat), r->sdds.lat.st.p99,
+				   bench_lat_full(&r->raw.lat), r->raw.lat.st.p99),
 		    NULL);
 	if (o->monolithic) {
 		table_ratio(f, "isolated / monolithic", net_ratio(&r->sdds, &r->mono),
@@ -1195,7 +1199,8 @@ static void net_json_ratio(struct json *j, const char *key, double v)
 
 static void net_report_json(FILE *f, const struct net_opts *o, const struct net_results *r)
 {
-	bool split = r->sdds.legs && r->mixed.legs && r->sdds.lat.ok && r->mixed.lat.ok;
+	bool split =
+	    r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) && bench_lat_full(&r->mixed.lat);
 	struct json j;
 
 	json_init(&j, f);
@@ -1209,7 +1214,7 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 	json_obj_begin(&j, "latency");
 	net_json_lat(&j, "sddsd", &r->sdds);
 	net_json_lat(&j, "raw_udp6", &r->raw);
-	if (r->sdds.lat.ok && r->raw.lat.ok) {
+	if (bench_lat_full(&r->sdds.lat) && bench_lat_full(&r->raw.lat)) {
 		json_num(&j, "ratio_median", r->sdds.lat.st.median / r->raw.lat.st.median);
 		json_num(&j, "ratio_p99", r->sdds.lat.st.p99 / r->raw.lat.st.p99);
 	} else {

@@ -17,7 +17,7 @@
 #include "pingpong.h"
 #include "table.h"
 
-/* A ratio of two successful figures, or NAN. */
+/* A ratio of two figures measured in full, or NAN. */
 static double report_ratio(bool ok_a, double a, bool ok_b, double b)
 {
 	if (!ok_a || !ok_b || b <= 0)
@@ -63,19 +63,22 @@ static void report_ratios_compute(const struct bench_results *r, struct report_r
 {
 	const struct mode_result *p = report_best(r->polling, r->best_polling);
 	const struct mode_result *b = report_best(r->blocking, r->best_blocking);
-	bool p_ok = p && p->lat.ok, b_ok = b && b->lat.ok;
+	bool p_ok = p && bench_lat_full(&p->lat), b_ok = b && bench_lat_full(&b->lat);
 
-	x->polling_over_spin = report_ratio(p_ok, p_ok ? p->lat.st.median : 0, r->spin.ok, r->spin.st.median);
-	x->polling_over_spin_p99 = report_ratio(p_ok, p_ok ? p->lat.st.p99 : 0, r->spin.ok, r->spin.st.p99);
-	x->polling_over_floor =
-	    report_ratio(p_ok, p_ok ? p->lat.st.median : 0, r->yield_same.ok, r->yield_same.st.median);
-	x->polling_over_floor_p99 =
-	    report_ratio(p_ok, p_ok ? p->lat.st.p99 : 0, r->yield_same.ok, r->yield_same.st.p99);
+	x->polling_over_spin =
+	    report_ratio(p_ok, p_ok ? p->lat.st.median : 0, bench_lat_full(&r->spin), r->spin.st.median);
+	x->polling_over_spin_p99 =
+	    report_ratio(p_ok, p_ok ? p->lat.st.p99 : 0, bench_lat_full(&r->spin), r->spin.st.p99);
+	x->polling_over_floor = report_ratio(p_ok, p_ok ? p->lat.st.median : 0,
+					     bench_lat_full(&r->yield_same), r->yield_same.st.median);
+	x->polling_over_floor_p99 = report_ratio(p_ok, p_ok ? p->lat.st.p99 : 0,
+						 bench_lat_full(&r->yield_same), r->yield_same.st.p99);
 	x->blocking_over_hop =
-	    report_ratio(b_ok, b_ok ? b->lat.st.median : 0, r->futex.ok, r->futex.st.median);
-	x->blocking_over_hop_p99 = report_ratio(b_ok, b_ok ? b->lat.st.p99 : 0, r->futex.ok, r->futex.st.p99);
-	x->blocking_over_hop_same =
-	    report_ratio(b_ok, b_ok ? b->lat.st.median : 0, r->futex_same.ok, r->futex_same.st.median);
+	    report_ratio(b_ok, b_ok ? b->lat.st.median : 0, bench_lat_full(&r->futex), r->futex.st.median);
+	x->blocking_over_hop_p99 =
+	    report_ratio(b_ok, b_ok ? b->lat.st.p99 : 0, bench_lat_full(&r->futex), r->futex.st.p99);
+	x->blocking_over_hop_same = report_ratio(b_ok, b_ok ? b->lat.st.median : 0,
+						 bench_lat_full(&r->futex_same), r->futex_same.st.median);
 	x->tput_polling_over_mono = report_ratio(p && p->tput.ok, p && p->tput.ok ? p->tput.rate : 0,
 						 r->mono_spin.ok, r->mono_spin.rate);
 	x->tput_blocking_over_mono = report_ratio(b && b->tput.ok, b && b->tput.ok ? b->tput.rate : 0,
@@ -121,7 +124,7 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 			 o->poll_yield_ns < 0 ? "spin" : "yield-spin", (long long)(o->poll_spin_ns / 1000));
 	fprintf(
 	    f,
-	    "sdds-bench local: %u-byte samples, %s, %llu iterations (+%llu warm-up, cap %.0f s), %d CPUs\n",
+	    "sdds-bench local: %u-byte samples, %s, %llu iterations (+%llu warm-up, cap %g s), %d CPUs\n",
 	    o->size, o->reliable ? "reliable" : "best effort", (unsigned long long)o->iterations,
 	    (unsigned long long)o->warmup, o->max_seconds, r->n_cpus);
 	fprintf(f, "sddsd: %s\n", r->sddsd_path ? r->sddsd_path : "(not found)");

@@ -53,7 +53,7 @@ void table_tput(FILE *f, const char *label, const struct tput_result *t, const c
 void table_ratio(FILE *f, const char *label, double v, const char *goal)
 {
 	if (isnan(v) || v < 0)
-		table_row(f, label, "n/a (a run it needs failed)");
+		table_row(f, label, "n/a (a run it needs failed or was cut short)");
 	else
 		table_row(f, label, "%9.2fx%s%s", v, goal ? "   goal " : "", goal ? goal : "");
 }
