@@ -70,7 +70,10 @@ void netns_daemon_stop(int side)
 		return;
 	kill(*pid, SIGTERM);
 	for (int i = 0; i < 200; i++) {
-		if (waitpid(*pid, NULL, WNOHANG) == *pid) {
+		pid_t r = waitpid(*pid, NULL, WNOHANG);
+
+		/* Reaped now, or not our child (a forked copy of this state): gone for us. */
+		if (r == *pid || (r < 0 && errno == ECHILD)) {
 			*pid = -1;
 			return;
 		}
@@ -95,9 +98,19 @@ void netns_cleanup(void)
 	netns.dir[0] = '\0';
 }
 
+/* The process that set the pair up; a forked child's copy of the state is not its to clean. */
+static pid_t netns_owner;
+
+static void netns_cleanup_at_exit(void)
+{
+	if (getpid() == netns_owner)
+		netns_cleanup();
+}
+
 static void on_signal(int sig)
 {
-	netns_cleanup();
+	if (getpid() == netns_owner)
+		netns_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -107,10 +120,11 @@ int netns_pair_setup(const char *tag, const char *dev_a, const char *dev_b)
 	static bool registered;
 	int p = (int)getpid();
 
+	netns_owner = getpid();
 	if (!registered) {
 		signal(SIGTERM, on_signal);
 		signal(SIGINT, on_signal);
-		atexit(netns_cleanup);
+		atexit(netns_cleanup_at_exit);
 		registered = true;
 	}
 	snprintf(netns.ns[0], sizeof(netns.ns[0]), "sdds%sA%d", tag, p);

@@ -168,6 +168,10 @@ int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid)
 	if (pid == 0) {
 		int rc;
 
+		/* The parent's handlers clean up its namespaces and RouDi; a role just dies. */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
 		if (proc_pin_self(cpu) < 0)
 			_exit(PROC_EXIT_PIN);
 		rc = fn(arg);
@@ -351,14 +355,16 @@ int proc_exec_start(const struct proc_exec *x, pid_t *ret_pid, char *why)
 		_exit(127);
 	}
 	for (;;) {
+		bool exited;
+
 		if (!x->ready_line)
 			break;
 		proc_log_read(x->log, log, sizeof(log));
 		if (strstr(log, x->ready_line))
 			break;
-		if (waitpid(pid, &st, WNOHANG) == pid || bench_now_ns() > deadline) {
-			bool exited = bench_now_ns() <= deadline;
-
+		/* Reaped here it is gone, deadline or not: never stop a pid that may be reused. */
+		exited = waitpid(pid, &st, WNOHANG) == pid;
+		if (exited || bench_now_ns() > deadline) {
 			if (!exited)
 				sddsd_run_stop(pid, SIGTERM, 5000, NULL);
 			sddsd_run_log_tail(x->log, tail, sizeof(tail));
