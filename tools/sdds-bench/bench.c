@@ -222,7 +222,13 @@ int bench_cli_parse(const struct bench_cli *cli, int argc, char **argv, struct b
 		else
 			err = cli->parse(ctx, c, optarg);
 		if (err < 0) {
-			fprintf(stderr, "%s: bad value for %s: %s\n", cli->prog, argv[optind - 1],
+			const char *name = "?";
+
+			/* The option's long name, however it was spelt (-n 5, --iterations=5). */
+			for (size_t i = 0; i < n; i++)
+				if (longopts[i].val == c)
+					name = longopts[i].name;
+			fprintf(stderr, "%s: bad value for --%s: %s\n", cli->prog, name,
 				optarg ? optarg : "");
 			return -EINVAL;
 		}

@@ -1379,7 +1379,7 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 	    {NULL, 0, NULL, 0},
 	};
 	static const struct bench_cli cli = {
-	    .prog = "sdds-bench",
+	    .prog = "sdds-bench net",
 	    .common = BENCH_OPT_ITERATIONS | BENCH_OPT_WARMUP | BENCH_OPT_SIZE | BENCH_OPT_MAX_SECONDS |
 		      BENCH_OPT_TPUT_SECONDS | BENCH_OPT_SDDSD | BENCH_OPT_RAW | BENCH_OPT_JSON,
 	    .max_size = NET_MAX_SIZE,
