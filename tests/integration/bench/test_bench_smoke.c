@@ -42,6 +42,7 @@ struct smoke_run {
 
 static struct smoke_run good = {.out = "/tmp/sdds-bench-smoke-XXXXXX"};
 static struct smoke_run bad = {.out = "/tmp/sdds-bench-smoke-XXXXXX"};
+static struct smoke_run capped = {.out = "/tmp/sdds-bench-smoke-XXXXXX"};
 
 static const char *const check_keys_py =
     "import json, sys\n"
@@ -113,6 +114,24 @@ static const char *const check_failed_py =
     "if bad:\n"
     "    print('; '.join(bad)); sys.exit(1)\n";
 
+/* Every latency run cut short by the cap says so, and no ratio or latency goal is made of one. */
+static const char *const check_capped_py =
+    "import json, sys\n"
+    "d = json.load(open(sys.argv[1]))\n"
+    "bad = []\n"
+    "runs = {'baseline.' + k: d['baseline'][k] for k in ('spin', 'futex', 'yield_same_cpu')}\n"
+    "runs.update({m + '.latency': d[m]['latency'] for m in ('polling', 'blocking')})\n"
+    "for name, e in runs.items():\n"
+    "    if e.get('capped') is not True or not e.get('done', 0) < e.get('requested', 0):\n"
+    "        bad.append('%s not marked capped: %r' % (name, e))\n"
+    "for k in ('polling_over_spin', 'polling_over_spin_p99', 'polling_over_yield_floor',\n"
+    "          'polling_over_yield_floor_p99', 'blocking_over_futex_hop', 'blocking_over_futex_hop_p99'):\n"
+    "    if d['ratios'].get(k, 0) is not None: bad.append('ratio %s from capped runs: %r' % (k, "
+    "d['ratios'][k]))\n"
+    "if d['goals'].get('blocking_met', 0) is not None: bad.append('blocking goal judged from capped runs')\n"
+    "if bad:\n"
+    "    print('; '.join(bad)); sys.exit(1)\n";
+
 static int smoke_setup(void **state)
 {
 	char *good_argv[] = {
@@ -132,10 +151,16 @@ static int smoke_setup(void **state)
 			    "--json",
 			    NULL};
 
+	/* So many round trips that the 0.2 s cap ends every latency run. */
+	char *capped_argv[] = {(char *)bench_bin, "local", "-n", "1000000000", "--warmup", "10",
+			       "--max-seconds",	  "0.2",   "-t", "0.1",	       "--sddsd",  (char *)sddsd_bin,
+			       "--json",	  NULL};
+
 	(void)state;
 	good.status = benchutil_run_to_temp(good_argv, good.out, NULL);
 	bad.status = benchutil_run_to_temp(bad_argv, bad.out, NULL);
-	return good.status == -1 || bad.status == -1 ? -1 : 0;
+	capped.status = benchutil_run_to_temp(capped_argv, capped.out, NULL);
+	return good.status == -1 || bad.status == -1 || capped.status == -1 ? -1 : 0;
 }
 
 static int smoke_teardown(void **state)
@@ -143,6 +168,7 @@ static int smoke_teardown(void **state)
 	(void)state;
 	unlink(good.out);
 	unlink(bad.out);
+	unlink(capped.out);
 	return 0;
 }
 
@@ -172,6 +198,12 @@ static void test_missing_daemon_fails_without_ratios(void **state)
 	assert_int_equal(benchutil_python(check_failed_py, bad.out, NULL), 0);
 }
 
+static void test_capped_runs_give_no_ratio(void **state)
+{
+	(void)state;
+	assert_int_equal(benchutil_python(check_capped_py, capped.out, NULL), 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +211,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_json_parses),
 	    cmocka_unit_test(test_every_figure_positive),
 	    cmocka_unit_test(test_missing_daemon_fails_without_ratios),
+	    cmocka_unit_test(test_capped_runs_give_no_ratio),
 	};
 
 	if (argc != 3) {
