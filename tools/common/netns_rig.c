@@ -305,7 +305,8 @@ pid_t netns_helper(int side, bool want_ready, const char *bin, ...)
 		argv[n++] = a;
 	va_end(ap);
 	argv[n] = NULL;
-	if (pipe(pfd) < 0)
+	/* Close-on-exec: another helper started meanwhile must not hold this one's pipe open. */
+	if (pipe2(pfd, O_CLOEXEC) < 0)
 		return -1;
 	pid = fork();
 	if (pid < 0) {
@@ -326,7 +327,10 @@ pid_t netns_helper(int side, bool want_ready, const char *bin, ...)
 		ssize_t r = read(pfd[0], buf, sizeof(buf) - 1);
 
 		if (r <= 0 || strncmp(buf, "ready", 5) != 0) {
+			/* Not ready: it is ours to stop, not a process left behind. */
 			close(pfd[0]);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
 			return -1;
 		}
 	}
