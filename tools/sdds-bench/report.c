@@ -122,11 +122,10 @@ void report_table(FILE *f, const struct bench_opts *o, const struct bench_result
 	else
 		snprintf(poll_label, sizeof(poll_label), "sddsd --poll, clients %s %lld us",
 			 o->poll_yield_ns < 0 ? "spin" : "yield-spin", (long long)(o->poll_spin_ns / 1000));
-	fprintf(
-	    f,
-	    "sdds-bench local: %u-byte samples, %s, %llu iterations (+%llu warm-up, cap %g s), %d CPUs\n",
-	    o->size, o->reliable ? "reliable" : "best effort", (unsigned long long)o->iterations,
-	    (unsigned long long)o->warmup, o->max_seconds, r->n_cpus);
+	fprintf(f,
+		"sdds-bench local: %u-byte samples, %s, %llu iterations (+%llu warm-up, cap %g s), %d CPUs\n",
+		o->size, o->reliable ? "reliable" : "best effort", (unsigned long long)o->iterations,
+		(unsigned long long)o->warmup, o->max_seconds, r->n_cpus);
 	fprintf(f, "sddsd: %s\n", r->sddsd_path ? r->sddsd_path : "(not found)");
 	report_placement_str(&r->base_pl, pl, sizeof(pl));
 	fprintf(f, "baselines: ping side %s\n", strstr(pl, "A:") ? strstr(pl, "A:") : pl);
