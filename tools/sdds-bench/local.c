@@ -210,8 +210,7 @@ static int lc_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 	return sdds_reader_take(((struct local_side *)arg)->r, buf, cap, ret_len, PINGPONG_SLICE_NS);
 }
 
-static const struct pingpong_ops lc_pp_ops = {
-    .send = lc_pp_send, .recv = lc_pp_recv, .strerror = sdds_strerror};
+const struct pingpong_ops local_pp_ops = {.send = lc_pp_send, .recv = lc_pp_recv, .strerror = sdds_strerror};
 
 /* A role of the latency run: side 0 pings (reads pong, writes ping), side 1 answers. */
 static int lc_pp_role(struct pingpong_shm *s, void *arg, int side)
@@ -225,7 +224,7 @@ static int lc_pp_role(struct pingpong_shm *s, void *arg, int side)
 	if (err < 0)
 		return pingpong_fail(s, side, 2, "%s side: connect and create endpoints: %s",
 				     side ? "pong" : "ping", sdds_strerror(err));
-	rc = pingpong_side(s, side, a->o, &lc_pp_ops, &x, "ping side", "pong side");
+	rc = pingpong_side(s, side, a->o, &local_pp_ops, &x, "ping side", "pong side");
 	/* An error exit leaves the handles to process exit: the daemon sees the hang-up. */
 	if (rc == 0)
 		local_side_close(&x);

@@ -63,6 +63,10 @@ int local_side_open(const sdds_client_options *co, const sdds_topic_desc *in, co
 /* Frees every handle x holds (a zeroed struct too) and zeroes it. */
 void local_side_close(struct local_side *x);
 
+/* The ping-pong harness's transport on a local_side's writer and reader (pingpong.h). */
+struct pingpong_ops;
+extern const struct pingpong_ops local_pp_ops;
+
 /* Sample i's sequence number (big-endian like the marshalled seq field) and bytes 2..7 of i into p. */
 void local_put_counter(uint8_t *p, uint32_t size, uint64_t i);
 

@@ -150,20 +150,6 @@ static int sc_client_open(const struct sc_args *a, const char *name, uint16_t ri
 
 /* ----------------------------------------------------------------- roles */
 
-/* The harness's transport on a client's reader and writer (pingpong.h). */
-static int sc_pp_send(void *arg, const void *buf, uint32_t len)
-{
-	return sdds_writer_write(((struct local_side *)arg)->w, buf, len);
-}
-
-static int sc_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
-{
-	return sdds_reader_take(((struct local_side *)arg)->r, buf, cap, ret_len, PINGPONG_SLICE_NS);
-}
-
-static const struct pingpong_ops sc_pp_ops = {
-    .send = sc_pp_send, .recv = sc_pp_recv, .strerror = sdds_strerror};
-
 enum { SC_LOOP, SC_PING, SC_PONG };
 
 /*
@@ -192,7 +178,7 @@ static int sc_pair_role(struct sc_args *a, int role)
 		return sc_fail(s, 2, what, err);
 	atomic_fetch_add_explicit(&s->registered, 1, memory_order_release);
 	if (role == SC_PONG) {
-		rc = pingpong_pong(s->pp, &a->o->b, &sc_pp_ops, &x, who[role]);
+		rc = pingpong_pong(s->pp, &a->o->b, &local_pp_ops, &x, who[role]);
 	} else {
 		err = bench_wait_flag(&s->go, &s->pp->abort, SC_REGISTER_TIMEOUT_NS + 30 * 1000000000LL);
 		snprintf(what, sizeof(what), "%s: waiting for go", who[role]);
@@ -200,7 +186,7 @@ static int sc_pair_role(struct sc_args *a, int role)
 			return sc_fail(s, 2, what, err);
 		if (role == SC_LOOP)
 			atomic_store_explicit(&s->pp->ready, 1, memory_order_release);
-		rc = pingpong_ping(s->pp, &a->o->b, &sc_pp_ops, &x, who[role]);
+		rc = pingpong_ping(s->pp, &a->o->b, &local_pp_ops, &x, who[role]);
 	}
 	if (rc != 0)
 		return rc;
