@@ -253,9 +253,6 @@ int mono_open(struct sdds_client *c, const char *net_config);
  */
 int client_transport_open(struct sdds_client *c, const sdds_client_options *opts);
 
-/* $SDDS_MONOLITHIC says 1, yes or true. */
-bool client_mono_from_env(void);
-
 /*
  * client.c: mark the client disconnected (once) and wake everybody who
  * sleeps on one of its doorbells. Safe from any thread, any number of times.

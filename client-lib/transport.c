@@ -12,7 +12,8 @@
 
 #include "internal.h"
 
-bool client_mono_from_env(void)
+/* $SDDS_MONOLITHIC says 1, yes or true. */
+static bool client_mono_from_env(void)
 {
 	const char *v = getenv("SDDS_MONOLITHIC");
 
