@@ -2,16 +2,18 @@
 # SPDX-License-Identifier: MIT
 """report.py - `sdds-bench report`: every benchmark in one run, one Markdown
 report with tables, ratios and PNG plots (Python 3 standard library; gnuplot
-when installed).
+when installed). `--show PART` prints one part's tables and ratios from the
+JSON `sdds-bench PART --json` printed, read on stdin; it runs nothing.
 
 usage: report.py --bench SDDS-BENCH [options]   (or: sdds-bench report [options])
+       report.py --show local|net|scale|iceoryx|callgrind < PART.json
 
-The script is mostly data: STEPS says how each part runs (arguments, time
-caps), ROWS lists every figure of the tables, RATIOS every headline ratio.
-Each part runs as a child in its own process group with a time cap; its --json
-goes to DIR/logs and its per-iteration values to DIR/raw. The output is
-DIR/report.md, DIR/report.json and PNG plots (scripts and data in DIR/plots).
---replay runs nothing and reads what an earlier run left in DIR.
+The script is mostly data: STEPS says how each part runs, ROWS lists every
+figure of the tables, RATIOS every ratio with its goal. Each part runs as a
+child in its own process group with a time cap; its --json goes to DIR/logs,
+its per-iteration values to DIR/raw. The output is DIR/report.md,
+DIR/report.json and PNG plots (scripts and data in DIR/plots). --replay runs
+nothing and reads what an earlier run left in DIR.
 
 The refusal rule: a ratio is printed only when both of its figures were
 measured in full in this run. A figure that failed, hit its time cap, or
@@ -22,6 +24,7 @@ import argparse, copy, glob, json, math, os, shutil, signal, subprocess, sys, ti
 
 NAN = float("nan")
 PARTS = ["local", "iceoryx", "ddsperf", "net", "scale", "trace", "callgrind"]
+SHOW = ["local", "net", "scale", "iceoryx", "callgrind"]
 DEFAULT_N, QUICK_N, DEFAULT_SIZE, DDS_DOMAIN = 100000, 2000, 2, 77
 SRCDIR = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 WHY_MAX = 256  # BENCH_WHY_MAX: a reason is cut, never dropped
@@ -39,18 +42,22 @@ STEPS = {
     "callgrind": (150, 900, "{bench} callgrind --json -k {k} --base {base} -s {size} --valgrind {valgrind} {sddsd}"),
 }
 USAGE2 = ("iceoryx", "scale")  # exit 2 from these: the sdds-bench given has no such command (an older build)
-# Per part: the JSON keys of (iterations, reason of a failure, rate).
+# Per benchmark: the JSON keys of (iterations, reason of a failure, rate).
 KEYS = {"local": ("iterations", "error", "samples_per_s"), "iceoryx": ("iterations", "why", None),
-        "net": ("n", "why", "rate"), "net-poll": ("n", "why", "rate")}
+        "net": ("n", "why", "rate")}
+# The members a table shows in its own columns; a row's other numbers go to its note.
+SHOWN = {"ok", "why", "error", "median_us", "p99_us", "p999_us", "max_us", "truncated", "capped", "requested",
+         "done", "n", "iterations", "rate", "samples_per_s"}
 
 # Every row: (id, label, part, JSON path, per-iteration file in raw/, curve in the profile). The id's prefix
-# is its table: l_ local latency, n_ network latency, t_ throughput. Parts net-poll (`net --poll`) and
-# net-dds (ddsperf run by net) belong to net; iceoryx's paths are the modes' names. ddsperf rows are parsed
-# from its text output. n_mixed only feeds the leg ratios. A curve of None is the label.
+# is its table: l_ local latency, n_ network latency, t_ throughput. A path starting with "?" is optional:
+# absent, the row is left out. iceoryx's paths are the modes' names; ddsperf rows are parsed from its text.
+# A curve of None is the label.
 ROWS = [
     ("l_spin", "baseline: spin on a shared line", "local", "baseline.spin", "local-spin.txt", "spin (baseline)"),
     ("l_futex", "baseline: futex wait/wake (one hop)", "local", "baseline.futex", "local-futex.txt",
      "futex hop (baseline)"),
+    ("l_futex_same", "baseline: futex, both on one CPU", "local", "?baseline.futex_same_cpu", None, None),
     ("l_yield", "baseline: yield-spin, both on one CPU (polling floor on 2 CPUs)", "local",
      "baseline.yield_same_cpu", "local-yield-same-cpu.txt", "yield, one CPU (floor)"),
     ("l_poll", "sddsd polling", "local", "polling.latency", "local-sddsd-polling-*.txt", "sddsd polling"),
@@ -60,70 +67,105 @@ ROWS = [
     ("l_ice_wait", "iceoryx WaitSet", "iceoryx", "modes.waitset", "ice-iceoryx-waitset.txt", "iceoryx waitset"),
     ("l_dds", "Cyclone DDS ddsperf, listener (loopback)", "ddsperf", None, None, None),
     ("l_dds_wait", "Cyclone DDS ddsperf, waitset (loopback)", "ddsperf", None, None, None),
-    ("n_blk", "sddsd isolated, blocking daemons", "net", "latency.sddsd", "net-net-sddsd.txt", None),
-    ("n_poll", "sddsd isolated, polling daemons", "net-poll", "latency.sddsd", "netpoll-net-sddsd.txt", None),
-    ("n_mono_blk", "monolithic, blocking", "net", "monolithic.latency", "net-*mono*.txt", None),
-    ("n_mono_poll", "monolithic, polling", "net-poll", "monolithic.latency", "netpoll-*mono*.txt", None),
-    ("n_raw", "raw UDPv6 ping-pong, blocking recv (baseline)", "net", "latency.raw_udp6", "net-net-raw.txt",
-     "raw UDPv6"),
-    ("n_raw_busy", "raw UDPv6 ping-pong, busy-polled recv (baseline)", "net-poll", "latency.raw_udp6_busy",
-     "netpoll-net-raw-busy.txt", "raw UDPv6, busy-polled"),
-    ("n_dds", "Cyclone DDS ddsperf (veth)", "net-dds", None, None, None),
-    ("n_mixed", "isolated A, monolithic B (polling)", "net-poll", "monolithic.latency_mixed", None, None),
     ("t_poll", "local, sddsd polling", "local", "polling.throughput", None, None),
     ("t_block", "local, sddsd blocking", "local", "blocking.throughput", None, None),
+    ("t_poll_many", "local, sddsd polling, take_many reader (extra, in no ratio)", "local",
+     "?polling.throughput_take_many", None, None),
+    ("t_block_many", "local, sddsd blocking, take_many reader (extra, in no ratio)", "local",
+     "?blocking.throughput_take_many", None, None),
     ("t_mono_spin", "local, monolithic (polling spin budget)", "local", "monolithic.spin", None, None),
     ("t_mono_sleep", "local, monolithic (spin budget 0)", "local", "monolithic.sleep", None, None),
     ("t_dds", "local, Cyclone DDS ddsperf pub/sub (loopback)", "ddsperf", None, None, None),
-    ("t_net", "net, sddsd (blocking daemons, one sample per frame)", "net", "throughput.sddsd", None, None),
-    ("t_net_frames", "net, sddsd frames/s (daemon B's counters; not samples)", "net", "throughput.sddsd_frames",
-     None, None),
-    ("t_net_packed", "net, sddsd packed (peer_pack both ways; samples)", "net", "throughput.sddsd_packed", None, None),
-    ("t_net_packed_frames", "net, sddsd packed frames/s (daemon B's counters)", "net",
-     "throughput.sddsd_packed_frames", None, None),
-    ("t_net_mono", "net, monolithic", "net", "monolithic.throughput", None, None),
-    ("t_net_raw", "net, raw UDPv6 sendmmsg (baseline)", "net", "throughput.raw_udp6_sendmmsg", None, None),
-    ("t_net_raw_gso", "net, raw UDPv6 GSO messages of 32 (the kernel's ceiling for sddsd's way)", "net",
-     "throughput.raw_udp6_gso", None, None),
+    ("n_dds", "Cyclone DDS ddsperf (veth)", "net-dds", None, None, None),
 ]
-# Headline ratios: (label, unit, numerator, denominator or None for the figure itself, goal (cmp, value, text)).
-# A figure is (row id, its name in a refusal) or the id of a figure made in Report.figures.
+# Both runs of net (blocking daemons: part net, raw/net-*; polling: net-poll, raw/netpoll-*, id + "_p"):
+# (id, label with %s for the daemons' mode, JSON path, per-iteration file, curve, runs: b and/or p).
+# A label without %s gets ", polling daemons' run" in the polling run.
+NET = [
+    ("n_sddsd", "sddsd isolated, %s daemons", "latency.sddsd", "net-sddsd.txt", None, "bp"),
+    ("n_mono", "monolithic, %s", "monolithic.latency", "*mono*.txt", None, "bp"),
+    ("n_mixed", "isolated A, monolithic B (%s)", "monolithic.latency_mixed", None, None, "bp"),
+    ("n_raw", "raw UDPv6 ping-pong, blocking recv (baseline)", "latency.raw_udp6", "net-raw.txt", "raw UDPv6", "bp"),
+    ("n_raw_busy", "raw UDPv6 ping-pong, busy-polled recv (baseline)", "latency.raw_udp6_busy",
+     "net-raw-busy.txt", "raw UDPv6, busy-polled", "p"),
+    ("t_net", "net, sddsd (%s daemons, one sample per frame)", "throughput.sddsd", None, None, "bp"),
+    ("t_net_frames", "net, sddsd frames/s (daemon B's counters; not samples)", "throughput.sddsd_frames", None,
+     None, "bp"),
+    ("t_net_packed", "net, sddsd packed (peer_pack both ways; samples)", "throughput.sddsd_packed", None, None,
+     "bp"),
+    ("t_net_packed_frames", "net, sddsd packed frames/s (daemon B's counters)", "throughput.sddsd_packed_frames",
+     None, None, "bp"),
+    ("t_net_mono", "net, monolithic", "monolithic.throughput", None, None, "bp"),
+    ("t_net_raw", "net, raw UDPv6 sendmmsg (baseline)", "throughput.raw_udp6_sendmmsg", None, None, "bp"),
+    ("t_net_raw_gso", "net, raw UDPv6 GSO messages of 32 (the kernel's ceiling for sddsd's way)",
+     "throughput.raw_udp6_gso", None, None, "bp"),
+]
+for _p in (False, True):
+    for _i, _l, _path, _raw, _curve, _runs in NET:
+        if "bp"[_p] in _runs:
+            ROWS.append((_i + "_p" * (_p and _runs == "bp"), _l % ("polling" if _p else "blocking") if "%s" in _l
+                         else _l + ", polling daemons' run" * (_p and _runs == "bp"), ("net", "net-poll")[_p],
+                         _path, _raw and ("net-", "netpoll-")[_p] + _raw, _curve))
+
+# Ratios: (label, unit, numerator, denominator or None for the figure itself, goal (cmp, value, text)).
+# A figure is (row id, its name in a refusal[, "p99" for that figure instead of the median]) or the id of a
+# figure made in Report.figures. A ratio of an optional row left out is left out too.
 NO_GOAL, PAPER_RECV, PAPER_SEND = (0, 0, ""), "paper (STM32F4): +44%", "paper (STM32F4): +16%"
-SDDS_POLL, SDDS_BLOCK = ("l_poll", "sddsd polling"), ("l_block", "sddsd blocking")
-NET_BLK, NET_POLL = ("n_blk", "net sddsd (blocking daemons)"), ("n_poll", "net sddsd (polling daemons)")
-FRAMES, RAW_TPUT = ("t_net_frames", "sddsd frames/s"), ("t_net_raw", "raw UDPv6 throughput")
+P, B = ("l_poll", "sddsd polling"), ("l_block", "sddsd blocking")
+SPIN, FLOOR, HOP = ("l_spin", "spin baseline"), ("l_yield", "one-CPU yield floor"), ("l_futex", "futex hop")
+TPUT = (+1, 10.0, ">= 10 M samples/s")
 RATIOS = [
-    ("local one-way, sddsd polling / iceoryx polling (median)", "x", SDDS_POLL, ("l_ice_poll", "iceoryx polling"),
+    ("local one-way, sddsd polling / iceoryx polling (median)", "x", P, ("l_ice_poll", "iceoryx polling"),
      (-1, 1.0, "<= 1 (sddsd polling <= 0.6 us = iceoryx polling here)")),
-    ("local one-way, sddsd polling median", "us", SDDS_POLL, None, (-1, 0.6, "<= 0.6 us")),
-    ("local one-way, sddsd polling / yield-spin on one CPU (median)", "x", SDDS_POLL,
-     ("l_yield", "one-CPU yield floor"), (0, 0, "1.0x: sddsd adds nothing to the one switch per hop")),
-    ("local one-way, sddsd blocking / one futex hop (median)", "x", SDDS_BLOCK, ("l_futex", "futex hop"),
-     (-1, 2.1, "<= 2.1")),
-    ("local one-way, sddsd blocking / iceoryx WaitSet (median)", "x", SDDS_BLOCK, ("l_ice_wait", "iceoryx waitset"),
+    ("local one-way, sddsd polling median", "us", P, None, (-1, 0.6, "<= 0.6 us")),
+    ("local one-way, sddsd polling / spin (median)", "x", P, SPIN, NO_GOAL),
+    ("local one-way, sddsd polling / spin (p99)", "x", P + ("p99",), SPIN + ("p99",), NO_GOAL),
+    ("local one-way, sddsd polling / yield-spin on one CPU (median)", "x", P, FLOOR,
+     (0, 0, "1.0x: sddsd adds nothing to the one switch per hop")),
+    ("local one-way, sddsd polling / yield-spin on one CPU (p99)", "x", P + ("p99",), FLOOR + ("p99",), NO_GOAL),
+    ("local one-way, sddsd blocking / one futex hop (median)", "x", B, HOP, (-1, 2.1, "<= 2.1")),
+    ("local one-way, sddsd blocking / one futex hop (p99)", "x", B + ("p99",), HOP + ("p99",), NO_GOAL),
+    ("local one-way, sddsd blocking / futex hop on one CPU (median)", "x", B,
+     ("l_futex_same", "same-CPU futex hop"), NO_GOAL),
+    ("local one-way, sddsd blocking / iceoryx WaitSet (median)", "x", B, ("l_ice_wait", "iceoryx waitset"),
      NO_GOAL),
-    ("local one-way, sddsd blocking / ddsperf on loopback (median)", "x", SDDS_BLOCK, ("l_dds", "ddsperf loopback"),
+    ("local one-way, sddsd blocking / ddsperf on loopback (median)", "x", B, ("l_dds", "ddsperf loopback"),
      NO_GOAL),
-    ("local throughput, sddsd (better daemon mode)", "M/s", "best", None, (+1, 10.0, ">= 10 M samples/s")),
+    ("local throughput, sddsd (better daemon mode)", "M/s", "best", None, TPUT),
+    ("local throughput, sddsd polling", "M/s", ("t_poll", "sddsd polling throughput"), None, TPUT),
+    ("local throughput, sddsd blocking", "M/s", ("t_block", "sddsd blocking throughput"), None, TPUT),
     ("local throughput, isolated / monolithic (polling budget)", "x", ("t_poll", "sddsd polling throughput"),
      ("t_mono_spin", "monolithic throughput"), NO_GOAL),
+    ("local throughput, isolated / monolithic (spin budget 0)", "x", ("t_block", "sddsd blocking throughput"),
+     ("t_mono_sleep", "monolithic throughput (spin budget 0)"), NO_GOAL),
     ("local throughput, sddsd / ddsperf pub-sub on loopback", "x", "best", ("t_dds", "ddsperf throughput"), NO_GOAL),
-    ("net one-way, sddsd / ddsperf (median, veth)", "x", NET_BLK, ("n_dds", "net ddsperf"), (-1, 1.0, "<= 1")),
-    ("net one-way, sddsd / raw UDPv6 (median, veth)", "x", NET_BLK, ("n_raw", "net raw UDPv6"),
-     (-1, 1.15, "<= 1.15")),
-    ("net isolation cost, polling: isolated / monolithic - 1 (median)", "%", NET_POLL,
-     ("n_mono_poll", "net monolithic (polling)"), (-1, 5, "<= 5%")),
-    ("net isolation cost, polling, send side (A->B legs, median)", "%", "leg_send", "one", (0, 0, PAPER_SEND)),
-    ("net isolation cost, polling, receive side (B->A legs, median)", "%", "leg_receive", "one", (0, 0, PAPER_RECV)),
-    ("net one-way, sddsd polling / raw UDPv6 busy-polled (median)", "x", NET_POLL,
-     ("n_raw_busy", "busy-polled raw UDPv6"), NO_GOAL),
-    ("net throughput, sddsd frames / raw UDPv6 sendmmsg datagrams (same size)", "x", FRAMES, RAW_TPUT,
-     (+1, 0.9, ">= 0.9")),
-    ("net throughput, sddsd frames / raw UDPv6 GSO datagrams (same size)", "x", FRAMES,
-     ("t_net_raw_gso", "raw UDPv6 GSO throughput"), NO_GOAL),
-    ("net throughput, sddsd samples / raw UDPv6 datagrams", "x", ("t_net", "net sddsd throughput"), RAW_TPUT, NO_GOAL),
-    ("net throughput, packed sddsd samples (peer_pack) / raw UDPv6 datagrams", "x",
-     ("t_net_packed", "packed sddsd throughput"), RAW_TPUT, NO_GOAL),
+    ("net one-way, sddsd / ddsperf (median, veth)", "x", ("n_sddsd", "net sddsd (blocking daemons)"),
+     ("n_dds", "net ddsperf"), (-1, 1.0, "<= 1")),
+]
+for _s, _m in (("", "blocking"), ("_p", "polling")):
+    _iso, _raw = ("n_sddsd" + _s, "net sddsd (%s daemons)" % _m), ("n_raw" + _s, "net raw UDPv6")
+    _mono, _frames = ("n_mono" + _s, "net monolithic (%s)" % _m), ("t_net_frames" + _s, "sddsd frames/s")
+    _tput = ("t_net_raw" + _s, "raw UDPv6 throughput")
+    RATIOS += [(name + ", %s daemons" % _m, unit, a, b, goal) for name, unit, a, b, goal in [
+        ("net one-way, sddsd / raw UDPv6 (median, veth)", "x", _iso, _raw, (-1, 1.15, "<= 1.15")),
+        ("net one-way, sddsd / raw UDPv6 (p99, veth)", "x", _iso + ("p99",), _raw + ("p99",), NO_GOAL),
+        ("net isolation cost: isolated / monolithic - 1 (median)", "%", _iso, _mono,
+         (-1, 5, "<= 5%") if _s else NO_GOAL),
+        ("net one-way, monolithic / raw UDPv6 (median)", "x", _mono,
+         ("n_raw_busy", "busy-polled raw UDPv6") if _s else _raw, NO_GOAL),
+        ("net isolation cost, send side (A->B legs, median)", "%", "leg_send" + _s, "one", (0, 0, PAPER_SEND)),
+        ("net isolation cost, receive side (B->A legs, median)", "%", "leg_receive" + _s, "one", (0, 0, PAPER_RECV)),
+        ("net throughput, sddsd frames / raw UDPv6 sendmmsg datagrams (same size)", "x", _frames, _tput,
+         (+1, 0.9, ">= 0.9")),
+        ("net throughput, sddsd frames / raw UDPv6 GSO datagrams (same size)", "x", _frames,
+         ("t_net_raw_gso" + _s, "raw UDPv6 GSO throughput"), NO_GOAL),
+        ("net throughput, sddsd samples / raw UDPv6 datagrams", "x", ("t_net" + _s, "net sddsd throughput"), _tput,
+         NO_GOAL),
+        ("net throughput, packed sddsd samples (peer_pack) / raw UDPv6 datagrams", "x",
+         ("t_net_packed" + _s, "packed sddsd throughput"), _tput, NO_GOAL),
+    ] + [("net one-way, sddsd / raw UDPv6 busy-polled (median)", "x", _iso, ("n_raw_busy", "busy-polled raw UDPv6"),
+          (-1, 1.15, "<= 1.15 (same mode)"))] * bool(_s)]
+RATIOS += [
     ("isolation cost, receive path (traced total, avg)", "%", "iso_receive", "mono_receive", (0, 44, PAPER_RECV)),
     ("isolation cost, send path (traced total, avg)", "%", "iso_send", "mono_send", (0, 16, PAPER_SEND)),
     ("isolation cost, local path (traced total, avg)", "%", "iso_local", "mono_local", NO_GOAL),
@@ -132,6 +174,12 @@ RATIOS = [
 # The plots: (file, what it shows). Report.draw says how each is drawn and why one is not.
 PLOTS = [("latency-local", "local latency profile"), ("latency-net", "network latency profile"),
          ("phases", "per-phase bar chart"), ("scaling", "scaling plot")]
+# The scaling table: (column, JSON member, decimals or None for a latency).
+SCALE = [("clients:", "clients", 0), ("p50 us:", "p50_us", None), ("p99 us:", "p99_us", None),
+         ("p99.9 us:", "p999_us", None), ("max us:", "max_us", None), ("daemon RSS KiB:", "daemon_rss_kib", 0),
+         ("daemon PSS KiB:", "daemon_pss_kib", 0), ("RSS before KiB:", "daemon_rss0_kib", 0),
+         ("PSS before KiB:", "daemon_pss0_kib", 0), ("RSS per client KiB:", "rss_per_client_kib", 1),
+         ("PSS per client KiB:", "pss_per_client_kib", 1)]
 
 
 def progress(msg):
@@ -148,21 +196,23 @@ def given(w):
 class Fig:
     """A figure: a latency row (v: median us), a throughput row (tput; v: rate/s) or a figure made from others.
 
-    n is what was measured, requested what was asked for; deps must be measured in full too.
+    n is what was measured, requested what was asked for; deps must be measured in full too. part is the
+    part it came from; hidden: an optional row its JSON did not have.
     """
 
-    def __init__(self, name, ok=False, v=0.0, why="not run", tput=False, deps=()):
+    def __init__(self, name, ok=False, v=0.0, why="not run", tput=False, deps=(), part=None):
         self.name = self.label = name
-        self.ok, self.v, self.why, self.tput, self.deps = ok, v, why, tput, deps
+        self.ok, self.v, self.why, self.tput, self.deps, self.part = ok, v, why, tput, deps, part
         self.p99 = self.max = self.n = 0.0
         self.p999, self.capped, self.requested, self.raw, self.note, self.raw_glob = NAN, False, None, "", "", None
+        self.hidden = False
 
     def fail(self, why):
         self.ok, self.why = False, why[:WHY_MAX - 1]
 
-    def named(self, name):
+    def named(self, name, attr="v"):
         f = copy.copy(self)
-        f.name = name
+        f.name, f.v = name, getattr(self, attr)
         return f
 
 
@@ -232,34 +282,36 @@ def jnum(j, path):
 
 
 def read_row(r, j, path, keys, requested=None):
-    """Fill r from the object at path. keys: the part's (iterations, reason, rate) keys, as in KEYS.
+    """Fill r from the object at path. keys: the benchmark's (iterations, reason, rate) keys, as in KEYS.
 
     requested: the iterations asked for; the row's own "requested" wins, its "done" is what was measured.
-    The time cap is "truncated" (or the harness's "capped").
+    The time cap is "truncated" (or the harness's "capped"). The object's other numbers go to the note.
     """
     n_key, why_key, rate_key = keys
-    ok = jget(j, path + ".ok")
-    if not isinstance(ok, bool):
+    x = jget(j, path)
+    if not isinstance(jget(x, "ok"), bool):
         return r.fail("no '%s' in the JSON" % path)
-    if not ok:
-        return r.fail(given(jget(j, "%s.%s" % (path, why_key))))
+    if not x["ok"]:
+        return r.fail(given(jget(x, why_key)))
+    v = {k: jnum(x, k) for k in ((rate_key,) if r.tput else ("median_us", "p99_us", "max_us", n_key))}
+    bad = next((k for k in v if v[k] is None or r.tput and not v[k] > 0), None)
+    if bad:
+        return r.fail("no %s '%s.%s' in the JSON" % ("rate" if r.tput else "number", path, bad))
+    r.note = "; ".join("%s %s" % (k, num(jnum(x, k))) for k in x if k not in SHOWN and jnum(x, k) is not None)
+    r.ok, r.why = True, ""
     if r.tput:
-        rate = jnum(j, "%s.%s" % (path, rate_key))
-        if rate is None or not rate > 0:
-            return r.fail("no rate '%s.%s' in the JSON" % (path, rate_key))
-        r.v, r.ok, r.why = rate, True, ""
+        r.v = v[rate_key]
         return
-    v = {k: jnum(j, path + "." + k) for k in ("median_us", "p99_us", "max_us", n_key)}
-    for k in v:
-        if v[k] is None:
-            return r.fail("no number '%s.%s' in the JSON" % (path, k))
-    r.v, r.p99, r.max, r.n = v["median_us"], v["p99_us"], v["max_us"], v[n_key]
-    r.p999 = nan_if_none(jnum(j, path + ".p999_us"))
-    r.capped = bool(jget(j, path + ".truncated")) or bool(jget(j, path + ".capped"))
-    own, done = jnum(j, path + ".requested"), jnum(j, path + ".done")
+    r.v, r.p99, r.max, r.n, r.p999 = v["median_us"], v["p99_us"], v["max_us"], v[n_key], nan_if_none(
+        jnum(x, "p999_us"))
+    r.capped = bool(jget(x, "truncated")) or bool(jget(x, "capped"))
+    own, done = jnum(x, "requested"), jnum(x, "done")
     r.requested = own if own is not None else requested
     r.n = done if done is not None else r.n
-    r.ok, r.why = True, ""
+
+
+def add_note(r, s):
+    r.note = "; ".join(x for x in (r.note, s) if x)
 
 
 def nan_if_none(v):
@@ -370,6 +422,11 @@ def count(v):
     return "{:,}".format(int(v)) if v is not None else "?"
 
 
+def num(v):
+    """Any other number of a row: a count with separators, else three decimals (three figures when large)."""
+    return count(v) if v == int(v) else "%.3f" % v if abs(v) < 1000 else "{:,.0f}".format(v)
+
+
 def lat_table(rows):
     out = []
     for r in rows:
@@ -381,6 +438,18 @@ def lat_table(rows):
             (["profile plotted"] if r.raw else [])
         out.append([r.label, "%.0f" % r.n, us(r.v), us(r.p99), us(r.p999), us(r.max), "; ".join(note)])
     return table(["path", "samples:", "median:", "p99:", "p99.9:", "max:", "note"], out)
+
+
+def tput_table(rows):
+    return table(["path", "M samples/s:", "note"], [
+        [t.label, "%.3f" % (t.v / 1e6), md_cell(t.note)] if t.ok else [t.label, "not run: " + md_cell(t.why), None]
+        for t in rows])
+
+
+def ratio_table(ratios):
+    return table(["ratio", "measured", "goal", None], [
+        [r["name"], ratio_cell(r), r["goal_text"] or "-", {None: "-", True: "met", False: "NOT met"}[ratio_met(r)]]
+        for r in ratios])
 
 
 def gq(s):
@@ -509,20 +578,21 @@ def on_signal(sig, frame):
 
 
 class Report:
-    def __init__(self, o, argv):
+    def __init__(self, o, argv=()):
         self.o, self.dir, self.steps, self.cmdline = o, o.out, [], " ".join(["sdds-bench report", cmdline(argv)]).strip()
-        self.ok, self.pwhy = {p: False for p in PARTS}, {p: "" for p in PARTS}
-        self.rows, self.part = {}, {}
+        self.ok, self.pwhy, self.notes = {p: False for p in PARTS}, {p: "" for p in PARTS}, {p: [] for p in PARTS}
+        self.rows, self.read, self.cpus = {}, set(), os.sysconf("SC_NPROCESSORS_ONLN")
         for i, label, part, path, raw, curve in ROWS:
-            r = self.rows[i] = Fig(label, tput=i[0] == "t")
-            r.path, r.raw_glob, r.curve, self.part[i] = path, raw, curve or label, part
-        self.legs = {s: Fig("%s-side ratio" % s) for s in ("send", "receive")}
+            r = self.rows[i] = Fig(label, tput=i[0] == "t", part=part)
+            r.path, r.raw_glob, r.curve = path, raw, curve or label
+        self.legs = {"leg_%s%s" % (s, p): Fig("%s-side ratio" % s, part=("net", "net-poll")[p == "_p"])
+                     for s in ("send", "receive") for p in ("", "_p")}
         self.local_poll_note, self.local_poll_yield, self.dds_payload = "", False, ""
         self.sc, self.tr, self.tr_missing, self.plots, self.ratios = [], [], [], [], []
         self.cg = {"ok": False, "why": "", "clients_ok": False, "clients_why": ""}
 
     def of(self, *parts):
-        return [r for i, r in self.rows.items() if self.part[i] in parts]
+        return [r for r in self.rows.values() if r.part in parts]
 
     def fail(self, part, why, rows=None):
         """The part did not run: its rows (default: all of the part, net with net-poll and net-dds) say why."""
@@ -531,14 +601,18 @@ class Report:
         for r in rows if rows is not None else self.of(part, *(("net-poll", "net-dds") if part == "net" else ())):
             r.fail(why)
 
-    def read_part(self, part, j, requested, missing=lambda i: None):
-        """Every row of part from j, and its per-iteration file. missing(id): the reason when its path is absent."""
-        for i, r in self.rows.items():
-            if self.part[i] == part and r.path:
-                why = missing(i) if jget(j, r.path) is None else None
-                r.fail(why) if why else read_row(r, j, r.path, KEYS[part], requested)
-                g = sorted(glob.glob(os.path.join(self.dir, "raw", r.raw_glob))) if r.raw_glob else []
-                r.raw = g[0] if r.ok and g and os.path.isfile(g[0]) and os.path.getsize(g[0]) > 0 else ""
+    def read_part(self, part, j, requested, missing=lambda r: None):
+        """Every row of part from j, and its per-iteration file. missing(row): the reason when its path is absent."""
+        self.read.add(part)
+        for r in self.of(part):
+            path = (r.path or "?").lstrip("?")
+            if jget(j, path) is None and r.path[0] == "?":
+                r.hidden = True
+                continue
+            why = missing(r) if jget(j, path) is None else None
+            r.fail(why) if why else read_row(r, j, path, KEYS[part.split("-")[0]], requested)
+            g = sorted(glob.glob(os.path.join(self.dir, "raw", r.raw_glob))) if r.raw_glob and self.dir else []
+            r.raw = g[0] if r.ok and g and os.path.isfile(g[0]) and os.path.getsize(g[0]) > 0 else ""
 
     def run_parts(self):
         """Every part in the order of PARTS; one left out (--skip, --no-peers) fails its rows with the reason."""
@@ -563,6 +637,8 @@ class Report:
         j, rc, why = self.exec(name or part, argv, STEPS[part][0 if q else 1], env)
         if j is None and rc == 2 and part in USAGE2:
             why = "this sdds-bench has no working '%s' command (usage error, exit 2)" % part
+        if j is None and part in ("local", "iceoryx", "scale", "callgrind"):
+            self.fail(part, why)
         return j, rc, why
 
     def exec(self, name, argv, cap, env=None):
@@ -597,14 +673,19 @@ class Report:
         step["secs"], step["result"] = time.monotonic() - t0, status_str(rc) if j is not None else why
         return j, rc, why[:WHY_MAX - 1]
 
-    # ---- the parts
+    # ---- the parts: part_X runs X, read_X reads its JSON (also for --show)
 
     def part_local(self):
-        j, rc, why = self.run("local")
-        if j is None:
-            return self.fail("local", why)
-        self.ok["local"] = True
-        self.read_part("local", j, jnum(j, "iterations") or self.o.n)
+        j = self.run("local")[0]
+        return j and self.read_local(j)
+
+    def read_local(self, j):
+        self.ok["local"], self.cpus = True, int(jnum(j, "cpus") or self.cpus)
+        n = jnum(j, "iterations") or self.o.n
+        self.read_part("local", j, n)
+        for k, mode in (("l_poll", "polling"), ("l_block", "blocking")):
+            pl = jget(j, mode + ".placement.text")
+            add_note(self.rows[k], pl and self.rows[k].ok and "ran " + pl)
         spin, y = jnum(j, "poll_spin_ns"), jnum(j, "poll_yield_ns")
         if spin is not None:
             y = -1 if y is None else y
@@ -612,15 +693,27 @@ class Report:
             self.local_poll_note = "the daemon polls; %s, placed %s" % (
                 "the clients spin and yield the CPU (sched_yield) after %.0f ns of pure spinning" % y if y >= 0 else
                 "the clients spin and never yield" if spin >= 1e9 else "client spin budget %.0f ns" % spin, pl)
+        pls = [p for p in jget(j, "placements") or [] if isinstance(p, dict)]
+        for k, p in enumerate(pls if len(pls) > 2 else []):  # --pin: every placement of both daemon modes
+            text, mode = jget(p, "placement.text") or "?", p.get("mode") or "?"
+            label = "placement: %s %s%s" % (mode, text, " (best)" * (text == jget(j, mode + ".placement.text")))
+            for kind, sub in (("l", "latency"), ("t", "throughput")):
+                r = self.rows["%s_pl%d" % (kind, k)] = Fig(label, tput=kind == "t", part="local")
+                read_row(r, p, sub, KEYS["local"], n)
+        self.notes["local"] += ["daemon note, %s %s: %s" % (p.get("mode"), jget(p, "placement.text"),
+                                                             p["daemon_note"]) for p in pls if p.get("daemon_note")]
 
     def part_iceoryx(self):
-        j, rc, why = self.run("iceoryx")
-        if j is None:
-            return self.fail("iceoryx", why)
+        j = self.run("iceoryx")[0]
+        return j and self.read_iceoryx(j)
+
+    def read_iceoryx(self, j):
         self.ok["iceoryx"] = True
         j["modes"] = {jget(m, "mode"): m for m in jget(j, "modes") or [] if isinstance(m, dict)}
-        self.read_part("iceoryx", j, jnum(j, "n") or self.o.n, lambda i: given(jget(j, "why")) if jget(j, "ok") is False
-                       else "iceoryx printed no '%s' mode" % self.rows[i].path[6:])
+        self.read_part("iceoryx", j, jnum(j, "n") or self.o.n, lambda r: given(jget(j, "why")) if jget(j, "ok") is
+                       False else "iceoryx printed no '%s' mode" % r.path[6:])
+        self.notes["iceoryx"] += ["iceoryx: %s %s" % (k, j[k]) for k in ("roudi_note", "leftovers_removed", "leftovers")
+                                  if j.get(k)]
 
     def dds_pair(self, name, server, client, env, cap, wait_server):
         """Server in the background, client for at most cap; None when both ended well, else why."""
@@ -642,12 +735,8 @@ class Report:
             return "ddsperf %s%s" % (status_str(rc), ": " + last if last else "")
         return "the ddsperf server side did not end cleanly" if wait_server and src != 0 else None
 
-    def dds_lat(self, path, r, note=None):
-        try:
-            with open(path, errors="replace") as f:
-                d = ddsperf_lat(f.read())
-        except OSError as e:
-            return r.fail("no ddsperf output (%s)" % e.strerror)
+    def dds_lat(self, text, r, note=None):
+        d = ddsperf_lat(text)
         if d is None:
             return r.fail("ddsperf printed no round-trip summary")
         r.v, r.p99, r.p999, r.max, r.n, r.ok, r.why = d["p50"], d["p99"], NAN, d["max"], d["count"], True, ""
@@ -671,30 +760,35 @@ class Report:
         xml = "%s/logs/cyclonedds-lo6.xml" % self.dir
         shutil.copyfile(os.path.join(SRCDIR, "tools/sdds-bench/cyclonedds-lo6.xml"), xml)
         env, self.ok["ddsperf"] = {"CYCLONEDDS_URI": "file://" + xml}, True
+        self.read.add("ddsperf")
         sz, ping_s, sub_s = max(o.size, 12), 3 if o.quick else 12, 6 if o.quick else 12
         self.dds_payload = ("OU topic, 4 bytes (ddsperf has nothing smaller)" if o.size <= 4
                             else "KS topic, %d bytes with its 12-byte fixed part" % sz)
         size = [] if o.size <= 4 else ["size", str(sz)]
         base = [shutil.which(o.ddsperf), "-i", str(DDS_DOMAIN), "-TOU" if o.size <= 4 else "-TKS", "-D"]
-        for k, mode in (("l_dds", "listener"), ("l_dds_wait", "waitset")):
-            name = "ddsperf-lo-" + mode
-            why = self.dds_pair(name, base + [str(ping_s + 3), "pong", mode],
-                                base + [str(ping_s), "ping"] + size + [mode], env, ping_s + 20, False)
-            self.rows[k].fail(why) if why else self.dds_lat("%s/logs/%s.json" % (self.dir, name), self.rows[k])
-        t = self.rows["t_dds"]
-        why = self.dds_pair("ddsperf-lo-pubsub", base + [str(sub_s + 2), "sub"],
-                            base + [str(sub_s), "pub"] + size, env, sub_s + 20, True)
-        if why:
-            return t.fail(why)
-        try:
-            with open("%s/logs/ddsperf-lo-pubsub-server.txt" % self.dir, errors="replace") as f:
-                d = ddsperf_tput(f.read())
-        except OSError as e:
-            return t.fail("no ddsperf sub output (%s)" % e.strerror)
-        if d is None:
-            return t.fail("ddsperf sub saw data in fewer than 3 intervals")
-        t.v, t.ok, t.why = d["rate"], True, ""
-        t.note = "ddsperf sub's per-second deltas over %d full intervals" % d["intervals"]
+        for k, mode, server, client, cap, w in (
+                ("l_dds", "listener", "pong listener", "ping listener", ping_s, False),
+                ("l_dds_wait", "waitset", "pong waitset", "ping waitset", ping_s, False),
+                ("t_dds", "pubsub", "sub", "pub", sub_s, True)):
+            name, r = "ddsperf-lo-" + mode, self.rows[k]
+            server, client = server.split(), client.split()
+            why = self.dds_pair(name, base + [str(cap + 3 - w), server[0]] + server[1:],
+                                base + [str(cap), client[0]] + size + client[1:], env, cap + 20, w)
+            try:
+                with open("%s/logs/%s%s" % (self.dir, name, "-server.txt" if w else ".json"), errors="replace") as f:
+                    text = f.read()
+            except OSError as e:
+                why = why or "no ddsperf output (%s)" % e.strerror
+            if why:
+                r.fail(why)
+            elif not w:
+                self.dds_lat(text, r)
+            elif ddsperf_tput(text) is None:
+                r.fail("ddsperf sub saw data in fewer than 3 intervals")
+            else:
+                d = ddsperf_tput(text)
+                r.v, r.ok, r.why = d["rate"], True, ""
+                r.note = "ddsperf sub's per-second deltas over %d full intervals" % d["intervals"]
 
     def part_net(self):
         """Blocking daemons, then (when that ran) polling; a polling run would fail for the same reason."""
@@ -716,36 +810,49 @@ class Report:
             self.fail(name, why, self.of(*parts) + ([*self.legs.values()] if poll else []))
             self.pwhy["net-poll"] = ""
             return True
+        self.read_net(j, poll, not poll and dds_why is None)
+
+    def read_net(self, j, poll, dds=True):
+        """One run of net: the blocking daemons' rows or (poll) the polling ones'; dds: its ddsperf row too."""
+        name, s, mode = ("net-poll", "_p", "polling") if poll else ("net", "", "blocking")
         self.ok["net"], self.pwhy["net"] = True, ""
         mono = "" if jget(j, "monolithic.latency") is not None else (
             jget(j, "monolithic.why") or "not available (no reason given)") if jget(
             j, "monolithic.available") is False else "net printed no monolithic figures"
-        self.read_part(name, j, jnum(j, "iterations") or o.n, lambda i: mono if self.rows[i].path.startswith(
-            "monolithic.") and mono else "net printed no mixed run" if i == "n_mixed" else None)
-        for side, f in self.legs.items() if poll else ():  # net computes them from the isolated and the mixed run
-            v = jnum(j, "monolithic.ratio_" + side)
+        self.read_part(name, j, jnum(j, "iterations") or self.o.n, lambda r: mono if r.path.startswith(
+            "monolithic.") and mono else "net printed no mixed run" if r.path.endswith("_mixed") else None)
+        for side in ("send", "receive"):  # net computes them from the isolated and the mixed run
+            f, v = self.legs["leg_" + side + s], jnum(j, "monolithic.ratio_" + side)
             f.ok, f.v, f.why, f.deps = v is not None, v or 0.0, mono or "net printed no monolithic.ratio_%s (it " \
-                "needs both legs of both runs)" % side, (self.rows["n_poll"].named("net sddsd (polling daemons)"),
-                                                         self.rows["n_mixed"].named("net isolated A, monolithic B"))
-        s, r = jget(j, "ddsperf.summary"), self.rows["n_dds"]
-        if not poll and dds_why is None and jget(j, "ddsperf.ok") is True and s:
-            # One summary line of ddsperf (its last full second): parsed like the loopback ones.
-            path = "%s/logs/net-ddsperf-summary.txt" % self.dir
-            with open(path, "w") as f:
-                f.write(s + "\n")
-            self.dds_lat(path, r, "ddsperf's own summary of one second (run by sdds-bench net)")
-        elif not poll and dds_why is None:
-            r.fail(jget(j, "ddsperf.why") or "ddsperf failed (no reason given)")
+                "needs both legs of both runs)" % side, (self.rows["n_sddsd" + s].named(
+                    "net sddsd (%s daemons)" % mode), self.rows["n_mixed" + s].named("net isolated A, monolithic B"))
+        for k in ("t_net_frames", "t_net_packed_frames"):
+            r, x = self.rows[k + s], jget(j, self.rows[k + s].path)
+            if r.ok and jnum(x, "frames"):
+                add_note(r, "; ".join("%.1f %s per frame" % (jnum(x, u) / jnum(x, "frames"), u)
+                                      for u in ("samples", "bytes") if jnum(x, u) is not None))
+        if jnum(j, "throughput.raw_datagram_bytes") is not None:
+            for k in ("t_net_raw", "t_net_raw_gso"):
+                add_note(self.rows[k + s], "%d-byte datagrams (sddsd's mean frame)" % jnum(
+                    j, "throughput.raw_datagram_bytes"))
+        r, d = self.rows["n_dds"], jget(j, "ddsperf") or {}
+        if dds:
+            self.read.add("net-dds")
+            if d.get("ok") is True and d.get("summary"):  # one line of ddsperf (its last full second)
+                self.dds_lat(d["summary"], r, "ddsperf's own summary of one second (run by sdds-bench net), %s: %s"
+                             % (d.get("payload") or "payload not given", d.get("command") or "command not given"))
+            else:
+                r.fail(d.get("why") or "ddsperf failed (no reason given)")
 
     def part_scale(self):
-        j, rc, why = self.run("scale", clients="1,2,4,8" if self.o.quick else "1,2,4,8,16,32,64,128,256")
-        if j is None:
-            return self.fail("scale", why)
+        j = self.run("scale", clients="1,2,4,8" if self.o.quick else "1,2,4,8,16,32,64,128,256")[0]
+        return j and self.read_scale(j)
+
+    def read_scale(self, j):
+        self.read.add("scale")
         self.pwhy["scale"] = given(jget(j, "why")) if jget(j, "ok") is False else ""
         for p in (jget(j, "points") or [])[:16]:
-            pt = {k: nan_if_none(jnum(p, s)) for k, s in (
-                ("clients", "clients"), ("p50", "p50_us"), ("p99", "p99_us"), ("rss", "daemon_rss_kib"),
-                ("pss", "daemon_pss_kib"), ("rss_pc", "rss_per_client_kib"))}
+            pt = {k: nan_if_none(jnum(p, k)) for _, k, _ in SCALE}
             pt["why"] = given(jget(p, "why")) if jget(p, "ok") is False else "hit its time cap after %s of %s " \
                 "round trips" % (count(jnum(p, "iterations") or 0), count(jnum(j, "n") or 0)) if jget(
                 p, "truncated") else ""
@@ -765,6 +872,7 @@ class Report:
         j, rc, why = self.run("trace", trace=b, tn=o.n if o.quick else min(o.n, 20000))
         if j is None:
             return self.fail("trace", why)
+        self.read.add("trace")
         for r in (jget(j, "runs") or [])[:16]:
             if jget(r, "mode") is not None and jget(r, "path") is not None:
                 t = r.get("total")
@@ -778,19 +886,24 @@ class Report:
         self.pwhy["trace"] = "" if self.tr else "sdds-trace printed no runs (%s)" % status_str(rc)
 
     def part_callgrind(self):
-        o, cg = self.o, self.cg
-        j, rc, why = self.run("callgrind", k="5000" if o.quick else "50000", base="500" if o.quick else "1000",
-                              valgrind=o.valgrind)
-        if j is None:
-            return self.fail("callgrind", why)
-        self.ok["callgrind"], keys = True, ("ir_per_sample", "ir_base", "ir_full", "samples", "base_samples")
+        o = self.o
+        j = self.run("callgrind", k="5000" if o.quick else "50000", base="500" if o.quick else "1000",
+                     valgrind=o.valgrind)[0]
+        return j and self.read_callgrind(j)
+
+    def read_callgrind(self, j):
+        self.ok["callgrind"], cg = True, self.cg
+        self.read.add("callgrind")
+        keys = ("ir_per_sample", "ir_base", "ir_full", "samples", "base_samples")
+        cg["size"] = jnum(j, "size") or self.o.size
         if jget(j, "ok") is not True or any(jnum(j, k) is None for k in keys):
             cg["why"] = jget(j, "why") or "no figure in the JSON"
         else:
             cg.update({k: jnum(j, k) for k in keys}, ok=True)
-        w, r = jnum(j, "writer_ir_per_sample"), jnum(j, "reader_ir_per_sample")
-        if cg["ok"] and jget(j, "clients_ok") is True and w is not None and r is not None:
-            cg.update(clients_ok=True, writer=w, reader=r)
+        keys = ("writer_ir_per_sample", "reader_ir_per_sample", "writer_ir_base", "writer_ir_full", "reader_ir_base",
+                "reader_ir_full")
+        if cg["ok"] and jget(j, "clients_ok") is True and all(jnum(j, k) is not None for k in keys):
+            cg.update({k: jnum(j, k) for k in keys}, clients_ok=True, take_many=jnum(j, "reader_take_many") or 0)
         else:
             cg["clients_why"] = jget(j, "clients_why") or "no client figures in the JSON"
 
@@ -802,15 +915,15 @@ class Report:
                              for m in ("isolated", "monolithic")) for p in dict.fromkeys(r["path"] for r in self.tr)]
 
     def compute_ratios(self):
-        """RATIOS from the rows and the figures made here, each with the reason it is missing."""
+        """RATIOS from the rows and the figures made here, each with the reason it is missing and its parts."""
         tp, tb, cg = self.rows["t_poll"], self.rows["t_block"], self.cg
         f = {"one": Fig("one", True, 1), "cg": Fig("instructions per sample", cg["ok"], cg.get("ir_per_sample", 0),
-                                                   cg["why"]),  # the goal is about the better daemon mode
-             "best": (tb if not tp.ok or (tb.ok and tb.v > tp.v) else tp).named("sddsd throughput"),
-             "leg_send": self.legs["send"], "leg_receive": self.legs["receive"]}
+                                                   cg["why"], part="callgrind"),  # the goal is the better mode's
+             "best": (tb if not tp.ok or (tb.ok and tb.v > tp.v) else tp).named("sddsd throughput"), **self.legs}
         for path in ("receive", "send", "local"):
             for mode in ("isolated", "monolithic"):
-                x = f[mode[:4].rstrip("l") + "_" + path] = Fig("%s trace total" % mode, why=self.pwhy["trace"])
+                x = f[mode[:4].rstrip("l") + "_" + path] = Fig("%s trace total" % mode, why=self.pwhy["trace"],
+                                                                part="trace")
                 run = next((r for r in self.tr if r["path"] == path and r["mode"] == mode), None)
                 # sdds-trace prints the samples it matched, not what was asked for: a total is never "short".
                 if run and run["total"] is not None and not math.isnan(run["total"]["avg"]):
@@ -818,8 +931,12 @@ class Report:
                 elif self.ok["trace"]:  # sdds-trace says why a run is missing: that is the reason to give
                     x.why = "the run has no total" if run else next((m for m in self.tr_missing if m.startswith(
                         "%s %s:" % (mode, path))), "sdds-trace printed no such run")
-        fig = lambda s: None if s is None else f[s] if isinstance(s, str) else self.rows[s[0]].named(s[1])
-        self.ratios = [ratio(name, unit, fig(a), fig(b), goal) for name, unit, a, b, goal in RATIOS]
+        fig = lambda s: None if s is None else f[s] if isinstance(s, str) else self.rows[s[0]].named(*s[1:])
+        self.ratios = []
+        for name, unit, a, b, goal in RATIOS:
+            a, b = fig(a), fig(b)
+            if not any(x.hidden for x in (a, b) if x):
+                self.ratios.append(dict(ratio(name, unit, a, b, goal), parts={x.part for x in (a, b) if x} - {None}))
 
     def draw(self):
         self.plots = [{"file": f + ".png", "what": w, "ok": False, "why": ""} for f, w in PLOTS]
@@ -835,11 +952,11 @@ class Report:
             return
         loc, net = ([(r.curve, r.raw) for i, r in self.rows.items() if i[:2] == s and r.raw] for s in ("l_", "n_"))
         panels = [(path, [(['"%s" %s %s' % (ph, fixed(a and a["avg"], 4), fixed(b and b["avg"], 4))
-                            for ph, a, b in bars], "using 2:xtic(1) title 'isolated'"), (None, "using 3 title "
-                                                                                        "'monolithic'")])
+                            for ph, a, b in bars], "using 2:xtic(1) title 'isolated'"),
+                          (None, "using 3 title 'monolithic'")])
                   for path, iso, mono in self.trace_pairs() if (bars := phase_pairs(iso, mono))]
         cols, nrows = 1 if len(panels) < 2 else 2, (len(panels) + 1) // 2
-        sc = ["%g %s %s %s" % (p["clients"], fixed(p["p50"], 4), fixed(p["p99"], 4), fixed(p["rss_pc"], 4))
+        sc = ["%s %s %s %s" % tuple(fixed(p[k], 4) for k in ("clients", "p50_us", "p99_us", "rss_per_client_kib"))
               for p in self.sc]
         jobs = [  # (what draws it, why it cannot be drawn)
             (lambda: plot_profile(g, d, "latency-local", "local one-way latency profile", loc),
@@ -869,24 +986,91 @@ class Report:
             except (RuntimeError, OSError) as e:
                 p["why"] = str(e)[:WHY_MAX - 1]
 
+    # ---- output: the sections, each shared by report.md and --show
+
     def plot_ref(self, i):
         p = self.plots[i]
         if p["ok"]:
             return "\n![%s](%s)\n" % (p["what"], p["file"]) + ("(%s)\n" % md_cell(p["why"]) if p["why"] else "")
         return "\n%s: not drawn: %s\n" % (p["what"], md_cell(p["why"]))
 
-    # ---- output
-
     def not_run(self, *parts):
         return "".join("%s: not run: %s\n\n" % (what, md_cell(self.pwhy[p])) for p, what in parts if not self.ok[p])
 
+    def shown(self, kind, parts=None):
+        """The rows of one table (kind: "l_", "n_" or "t"), optionally only those of some parts."""
+        return [r for i, r in self.rows.items() if i.startswith(kind) and not r.hidden and (
+            parts is None or r.part in parts)]
+
+    def notes_md(self, *parts):
+        return "".join("\n%s\n" % md_cell(x) for p in parts for x in self.notes[p])
+
+    def local_md(self):
+        poll, floor, out = self.rows["l_poll"], self.rows["l_yield"], []
+        if self.local_poll_note:
+            out.append("\nsddsd polling: %s. %s\n" % (self.local_poll_note, "One busy process per CPU at most." if
+                       self.cpus > 2 else "On two CPUs the two clients share one: yielding hands it over within "
+                       "microseconds, but every hop still pays a context switch." if self.local_poll_yield else "On "
+                       "two CPUs that is three busy processes on two CPUs: two of them take turns at the scheduler "
+                       "tick, so a round trip can cost milliseconds."))
+        if self.local_poll_note and floor.ok:
+            out.append("The floor of a hop between two busy processes that share a CPU is the yield-spin baseline on "
+                       "one CPU: one system call and one context switch (%.3f us median here%s). %s\n" % (
+                           floor.v, "; sddsd polling is %.2fx that" % (poll.v / floor.v) if poll.ok and floor.v > 0
+                           else "", "With a CPU for each busy process no hop needs a switch." if self.cpus > 2 else
+                           "The 0.6 us goal needs a CPU for each of the three busy processes (sddsd and two "
+                           "clients); this machine has two."))
+        return "".join(out) + self.notes_md("local", "iceoryx")
+
+    def scale_md(self):
+        if not self.ok["scale"]:
+            return "not run: %s\n" % md_cell(self.pwhy["scale"])
+        return table([c for c, _, _ in SCALE] + ["note"], [  # a point that failed has no figures: "-", never NaN
+            [us(p[k]) if d is None else fixed(p[k], d) for _, k, d in SCALE] + [md_cell(p["why"]) or None]
+            for p in self.sc]) + ("\nscale reported a failure: %s\n" % md_cell(self.pwhy["scale"])
+                                  if self.pwhy["scale"] else "")
+
+    def cg_md(self):
+        cg = self.cg
+        if not cg["ok"]:
+            return "not run: %s\n" % md_cell(cg["why"])
+        return ("**%.0f instructions per sample** in sddsd (all its threads), %d-byte reliable samples, blocking mode. "
+                "How: sddsd runs under `valgrind --tool=callgrind` twice with the same setup (start, two clients, one "
+                "topic, writer -> reader, stop): once for %.0f samples (%.0f Ir) and once for %.0f more (%.0f Ir); the "
+                "figure is the difference divided by %.0f. It counts instructions, not time: the same on a quiet and a "
+                "busy machine.\n" % (cg["ir_per_sample"], cg["size"], cg["base_samples"], cg["ir_base"],
+                                     cg["samples"], cg["ir_full"], cg["samples"])) + (
+            "\nThe clients, counted the same way in two more runs with sddsd running natively: **%.0f instructions "
+            "per sample in the writer process (%.0f and %.0f Ir), %.0f in the reader process (%.0f and %.0f Ir%s)** "
+            "(`sdds_writer_write`, `sdds_reader_take`; each process over its write or take loop, the benchmark's own "
+            "loop included).\n" % (cg["writer_ir_per_sample"], cg["writer_ir_base"], cg["writer_ir_full"],
+                                   cg["reader_ir_per_sample"], cg["reader_ir_base"], cg["reader_ir_full"],
+                                   "; sdds_reader_take_many(%d)" % cg["take_many"] if cg["take_many"] > 1 else "")
+            if cg["clients_ok"] else "\nThe clients: not counted: %s\n" % md_cell(cg["clients_why"]))
+
+    def show(self, part, j):
+        """`--show PART`: the part's tables and every ratio whose figures it measured, as Markdown."""
+        if part == "net":
+            self.read_net(j, jget(j, "daemon_mode") == "polling")
+        else:
+            getattr(self, "read_" + part)(j)
+        out = ["# sdds-bench %s\n\nParameters: %s.\n" % (part, ", ".join("%s %s" % (k, v) for k, v in j.items() if
+               k not in ("tool", "command", "bench") and isinstance(v, (str, int, float)) and v != ""))]
+        lat, tput = self.shown("l_", self.read) + self.shown("n_", self.read), self.shown("t", self.read)
+        out += ["\n" + lat_table(lat)] * bool(lat) + ["\n" + tput_table(tput)] * bool(tput)
+        out.append({"local": self.local_md, "scale": self.scale_md, "callgrind": self.cg_md}.get(
+            part, lambda: self.notes_md(part))())
+        self.compute_ratios()
+        ratios = [r for r in self.ratios if r["parts"] <= self.read]
+        sys.stdout.write("".join(out) + ("\n## Ratios\n\n" + ratio_table(ratios)) * bool(ratios))
+
     def write_md(self, path, m):
-        o, rows, cpus, cg, out = self.o, self.rows, m["cpus"], self.cg, []
+        o, out = self.o, []
         w = out.append
         w("# sddsd performance report\n\nGenerated by `%s` on %s. Every figure below was measured in this one run; a "
           "ratio is printed only when both of its figures were measured in full (no time cap, every requested round "
           "trip), otherwise it says why.\n\n## Machine\n\n" % (md_cell(self.cmdline), m["date"]))
-        w(table([None, None], [["CPU", m["cpu"]], ["CPUs online", "%d" % cpus], ["kernel", m["kernel"]]] + [
+        w(table([None, None], [["CPU", m["cpu"]], ["CPUs online", "%d" % m["cpus"]], ["kernel", m["kernel"]]] + [
             ["load average (1/5/15 min) %s" % k, "%.2f / %.2f / %.2f" % tuple(m[x])]
             for k, x in (("before", "load0"), ("after", "load1"))] + [
             ["date", m["date"]], ["commit", m["commit"]], ["payload", "%d bytes" % o.size],
@@ -895,44 +1079,19 @@ class Report:
             "The machine was shared with other work during the run (see the load): absolute figures are noisy, ratios "
             "of figures from the same run less so." if m["load0"][0] >= 0.5 or m["load1"][0] >= 1.5 else
             "The machine was quiet before the run."))
-        w("\n## Headline ratios\n\n" + table(["ratio", "measured", "goal", None], [
-            [r["name"], ratio_cell(r), r["goal_text"] or "-", {None: "-", True: "met", False: "NOT met"}[ratio_met(r)]]
-            for r in self.ratios]))
+        w("\n## Headline ratios\n\n" + ratio_table(self.ratios))
         w("\n## Local latency (one machine, shared memory)\n\n" + self.not_run(
             ("local", "sdds-bench local"), ("iceoryx", "iceoryx"), ("ddsperf", "Cyclone DDS ddsperf")))
-        w(lat_table([r for i, r in rows.items() if i[:2] == "l_"]))
-        poll, floor = rows["l_poll"], rows["l_yield"]
-        if self.local_poll_note:
-            w("\nsddsd polling: %s. %s\n" % (self.local_poll_note, "One busy process per CPU at most." if cpus > 2 else
-              "On two CPUs the two clients share one: yielding hands it over within microseconds, but every hop "
-              "still pays a context switch." if self.local_poll_yield else "On two CPUs that is three busy "
-              "processes on two CPUs: two of them take turns at the scheduler tick, so a round trip can cost "
-              "milliseconds."))
-        if self.local_poll_note and floor.ok:
-            w("The floor of a hop between two busy processes that share a CPU is the yield-spin baseline on one CPU: "
-              "one system call and one context switch (%.3f us median here%s). %s\n" % (
-                  floor.v, "; sddsd polling is %.2fx that" % (poll.v / floor.v) if poll.ok and floor.v > 0 else "",
-                  "With a CPU for each busy process no hop needs a switch." if cpus > 2 else "The 0.6 us goal needs a "
-                  "CPU for each of the three busy processes (sddsd and two clients); this machine has two."))
+        w(lat_table(self.shown("l_")) + self.local_md())
         if self.dds_payload:
             w("ddsperf payload: %s; Cyclone DDS over UDPv6 on ::1 (config %s/logs/cyclonedds-lo6.xml, as "
               "tools/sdds-bench/cyclonedds-lo6.xml).\n" % (self.dds_payload, self.dir))
         w(self.plot_ref(0) + "\nThe profiles are cumulative histograms counted from the right (as the PCIe seed paper "
           "draws them): for each latency x, the number of samples at or above x, log-scale on both axes.\n")
         w("\n## Network latency (two namespaces, two daemons, UDPv6 over a veth pair)\n\n" +
-          self.not_run(("net", "sdds-bench net")) + lat_table(self.net_rows()) + self.plot_ref(1))
-        w("\n## Throughput (M samples/s at the reader)\n\n" + table(["path", "M samples/s:", "note"], [
-            [t.label, "%.3f" % (t.v / 1e6), md_cell(t.note)] if t.ok else [t.label, "not run: " + md_cell(t.why), None]
-            for t in rows.values() if t.tput]))
-        w("\n## Scaling with the number of connected clients\n\n")
-        if not self.ok["scale"]:
-            w("not run: %s\n" % md_cell(self.pwhy["scale"]))
-        else:  # a point that failed has no figures: "-", never a NaN
-            w(table(["clients:", "p50 us:", "p99 us:", "daemon RSS KiB:", "daemon PSS KiB:", "RSS per client KiB:"],
-                    sum(([["%.0f" % p["clients"], us(p["p50"]), us(p["p99"]), fixed(p["rss"], 0), fixed(p["pss"], 0),
-                           fixed(p["rss_pc"], 1)]] + [[None, "point failed: " + md_cell(p["why"])] + [None] * 4] *
-                         bool(p["why"]) for p in self.sc), [])))
-            w("\nscale reported a failure: %s\n" % md_cell(self.pwhy["scale"]) if self.pwhy["scale"] else "")
+          self.not_run(("net", "sdds-bench net")) + lat_table(self.shown("n_")) + self.plot_ref(1))
+        w("\n## Throughput (M samples/s at the reader)\n\n" + tput_table(self.shown("t")))
+        w("\n## Scaling with the number of connected clients\n\n" + self.scale_md())
         w(self.plot_ref(3) + "\n## Per-phase latency, isolated vs monolithic (sdds-trace, USDT probes)\n\nThe layout "
           "of the seed paper's Tables 1 and 2: per phase MIN, AVG, MAX, STD in us.\n")
         w("".join("\nnot traced: %s\n" % md_cell(x) for x in self.tr_missing) if self.ok["trace"] else
@@ -946,21 +1105,7 @@ class Report:
                 ["phase"] + ["%s %s:" % (m, k) for m in ("iso", "mono") for k in ("MIN", "AVG", "MAX", "STD")],
                 [[name] + [us(z[k]) if z else "-" for z in (x, y) for k in ("min", "avg", "max", "std")]
                  for name, x, y in pairs]))
-        w(self.plot_ref(2) + "\n## Instructions per sample through the daemon (callgrind)\n\n")
-        if not cg["ok"]:
-            w("not run: %s\n" % md_cell(cg["why"]))
-        else:
-            w("**%.0f instructions per sample** in sddsd (all its threads), %d-byte reliable samples, blocking mode. "
-              "How: sddsd runs under `valgrind --tool=callgrind` twice with the same setup (start, two clients, one "
-              "topic, writer -> reader, stop): once for %.0f samples (%.0f Ir) and once for %.0f more (%.0f Ir); the "
-              "figure is the difference divided by %.0f. It counts instructions, not time: the same on a quiet and a "
-              "busy machine.\n" % (cg["ir_per_sample"], o.size, cg["base_samples"], cg["ir_base"], cg["samples"],
-                                   cg["ir_full"], cg["samples"]))
-            w("\nThe clients, counted the same way in two more runs with sddsd running natively: **%.0f instructions "
-              "per sample in the writer process, %.0f in the reader process** (`sdds_writer_write`, "
-              "`sdds_reader_take`; each process over its write or take loop, the benchmark's own loop included).\n"
-              % (cg["writer"], cg["reader"]) if cg["clients_ok"] else
-              "\nThe clients: not counted: %s\n" % md_cell(cg["clients_why"]))
+        w(self.plot_ref(2) + "\n## Instructions per sample through the daemon (callgrind)\n\n" + self.cg_md())
         w("\n## How this report was made\n\nEach part ran as a child process with a time cap; its output is in "
           "`logs/` (JSON on stdout, progress on stderr) and its per-iteration values in `raw/`.\n\n")
         w(table(["step", "command", "result", "seconds:"], [
@@ -968,9 +1113,6 @@ class Report:
         w("".join("\nSkipped on request: %s.\n" % p for p in PARTS if p in self.o.skip))
         with open(path, "w") as f:
             f.write("".join(out))
-
-    def net_rows(self):
-        return [r for i, r in self.rows.items() if i[:2] == "n_" and i != "n_mixed"]
 
     def to_json(self, m):
         def lat(sec, r):
@@ -984,10 +1126,9 @@ class Report:
             "machine": {"cpu": m["cpu"], "cpus": m["cpus"], "kernel": m["kernel"], "date": m["date"],
                         "commit": m["commit"], "loadavg_before": m["load0"][0], "loadavg_after": m["load1"][0]},
             "parts": {p: {"ok": self.ok[p], "why": "" if self.ok[p] else self.pwhy[p]} for p in PARTS},
-            "latency": [lat("local", r) for i, r in self.rows.items() if i[:2] == "l_"] +
-                       [lat("net", r) for r in self.net_rows()],
+            "latency": [lat("local", r) for r in self.shown("l_")] + [lat("net", r) for r in self.shown("n_")],
             "throughput": [dict(path=t.label, ok=t.ok, **({"samples_per_s": t.v} if t.ok else {"why": t.why}))
-                           for t in self.rows.values() if t.tput],
+                           for t in self.shown("t")],
             "ratios": [{"name": r["name"], "unit": r["unit"], "value": r["v"] if r["ok"] else None,
                         "why": "" if r["ok"] else r["why"], "goal": r["goal_text"], "met": ratio_met(r)}
                        for r in self.ratios],
@@ -1014,6 +1155,8 @@ def machine():
     except (OSError, subprocess.TimeoutExpired):
         pass
     return m
+
+
 def parse(argv):
     ap = argparse.ArgumentParser(prog="sdds-bench report", description=(
         "Runs every benchmark (local, iceoryx, Cyclone DDS ddsperf, net, scale, sdds-trace compare, callgrind) "
@@ -1034,7 +1177,9 @@ def parse(argv):
             raise argparse.ArgumentTypeError("--skip takes parts of: " + " ".join(PARTS))
         return set(parts)
 
-    ap.add_argument("--bench", required=True, help="the sdds-bench binary (given by `sdds-bench report`)")
+    ap.add_argument("--bench", help="the sdds-bench binary (given by `sdds-bench report`)")
+    ap.add_argument("--show", choices=SHOW, help="run nothing: print the tables and ratios of the JSON "
+                    "`sdds-bench PART --json` printed, read on stdin")
     ap.add_argument("--out", default="bench-report", help="output directory (default bench-report)")
     ap.add_argument("--quick", action="store_true", help="a short smoke run (about a minute): small N, short runs")
     ap.add_argument("-n", "--iterations", dest="n", type=bounded(1, 10000000, "1..10000000"),
@@ -1052,6 +1197,8 @@ def parse(argv):
     ap.add_argument("--replay", action="store_true", help="run nothing: read the JSON and per-iteration files an "
                     "earlier run left in --out (logs/, raw/; logs/STEP.rc holds an exit code other than 0)")
     o = ap.parse_args(argv)
+    if not o.show and not o.bench:
+        ap.error("the following arguments are required: --bench (or --show PART)")
     if o.n is None:
         o.n = QUICK_N if o.quick else DEFAULT_N
     return o
@@ -1059,6 +1206,17 @@ def parse(argv):
 
 def main(argv):
     o = parse(argv)
+    if o.show:
+        try:
+            j = json.load(sys.stdin)
+        except (OSError, ValueError) as e:
+            j = "%s" % e
+        if not isinstance(j, dict):
+            print("sdds-bench %s: no JSON object on stdin (%s)" % (o.show, j), file=sys.stderr)
+            return 1
+        o.out = None
+        Report(o).show(o.show, j)
+        return 0
     shown = []  # the line as typed, without --bench (sdds-bench report adds it)
     it = iter(argv)
     for a in it:

@@ -158,7 +158,7 @@ def mode_refusal(bench, out):
     elif blk["ok"] and futex["ok"]:
         check(hop["value"] is None and ("time cap" in hop["why"] or "fell short" in hop["why"]),
               "blocking / futex hop has a value from a capped run: %r" % hop)
-    floor = [r for r in js["ratios"] if "yield-spin on one CPU" in r["name"]]
+    floor = [r for r in js["ratios"] if "yield-spin on one CPU (median)" in r["name"]]
     check(len(floor) == 1, "no ratio sddsd polling / yield-spin floor")
     if lat["sddsd polling"].get("full") and lat[FLOOR].get("full"):
         check(floor[0]["value"] is not None, "polling / yield floor missing although both ran in full")
@@ -192,11 +192,12 @@ def mode_quick(bench, out):
                   "net, raw UDPv6 GSO messages of 32 (the kernel's ceiling for sddsd's way)"):
         check(label in tp and tp[label]["ok"], "no throughput figure '%s'" % label)
         check(("| " + label + " |") in md, "report.md has no row '%s'" % label)
+    # Both net runs (blocking and polling daemons) give the ratios; the blocking one's must have a value.
     for base in ("sendmmsg", "GSO"):
-        fr = [r for r in js["ratios"]
-              if r["name"].startswith("net throughput, sddsd frames / raw UDPv6 " + base)]
-        check(len(fr) == 1 and fr[0]["value"] is not None,
-              "no single-sample frames / raw %s ratio" % base)
+        fr = {r["name"].rsplit(", ", 1)[1]: r for r in js["ratios"]
+              if r["name"].startswith("net throughput, sddsd frames / raw UDPv6 " + base)}
+        check(sorted(fr) == ["blocking daemons", "polling daemons"], "not one frames / raw %s ratio per run" % base)
+        check(fr["blocking daemons"]["value"] is not None, "no single-sample frames / raw %s ratio" % base)
     if js["parts"]["trace"]["ok"]:
         check(plot_ok(js, "phases.png"), "sdds-trace ran but there is no per-phase chart")
         check("| phase | iso MIN |" in md, "sdds-trace ran but there is no per-phase table")

@@ -10,15 +10,19 @@ The refusal rule: a ratio is printed only when both of its figures were
 measured in full. A baseline that hit its time cap gives no ratio and says
 why; so does one that fell short of its iterations; a full pair gives the
 ratio. Also: ddsperf's summary lines (copied from Cyclone DDS 0.10.2's
-ddsperf) and the latency profile data of a per-iteration file.
+ddsperf), the latency profile data of a per-iteration file, and `--show
+PART`, which prints one part's tables and ratios from its JSON on stdin.
 """
 import importlib.util
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
 
-spec = importlib.util.spec_from_file_location("report", sys.argv.pop(1) if len(sys.argv) > 1 else "report.py")
+REPORT = sys.argv.pop(1) if len(sys.argv) > 1 else "report.py"
+spec = importlib.util.spec_from_file_location("report", REPORT)
 rp = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(rp)
 
@@ -97,6 +101,122 @@ class Refusal(unittest.TestCase):
         l = lat_from(net_doc(lat_doc(100000, False), lat_doc(7776, True)), "raw_udp6_busy")
         row = rp.lat_table([l]).splitlines()[2]
         self.assertIn("hit its time cap after 7,776 of 100,000 round trips; not used in ratios", row)
+
+
+def show(part, doc):
+    """report.py --show PART with doc (a str as is, else as JSON) on stdin: (exit code, stdout, stderr)."""
+    p = subprocess.run([sys.executable, REPORT, "--show", part], input=doc if isinstance(doc, str) else
+                       json.dumps(doc), stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                       timeout=30)
+    return p.returncode, p.stdout, p.stderr
+
+
+def row(md, label):
+    """The cells of the Markdown row that starts with label."""
+    line = next((x for x in md.splitlines() if x.startswith("| %s |" % label)), None)
+    assert line is not None, "no row '%s' in:\n%s" % (label, md)
+    return [c.strip() for c in line.split("|")[1:-1]]
+
+
+def tput_doc(rate):
+    return {"ok": True, "samples_per_s": rate, "writer_samples_per_s": rate, "written": 100, "received": 100,
+            "lost": 0, "seconds": 0.5}
+
+
+def local_doc(futex):
+    lat = {"ok": True, "iterations": 100000, "requested": 100000, "done": 100000, "capped": False,
+           "median_us": 6.0, "p99_us": 12.0, "p999_us": 20.0, "max_us": 30.0, "min_us": 5.0}
+    return {"tool": "sdds-bench", "command": "local", "iterations": 100000, "cpus": 2, "poll_spin_ns": 10 ** 10,
+            "poll_yield_ns": 0, "baseline": {"spin": dict(lat, median_us=0.2, p99_us=0.4), "futex": futex,
+                                             "yield_same_cpu": dict(lat, median_us=5.0, p99_us=8.0)},
+            "polling": {"placement": {"text": "sddsd:cpu0 A:cpu1 B:cpu1"}, "latency": lat,
+                        "throughput": tput_doc(4e6)},
+            "blocking": {"placement": {"text": "unpinned"}, "latency": dict(lat, median_us=15.0, p99_us=40.0),
+                         "throughput": tput_doc(12e6)},
+            "monolithic": {"spin": tput_doc(8e6), "sleep": tput_doc(3e6)}}
+
+
+class Show(unittest.TestCase):
+    FUTEX = {"ok": True, "iterations": 500, "requested": 100000, "done": 500, "capped": True,
+             "median_us": 10.0, "p99_us": 20.0, "p999_us": 25.0, "max_us": 30.0}
+
+    def test_local_with_a_capped_baseline(self):
+        rc, md, err = show("local", local_doc(self.FUTEX))
+        self.assertEqual((rc, err), (0, ""))
+        self.assertEqual(row(md, "sddsd polling")[1:6], ["100000", "6.000", "12.0", "20.0", "30.0"])
+        self.assertIn("hit its time cap after 500 of 100,000 round trips; not used in ratios",
+                      row(md, "baseline: futex wait/wake (one hop)")[6])
+        # The futex hop was cut short: both of its ratios are refused, with the reason.
+        for which in ("median", "p99"):
+            self.assertEqual(row(md, "local one-way, sddsd blocking / one futex hop (%s)" % which)[1],
+                             "n/a (futex hop hit its time cap after 500 of 100,000 round trips)")
+        # The ratios report.c printed, now made here from the figures, with their goals.
+        self.assertEqual(row(md, "local one-way, sddsd polling / spin (median)")[1], "30.00x")
+        self.assertEqual(row(md, "local one-way, sddsd polling / spin (p99)")[1], "30.00x")
+        self.assertEqual(row(md, "local one-way, sddsd polling / yield-spin on one CPU (median)")[1], "1.20x")
+        self.assertEqual(row(md, "local one-way, sddsd polling median")[1:], ["6.000 us", "<= 0.6 us", "NOT met"])
+        self.assertEqual(row(md, "local throughput, sddsd blocking")[1:], ["12.000 M/s", ">= 10 M samples/s", "met"])
+        self.assertEqual(row(md, "local throughput, isolated / monolithic (spin budget 0)")[1], "4.00x")
+        self.assertEqual(row(md, "local, sddsd polling")[1], "4.000")
+        self.assertIn("written 100", row(md, "local, sddsd polling")[2])
+        self.assertNotIn("iceoryx", md)  # a ratio needs figures of this part only
+
+    def test_local_full_baseline_gives_the_ratio(self):
+        rc, md, _ = show("local", local_doc(dict(self.FUTEX, iterations=100000, done=100000, capped=False)))
+        self.assertEqual(rc, 0)
+        self.assertEqual(row(md, "local one-way, sddsd blocking / one futex hop (median)")[1:],
+                         ["1.50x", "<= 2.1", "met"])
+
+    def test_net_polling_run(self):
+        doc = net_doc(lat_doc(100000, False, 30.0), lat_doc(100000, False, 20.0))
+        doc["daemon_mode"], doc["latency"]["raw_udp6"] = "polling", lat_doc(100000, False, 25.0)
+        doc["monolithic"] = {"available": True, "latency": lat_doc(100000, False, 24.0),
+                             "latency_mixed": lat_doc(100000, False, 27.0), "ratio_send": 1.25, "ratio_receive": 1.1}
+        doc["throughput"] = {"sddsd_frames": {"ok": True, "rate": 9e5, "frames": 10, "samples": 10, "bytes": 70},
+                             "raw_udp6_sendmmsg": {"ok": True, "rate": 1e6}, "raw_datagram_bytes": 7}
+        doc["ddsperf"] = {"ran": False, "ok": False, "why": "--no-ddsperf"}
+        rc, md, _ = show("net", doc)
+        self.assertEqual(rc, 0)
+        self.assertEqual(row(md, "sddsd isolated, polling daemons")[2], "30.0")
+        self.assertEqual(row(md, "Cyclone DDS ddsperf (veth)")[1], "not run: --no-ddsperf")
+        self.assertIn("7-byte datagrams", row(md, "net, raw UDPv6 sendmmsg (baseline), polling daemons' run")[2])
+        for name, cell in (("sddsd / raw UDPv6 busy-polled (median)", "1.50x"), ("sddsd / raw UDPv6 (median, veth)",
+                           "1.20x"), ("monolithic / raw UDPv6 (median)", "1.20x")):
+            self.assertEqual(row(md, "net one-way, %s, polling daemons" % name)[1], cell)
+        self.assertEqual(row(md, "net isolation cost, send side (A->B legs, median), polling daemons")[1], "+25.0%")
+        self.assertEqual(row(md, "net throughput, sddsd frames / raw UDPv6 sendmmsg datagrams (same size), polling "
+                                 "daemons")[1:], ["0.90x", ">= 0.9", "met"])
+        self.assertNotIn("blocking daemons", md)
+
+    def test_scale_iceoryx_callgrind(self):
+        pt = {"clients": 4, "ok": True, "p50_us": 12.5, "p99_us": 50.0, "p999_us": 70.0, "max_us": 90.0,
+              "iterations": 20000, "daemon_rss_kib": 4600, "daemon_pss_kib": 2500, "daemon_rss0_kib": 4500,
+              "daemon_pss0_kib": 2400, "rss_per_client_kib": 25.0, "pss_per_client_kib": 25.0}
+        rc, md, _ = show("scale", {"bench": "scale", "ok": True, "n": 20000, "points": [
+            pt, {"clients": 8, "ok": False, "why": "too many files"}]})
+        self.assertEqual(rc, 0)
+        self.assertEqual(row(md, "4"), ["4", "12.5", "50.0", "70.0", "90.0", "4600", "2500", "4500", "2400", "25.0",
+                                        "25.0", ""])
+        self.assertEqual(row(md, "8")[-1], "too many files")
+        mode = {"ok": True, "iterations": 2000, "median_us": 2.0, "p99_us": 7.0, "p999_us": 9.0, "max_us": 30.0}
+        rc, md, _ = show("iceoryx", {"bench": "iceoryx", "ok": True, "n": 2000, "roudi_note": "RouDi said hi",
+                                     "modes": [dict(mode, mode="polling"), {"mode": "waitset", "ok": False,
+                                                                            "why": "RouDi left"}]})
+        self.assertEqual(row(md, "iceoryx polling subscriber")[2], "2.000")
+        self.assertEqual(row(md, "iceoryx WaitSet")[1], "not run: RouDi left")
+        self.assertIn("RouDi said hi", md)
+        rc, md, _ = show("callgrind", {"bench": "callgrind", "ok": True, "size": 2, "base_samples": 500,
+                                       "samples": 5000, "ir_base": 1000, "ir_full": 11000, "ir_per_sample": 2.0,
+                                       "clients_ok": False, "clients_why": "no callgrind.h"})
+        self.assertIn("**2 instructions per sample**", md)
+        self.assertIn("not counted: no callgrind.h", md)
+        self.assertEqual(row(md, "sddsd instructions per sample (callgrind)")[1], "2 instructions")
+
+    def test_unreadable_input(self):
+        for doc in ("", "{not json", "[1, 2]"):
+            rc, md, err = show("local", doc)
+            self.assertEqual((rc, md), (1, ""))
+            self.assertEqual(len(err.strip().splitlines()), 1, err)
 
 
 PING = """[3921] participant vm:3921: new (self)
