@@ -1,23 +1,19 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""report.py - `sdds-bench report`: every benchmark in one run, one Markdown
-report with tables, ratios and PNG plots (Python 3 standard library; gnuplot
-when installed). `--show PART` prints one part's tables and ratios from the
-JSON `sdds-bench PART --json` printed, read on stdin; it runs nothing.
+"""report.py - `sdds-bench report`: every benchmark in one run, one Markdown report with tables, ratios and PNG
+plots (Python 3 standard library; gnuplot when installed). `--show PART` prints one part's tables and ratios from
+the JSON `sdds-bench PART --json` printed, read on stdin, and runs nothing.
 
 usage: report.py --bench SDDS-BENCH [options]   (or: sdds-bench report [options])
        report.py --show local|net|scale|iceoryx|callgrind < PART.json
 
-The script is mostly data: STEPS says how each part runs, ROWS lists every
-figure of the tables, RATIOS every ratio with its goal. Each part runs as a
-child in its own process group with a time cap; its --json goes to DIR/logs,
-its per-iteration values to DIR/raw. The output is DIR/report.md,
-DIR/report.json and PNG plots (scripts and data in DIR/plots). --replay runs
-nothing and reads what an earlier run left in DIR.
+The script is mostly data: STEPS says how each part runs, ROWS lists every figure of the tables, RATIOS every
+ratio with its goal. Each part runs as a child in its own process group with a time cap; its --json goes to
+DIR/logs, its per-iteration values to DIR/raw. The output is DIR/report.md, DIR/report.json and PNG plots
+(scripts and data in DIR/plots). --replay runs nothing and reads what an earlier run left in DIR.
 
-The refusal rule: a ratio is printed only when both of its figures were
-measured in full in this run. A figure that failed, hit its time cap, or
-measured fewer round trips than requested is not measured; the cell says why
+The refusal rule: a ratio is printed only when both of its figures were measured in full in this run. A figure
+that failed, hit its time cap, or measured fewer round trips than requested is not measured; the cell says why
 ("baseline hit its time cap after 7,776 of 100,000 round trips").
 """
 import argparse, copy, glob, json, math, os, shutil, signal, subprocess, sys, time
@@ -45,141 +41,129 @@ USAGE2 = ("iceoryx", "scale")  # exit 2 from these: the sdds-bench given has no 
 # Per benchmark: the JSON keys of (iterations, reason of a failure, rate).
 KEYS = {"local": ("iterations", "error", "samples_per_s"), "iceoryx": ("iterations", "why", None),
         "net": ("n", "why", "rate")}
-# The members a table shows in its own columns; a row's other numbers go to its note.
+# The members a table has a column for; a row's other numbers go to its note.
 SHOWN = {"ok", "why", "error", "median_us", "p99_us", "p999_us", "max_us", "truncated", "capped", "requested",
          "done", "n", "iterations", "rate", "samples_per_s"}
 
-# Every row: (id, label, part, JSON path, per-iteration file in raw/, curve in the profile). The id's prefix
-# is its table: l_ local latency, n_ network latency, t_ throughput. A path starting with "?" is optional:
-# absent, the row is left out. iceoryx's paths are the modes' names; ddsperf rows are parsed from its text.
-# A curve of None is the label.
-ROWS = [
-    ("l_spin", "baseline: spin on a shared line", "local", "baseline.spin", "local-spin.txt", "spin (baseline)"),
-    ("l_futex", "baseline: futex wait/wake (one hop)", "local", "baseline.futex", "local-futex.txt",
-     "futex hop (baseline)"),
-    ("l_futex_same", "baseline: futex, both on one CPU", "local", "?baseline.futex_same_cpu", None, None),
-    ("l_yield", "baseline: yield-spin, both on one CPU (polling floor on 2 CPUs)", "local",
-     "baseline.yield_same_cpu", "local-yield-same-cpu.txt", "yield, one CPU (floor)"),
-    ("l_poll", "sddsd polling", "local", "polling.latency", "local-sddsd-polling-*.txt", "sddsd polling"),
-    ("l_block", "sddsd blocking", "local", "blocking.latency", "local-sddsd-blocking-*.txt", "sddsd blocking"),
-    ("l_ice_poll", "iceoryx polling subscriber", "iceoryx", "modes.polling", "ice-iceoryx-polling.txt",
-     "iceoryx polling"),
-    ("l_ice_wait", "iceoryx WaitSet", "iceoryx", "modes.waitset", "ice-iceoryx-waitset.txt", "iceoryx waitset"),
-    ("l_dds", "Cyclone DDS ddsperf, listener (loopback)", "ddsperf", None, None, None),
-    ("l_dds_wait", "Cyclone DDS ddsperf, waitset (loopback)", "ddsperf", None, None, None),
-    ("t_poll", "local, sddsd polling", "local", "polling.throughput", None, None),
-    ("t_block", "local, sddsd blocking", "local", "blocking.throughput", None, None),
-    ("t_poll_many", "local, sddsd polling, take_many reader (extra, in no ratio)", "local",
-     "?polling.throughput_take_many", None, None),
-    ("t_block_many", "local, sddsd blocking, take_many reader (extra, in no ratio)", "local",
-     "?blocking.throughput_take_many", None, None),
-    ("t_mono_spin", "local, monolithic (polling spin budget)", "local", "monolithic.spin", None, None),
-    ("t_mono_sleep", "local, monolithic (spin budget 0)", "local", "monolithic.sleep", None, None),
-    ("t_dds", "local, Cyclone DDS ddsperf pub/sub (loopback)", "ddsperf", None, None, None),
-    ("n_dds", "Cyclone DDS ddsperf (veth)", "net-dds", None, None, None),
-]
-# Both runs of net (blocking daemons: part net, raw/net-*; polling: net-poll, raw/netpoll-*, id + "_p"):
-# (id, label with %s for the daemons' mode, JSON path, per-iteration file, curve, runs: b and/or p).
-# A label without %s gets ", polling daemons' run" in the polling run.
-NET = [
-    ("n_sddsd", "sddsd isolated, %s daemons", "latency.sddsd", "net-sddsd.txt", None, "bp"),
-    ("n_mono", "monolithic, %s", "monolithic.latency", "*mono*.txt", None, "bp"),
-    ("n_mixed", "isolated A, monolithic B (%s)", "monolithic.latency_mixed", None, None, "bp"),
-    ("n_raw", "raw UDPv6 ping-pong, blocking recv (baseline)", "latency.raw_udp6", "net-raw.txt", "raw UDPv6", "bp"),
-    ("n_raw_busy", "raw UDPv6 ping-pong, busy-polled recv (baseline)", "latency.raw_udp6_busy",
-     "net-raw-busy.txt", "raw UDPv6, busy-polled", "p"),
-    ("t_net", "net, sddsd (%s daemons, one sample per frame)", "throughput.sddsd", None, None, "bp"),
-    ("t_net_frames", "net, sddsd frames/s (daemon B's counters; not samples)", "throughput.sddsd_frames", None,
-     None, "bp"),
-    ("t_net_packed", "net, sddsd packed (peer_pack both ways; samples)", "throughput.sddsd_packed", None, None,
-     "bp"),
-    ("t_net_packed_frames", "net, sddsd packed frames/s (daemon B's counters)", "throughput.sddsd_packed_frames",
-     None, None, "bp"),
-    ("t_net_mono", "net, monolithic", "monolithic.throughput", None, None, "bp"),
-    ("t_net_raw", "net, raw UDPv6 sendmmsg (baseline)", "throughput.raw_udp6_sendmmsg", None, None, "bp"),
-    ("t_net_raw_gso", "net, raw UDPv6 GSO messages of 32 (the kernel's ceiling for sddsd's way)",
-     "throughput.raw_udp6_gso", None, None, "bp"),
-]
-for _p in (False, True):
-    for _i, _l, _path, _raw, _curve, _runs in NET:
-        if "bp"[_p] in _runs:
-            ROWS.append((_i + "_p" * (_p and _runs == "bp"), _l % ("polling" if _p else "blocking") if "%s" in _l
-                         else _l + ", polling daemons' run" * (_p and _runs == "bp"), ("net", "net-poll")[_p],
-                         _path, _raw and ("net-", "netpoll-")[_p] + _raw, _curve))
 
-# Ratios: (label, unit, numerator, denominator or None for the figure itself, goal (cmp, value, text)).
-# A figure is (row id, its name in a refusal[, "p99" for that figure instead of the median]) or the id of a
-# figure made in Report.figures. A ratio of an optional row left out is left out too.
-NO_GOAL, PAPER_RECV, PAPER_SEND = (0, 0, ""), "paper (STM32F4): +44%", "paper (STM32F4): +16%"
-P, B = ("l_poll", "sddsd polling"), ("l_block", "sddsd blocking")
-SPIN, FLOOR, HOP = ("l_spin", "spin baseline"), ("l_yield", "one-CPU yield floor"), ("l_futex", "futex hop")
-TPUT = (+1, 10.0, ">= 10 M samples/s")
-RATIOS = [
-    ("local one-way, sddsd polling / iceoryx polling (median)", "x", P, ("l_ice_poll", "iceoryx polling"),
-     (-1, 1.0, "<= 1 (sddsd polling <= 0.6 us = iceoryx polling here)")),
-    ("local one-way, sddsd polling median", "us", P, None, (-1, 0.6, "<= 0.6 us")),
-    ("local one-way, sddsd polling / spin (median)", "x", P, SPIN, NO_GOAL),
-    ("local one-way, sddsd polling / spin (p99)", "x", P + ("p99",), SPIN + ("p99",), NO_GOAL),
-    ("local one-way, sddsd polling / yield-spin on one CPU (median)", "x", P, FLOOR,
-     (0, 0, "1.0x: sddsd adds nothing to the one switch per hop")),
-    ("local one-way, sddsd polling / yield-spin on one CPU (p99)", "x", P + ("p99",), FLOOR + ("p99",), NO_GOAL),
-    ("local one-way, sddsd blocking / one futex hop (median)", "x", B, HOP, (-1, 2.1, "<= 2.1")),
-    ("local one-way, sddsd blocking / one futex hop (p99)", "x", B + ("p99",), HOP + ("p99",), NO_GOAL),
-    ("local one-way, sddsd blocking / futex hop on one CPU (median)", "x", B,
-     ("l_futex_same", "same-CPU futex hop"), NO_GOAL),
-    ("local one-way, sddsd blocking / iceoryx WaitSet (median)", "x", B, ("l_ice_wait", "iceoryx waitset"),
-     NO_GOAL),
-    ("local one-way, sddsd blocking / ddsperf on loopback (median)", "x", B, ("l_dds", "ddsperf loopback"),
-     NO_GOAL),
-    ("local throughput, sddsd (better daemon mode)", "M/s", "best", None, TPUT),
-    ("local throughput, sddsd polling", "M/s", ("t_poll", "sddsd polling throughput"), None, TPUT),
-    ("local throughput, sddsd blocking", "M/s", ("t_block", "sddsd blocking throughput"), None, TPUT),
-    ("local throughput, isolated / monolithic (polling budget)", "x", ("t_poll", "sddsd polling throughput"),
-     ("t_mono_spin", "monolithic throughput"), NO_GOAL),
-    ("local throughput, isolated / monolithic (spin budget 0)", "x", ("t_block", "sddsd blocking throughput"),
-     ("t_mono_sleep", "monolithic throughput (spin budget 0)"), NO_GOAL),
-    ("local throughput, sddsd / ddsperf pub-sub on loopback", "x", "best", ("t_dds", "ddsperf throughput"), NO_GOAL),
-    ("net one-way, sddsd / ddsperf (median, veth)", "x", ("n_sddsd", "net sddsd (blocking daemons)"),
-     ("n_dds", "net ddsperf"), (-1, 1.0, "<= 1")),
-]
+def table_of(text):
+    return [[c.strip() for c in line.split("|")] for line in text.strip().splitlines()]
+
+
+# Every row: id | part | JSON path | per-iteration file in raw/ | curve in the profile (default: the label) |
+# label, which also names the figure in a refusal. The id's prefix is its table: l_ local latency, n_ network
+# latency, t_ throughput. A path starting with "?" is optional: absent, the row (and its ratios) are left out.
+# iceoryx's paths are the modes' names; ddsperf rows are parsed from its text output.
+ROWS = table_of("""
+l_spin | local | baseline.spin | local-spin.txt | spin (baseline) | baseline: spin on a shared line
+l_futex | local | baseline.futex | local-futex.txt | futex hop (baseline) | baseline: futex wait/wake (one hop)
+l_futex_same | local | ?baseline.futex_same_cpu | | | baseline: futex, both on one CPU
+l_yield | local | baseline.yield_same_cpu | local-yield-same-cpu.txt | yield, one CPU (floor) | baseline: \
+yield-spin, both on one CPU (polling floor on 2 CPUs)
+l_poll | local | polling.latency | local-sddsd-polling-*.txt | | sddsd polling
+l_block | local | blocking.latency | local-sddsd-blocking-*.txt | | sddsd blocking
+l_ice_poll | iceoryx | modes.polling | ice-iceoryx-polling.txt | iceoryx polling | iceoryx polling subscriber
+l_ice_wait | iceoryx | modes.waitset | ice-iceoryx-waitset.txt | iceoryx waitset | iceoryx WaitSet
+l_dds | ddsperf | | | | Cyclone DDS ddsperf, listener (loopback)
+l_dds_wait | ddsperf | | | | Cyclone DDS ddsperf, waitset (loopback)
+t_poll | local | polling.throughput | | | local, sddsd polling
+t_block | local | blocking.throughput | | | local, sddsd blocking
+t_poll_many | local | ?polling.throughput_take_many | | | local, sddsd polling, take_many reader (extra, no ratio)
+t_block_many | local | ?blocking.throughput_take_many | | | local, sddsd blocking, take_many reader (extra, no ratio)
+t_mono_spin | local | monolithic.spin | | | local, monolithic (polling spin budget)
+t_mono_sleep | local | monolithic.sleep | | | local, monolithic (spin budget 0)
+t_dds | ddsperf | | | | local, Cyclone DDS ddsperf pub/sub (loopback)
+""")
+# Both runs of net, as above after the runs they are in: b the blocking daemons' (part net, raw/net-*), p the
+# polling daemons' (part net-poll, raw/netpoll-*, id + "_p" when in both). {m} is the daemons' mode; a label
+# without it gets ", polling daemons' run" in the polling run.
+for _p, _m in ((0, "blocking"), (1, "polling")):
+    ROWS += [[i + "_p" * (_p and runs == "bp"), ("net", "net-poll")[_p], path, raw and ("net-", "netpoll-")[_p] + raw,
+              curve, label.format(m=_m) if "{" in label else label + ", polling daemons' run" * (_p and runs == "bp")]
+             for runs, i, path, raw, curve, label in table_of("""
+bp | n_sddsd | latency.sddsd | net-sddsd.txt | | sddsd isolated, {m} daemons
+bp | n_mono | monolithic.latency | *mono*.txt | | monolithic, {m}
+bp | n_mixed | monolithic.latency_mixed | | | isolated A, monolithic B ({m})
+bp | n_raw | latency.raw_udp6 | net-raw.txt | raw UDPv6 | raw UDPv6 ping-pong, blocking recv (baseline)
+p | n_raw_busy | latency.raw_udp6_busy | net-raw-busy.txt | raw UDPv6, busy-polled | raw UDPv6 ping-pong, busy-polled \
+recv (baseline)
+bp | t_net | throughput.sddsd | | | net, sddsd ({m} daemons, one sample per frame)
+bp | t_net_frames | throughput.sddsd_frames | | | net, sddsd frames/s (daemon B's counters; not samples)
+bp | t_net_packed | throughput.sddsd_packed | | | net, sddsd packed (peer_pack both ways; samples)
+bp | t_net_packed_frames | throughput.sddsd_packed_frames | | | net, sddsd packed frames/s (daemon B's counters)
+bp | t_net_mono | monolithic.throughput | | | net, monolithic
+bp | t_net_raw | throughput.raw_udp6_sendmmsg | | | net, raw UDPv6 sendmmsg (baseline)
+bp | t_net_raw_gso | throughput.raw_udp6_gso | | | net, raw UDPv6 GSO messages of 32 (the kernel's ceiling for \
+sddsd's way)
+""") if "bp"[_p] in runs]
+ROWS.append(["n_dds", "net-dds", "", "", "", "Cyclone DDS ddsperf (veth)"])
+
+# Every ratio: label | unit | numerator | denominator (none: the figure itself) | goal. A figure is a row id
+# (":p99" for its p99 instead of its median) or one made in Report.compute_ratios. A goal starting with <= or >=
+# is judged against its first number. The net ratios are made for each run (its name gets ", blocking daemons"
+# or ", polling daemons"; {s} is its ids' suffix); those starting with "b " or "p " only for that run.
+RATIOS = table_of("""
+local one-way, sddsd polling / iceoryx polling (median) | x | l_poll | l_ice_poll | <= 1 (0.6 us = iceoryx here)
+local one-way, sddsd polling median | us | l_poll | | <= 0.6 us
+local one-way, sddsd polling / spin (median) | x | l_poll | l_spin |
+local one-way, sddsd polling / spin (p99) | x | l_poll:p99 | l_spin:p99 |
+local one-way, sddsd polling / yield-spin on one CPU (median) | x | l_poll | l_yield | 1.0x: sddsd adds nothing \
+to the one switch per hop
+local one-way, sddsd polling / yield-spin on one CPU (p99) | x | l_poll:p99 | l_yield:p99 |
+local one-way, sddsd blocking / one futex hop (median) | x | l_block | l_futex | <= 2.1
+local one-way, sddsd blocking / one futex hop (p99) | x | l_block:p99 | l_futex:p99 |
+local one-way, sddsd blocking / futex hop on one CPU (median) | x | l_block | l_futex_same |
+local one-way, sddsd blocking / iceoryx WaitSet (median) | x | l_block | l_ice_wait |
+local one-way, sddsd blocking / ddsperf on loopback (median) | x | l_block | l_dds |
+local throughput, sddsd (better daemon mode) | M/s | best | | >= 10 M samples/s
+local throughput, sddsd polling | M/s | t_poll | | >= 10 M samples/s
+local throughput, sddsd blocking | M/s | t_block | | >= 10 M samples/s
+local throughput, isolated / monolithic (polling budget) | x | t_poll | t_mono_spin |
+local throughput, isolated / monolithic (spin budget 0) | x | t_block | t_mono_sleep |
+local throughput, sddsd / ddsperf pub-sub on loopback | x | best | t_dds |
+net one-way, sddsd / ddsperf (median, veth) | x | n_sddsd | n_dds | <= 1
+""")
 for _s, _m in (("", "blocking"), ("_p", "polling")):
-    _iso, _raw = ("n_sddsd" + _s, "net sddsd (%s daemons)" % _m), ("n_raw" + _s, "net raw UDPv6")
-    _mono, _frames = ("n_mono" + _s, "net monolithic (%s)" % _m), ("t_net_frames" + _s, "sddsd frames/s")
-    _tput = ("t_net_raw" + _s, "raw UDPv6 throughput")
-    RATIOS += [(name + ", %s daemons" % _m, unit, a, b, goal) for name, unit, a, b, goal in [
-        ("net one-way, sddsd / raw UDPv6 (median, veth)", "x", _iso, _raw, (-1, 1.15, "<= 1.15")),
-        ("net one-way, sddsd / raw UDPv6 (p99, veth)", "x", _iso + ("p99",), _raw + ("p99",), NO_GOAL),
-        ("net isolation cost: isolated / monolithic - 1 (median)", "%", _iso, _mono,
-         (-1, 5, "<= 5%") if _s else NO_GOAL),
-        ("net one-way, monolithic / raw UDPv6 (median)", "x", _mono,
-         ("n_raw_busy", "busy-polled raw UDPv6") if _s else _raw, NO_GOAL),
-        ("net isolation cost, send side (A->B legs, median)", "%", "leg_send" + _s, "one", (0, 0, PAPER_SEND)),
-        ("net isolation cost, receive side (B->A legs, median)", "%", "leg_receive" + _s, "one", (0, 0, PAPER_RECV)),
-        ("net throughput, sddsd frames / raw UDPv6 sendmmsg datagrams (same size)", "x", _frames, _tput,
-         (+1, 0.9, ">= 0.9")),
-        ("net throughput, sddsd frames / raw UDPv6 GSO datagrams (same size)", "x", _frames,
-         ("t_net_raw_gso" + _s, "raw UDPv6 GSO throughput"), NO_GOAL),
-        ("net throughput, sddsd samples / raw UDPv6 datagrams", "x", ("t_net" + _s, "net sddsd throughput"), _tput,
-         NO_GOAL),
-        ("net throughput, packed sddsd samples (peer_pack) / raw UDPv6 datagrams", "x",
-         ("t_net_packed" + _s, "packed sddsd throughput"), _tput, NO_GOAL),
-    ] + [("net one-way, sddsd / raw UDPv6 busy-polled (median)", "x", _iso, ("n_raw_busy", "busy-polled raw UDPv6"),
-          (-1, 1.15, "<= 1.15 (same mode)"))] * bool(_s)]
-RATIOS += [
-    ("isolation cost, receive path (traced total, avg)", "%", "iso_receive", "mono_receive", (0, 44, PAPER_RECV)),
-    ("isolation cost, send path (traced total, avg)", "%", "iso_send", "mono_send", (0, 16, PAPER_SEND)),
-    ("isolation cost, local path (traced total, avg)", "%", "iso_local", "mono_local", NO_GOAL),
-    ("sddsd instructions per sample (callgrind)", "Ir", "cg", None, NO_GOAL),
-]
+    RATIOS += [[name[2:] if name[1] == " " else name + ", %s daemons" % _m] + [x.format(s=_s) for x in rest]
+               for name, *rest in table_of("""
+net one-way, sddsd / raw UDPv6 (median, veth) | x | n_sddsd{s} | n_raw{s} | <= 1.15
+net one-way, sddsd / raw UDPv6 (p99, veth) | x | n_sddsd{s}:p99 | n_raw{s}:p99 |
+p net one-way, sddsd / raw UDPv6 busy-polled (median), polling daemons | x | n_sddsd_p | n_raw_busy | <= 1.15 \
+(same mode)
+b net isolation cost: isolated / monolithic - 1 (median), blocking daemons | % | n_sddsd | n_mono |
+p net isolation cost: isolated / monolithic - 1 (median), polling daemons | % | n_sddsd_p | n_mono_p | <= 5%
+b net one-way, monolithic / raw UDPv6 (median), blocking daemons | x | n_mono | n_raw |
+p net one-way, monolithic / busy-polled raw UDPv6 (median), polling daemons | x | n_mono_p | n_raw_busy |
+net isolation cost, send side (A->B legs, median) | % | leg_send{s} | one | paper (STM32F4): +16%
+net isolation cost, receive side (B->A legs, median) | % | leg_receive{s} | one | paper (STM32F4): +44%
+net throughput, sddsd frames / raw UDPv6 sendmmsg datagrams (same size) | x | t_net_frames{s} | t_net_raw{s} | >= 0.9
+net throughput, sddsd frames / raw UDPv6 GSO datagrams (same size) | x | t_net_frames{s} | t_net_raw_gso{s} |
+net throughput, sddsd samples / raw UDPv6 datagrams | x | t_net{s} | t_net_raw{s} |
+net throughput, packed sddsd samples (peer_pack) / raw UDPv6 datagrams | x | t_net_packed{s} | t_net_raw{s} |
+""") if name[1] != " " or name[0] == "bp"[bool(_s)]]
+RATIOS += table_of("""
+isolation cost, receive path (traced total, avg) | % | iso_receive | mono_receive | paper (STM32F4): +44%
+isolation cost, send path (traced total, avg) | % | iso_send | mono_send | paper (STM32F4): +16%
+isolation cost, local path (traced total, avg) | % | iso_local | mono_local |
+sddsd instructions per sample (callgrind) | Ir | cg | |
+""")
 # The plots: (file, what it shows). Report.draw says how each is drawn and why one is not.
 PLOTS = [("latency-local", "local latency profile"), ("latency-net", "network latency profile"),
          ("phases", "per-phase bar chart"), ("scaling", "scaling plot")]
-# The scaling table: (column, JSON member, decimals or None for a latency).
-SCALE = [("clients:", "clients", 0), ("p50 us:", "p50_us", None), ("p99 us:", "p99_us", None),
-         ("p99.9 us:", "p999_us", None), ("max us:", "max_us", None), ("daemon RSS KiB:", "daemon_rss_kib", 0),
-         ("daemon PSS KiB:", "daemon_pss_kib", 0), ("RSS before KiB:", "daemon_rss0_kib", 0),
-         ("PSS before KiB:", "daemon_pss0_kib", 0), ("RSS per client KiB:", "rss_per_client_kib", 1),
-         ("PSS per client KiB:", "pss_per_client_kib", 1)]
+# The scaling table: column | JSON member of a point | decimals (none: a latency).
+SCALE = table_of("""
+clients: | clients | 0
+p50 us: | p50_us |
+p99 us: | p99_us |
+p99.9 us: | p999_us |
+max us: | max_us |
+daemon RSS KiB: | daemon_rss_kib | 0
+daemon PSS KiB: | daemon_pss_kib | 0
+RSS before KiB: | daemon_rss0_kib | 0
+PSS before KiB: | daemon_pss0_kib | 0
+RSS per client KiB: | rss_per_client_kib | 1
+PSS per client KiB: | pss_per_client_kib | 1
+""")
 
 
 def progress(msg):
@@ -194,18 +178,17 @@ def given(w):
 
 
 class Fig:
-    """A figure: a latency row (v: median us), a throughput row (tput; v: rate/s) or a figure made from others.
+    """A figure: a latency row (v: median us), a throughput row (tput; v: rate/s) or one made from others.
 
-    n is what was measured, requested what was asked for; deps must be measured in full too. part is the
-    part it came from; hidden: an optional row its JSON did not have.
+    n is what was measured, requested what was asked for; deps must be measured in full too; part is the part
+    it came from; hidden: an optional row its JSON did not have.
     """
 
     def __init__(self, name, ok=False, v=0.0, why="not run", tput=False, deps=(), part=None):
         self.name = self.label = name
         self.ok, self.v, self.why, self.tput, self.deps, self.part = ok, v, why, tput, deps, part
         self.p99 = self.max = self.n = 0.0
-        self.p999, self.capped, self.requested, self.raw, self.note, self.raw_glob = NAN, False, None, "", "", None
-        self.hidden = False
+        self.p999, self.capped, self.requested, self.raw, self.note, self.hidden = NAN, False, None, "", "", False
 
     def fail(self, why):
         self.ok, self.why = False, why[:WHY_MAX - 1]
@@ -214,6 +197,9 @@ class Fig:
         f = copy.copy(self)
         f.name, f.v = name, getattr(self, attr)
         return f
+
+    def add_note(self, s):
+        self.note = "; ".join(x for x in (self.note, s) if x)
 
 
 def shortfall(f):
@@ -234,10 +220,11 @@ def refusal(f):
     return f.name + " " + s if s else next(filter(None, map(refusal, f.deps)), None)
 
 
-def ratio(name, unit, a, b=None, goal=NO_GOAL):
+def ratio(name, unit, a, b=None, goal=""):
     """a / b (100 * (a / b - 1) for "%"; a itself without b), or n/a with the first figure's refusal."""
-    r = {"name": name, "unit": unit, "ok": False, "v": 0.0, "why": "", "cmp": goal[0], "goal": goal[1],
-         "goal_text": goal[2]}
+    cmp = {"<=": -1, ">=": 1}.get(goal[:2], 0)
+    r = {"name": name, "unit": unit, "ok": False, "v": 0.0, "why": "", "cmp": cmp, "goal_text": goal,
+         "goal": float(goal[2:].split()[0].rstrip("%")) if cmp else 0}
     why = next(filter(None, (refusal(f) for f in (a, b) if f)), None)
     if why is None and b is not None and not b.v > 0:
         why = "%s is zero" % b.name
@@ -297,21 +284,13 @@ def read_row(r, j, path, keys, requested=None):
     bad = next((k for k in v if v[k] is None or r.tput and not v[k] > 0), None)
     if bad:
         return r.fail("no %s '%s.%s' in the JSON" % ("rate" if r.tput else "number", path, bad))
+    r.ok, r.why, r.v = True, "", v.get(rate_key if r.tput else "median_us")
     r.note = "; ".join("%s %s" % (k, num(jnum(x, k))) for k in x if k not in SHOWN and jnum(x, k) is not None)
-    r.ok, r.why = True, ""
-    if r.tput:
-        r.v = v[rate_key]
-        return
-    r.v, r.p99, r.max, r.n, r.p999 = v["median_us"], v["p99_us"], v["max_us"], v[n_key], nan_if_none(
-        jnum(x, "p999_us"))
-    r.capped = bool(jget(x, "truncated")) or bool(jget(x, "capped"))
-    own, done = jnum(x, "requested"), jnum(x, "done")
-    r.requested = own if own is not None else requested
-    r.n = done if done is not None else r.n
-
-
-def add_note(r, s):
-    r.note = "; ".join(x for x in (r.note, s) if x)
+    if not r.tput:
+        r.p99, r.max, r.p999 = v["p99_us"], v["max_us"], nan_if_none(jnum(x, "p999_us"))
+        r.capped = bool(jget(x, "truncated")) or bool(jget(x, "capped"))
+        r.requested = next(filter(lambda y: y is not None, (jnum(x, "requested"), requested)), None)
+        r.n = next(filter(lambda y: y is not None, (jnum(x, "done"), v[n_key])))
 
 
 def nan_if_none(v):
@@ -330,31 +309,26 @@ def ddsperf_lat(text):
     """
     rows = []
     for line in text.splitlines():
-        p = line.find(" size ")
-        if p >= 0 and " mean " in line[p:]:
-            t = line[p:].split()
+        t = line[line.find(" size "):].split()
+        if " size " in line and "mean" in t:
             try:
                 rows.append([float(t[t.index(k) + 1].rstrip("us")) for k in ("50%", "99%", "max", "cnt")])
             except (ValueError, IndexError):
                 pass
-    if not rows:
-        return None
     used = rows[1:] if len(rows) >= 3 else rows
-    return {"p50": median([r[0] for r in used]), "p99": median([r[1] for r in used]),
-            "max": max(r[2] for r in used), "count": sum(r[3] for r in used),
-            "seconds": len(used), "first_dropped": len(rows) >= 3}
+    return {"p50": median([r[0] for r in used]), "p99": median([r[1] for r in used]), "max": max(r[2] for r in used),
+            "count": sum(r[3] for r in used), "seconds": len(used), "first_dropped": len(rows) >= 3} if rows else None
 
 
 def ddsperf_tput(text):
     """ddsperf sub: the deltas over the intervals, leaving out the first and last with data; None if < 3."""
     pts = []
     for line in text.splitlines():
-        p = line.find(" delta ")
-        if p >= 0 and " total " in line:
-            try:
-                pts.append((float(line.split("]", 1)[1].split()[0]), float(line[p:].split()[1])))
-            except (IndexError, ValueError):
-                pass
+        try:
+            if " delta " in line and " total " in line:
+                pts.append((float(line.split("]", 1)[1].split()[0]), float(line.split(" delta ")[1].split()[0])))
+        except (IndexError, ValueError):
+            pass
     data = [i for i, (_, d) in enumerate(pts) if d > 0]
     if not data or data[-1] - data[0] < 2:
         return None
@@ -423,27 +397,23 @@ def count(v):
 
 
 def num(v):
-    """Any other number of a row: a count with separators, else three decimals (three figures when large)."""
+    """Any other number of a row: a count with separators, else three decimals (none when large)."""
     return count(v) if v == int(v) else "%.3f" % v if abs(v) < 1000 else "{:,.0f}".format(v)
 
 
 def lat_table(rows):
     out = []
     for r in rows:
-        if not r.ok:
-            out.append([r.label, "not run: " + md_cell(r.why)] + [None] * 5)
-            continue
-        s = shortfall(r)
-        note = ([s + "; not used in ratios"] if s else []) + ([md_cell(r.note)] if r.note else []) + \
-            (["profile plotted"] if r.raw else [])
-        out.append([r.label, "%.0f" % r.n, us(r.v), us(r.p99), us(r.p999), us(r.max), "; ".join(note)])
+        s = r.ok and shortfall(r)
+        note = [x for x in (s and s + "; not used in ratios", md_cell(r.note), r.raw and "profile plotted") if x]
+        out.append([r.label, "%.0f" % r.n, us(r.v), us(r.p99), us(r.p999), us(r.max), "; ".join(note)] if r.ok else
+                   [r.label, "not run: " + md_cell(r.why)] + [None] * 5)
     return table(["path", "samples:", "median:", "p99:", "p99.9:", "max:", "note"], out)
 
 
 def tput_table(rows):
-    return table(["path", "M samples/s:", "note"], [
-        [t.label, "%.3f" % (t.v / 1e6), md_cell(t.note)] if t.ok else [t.label, "not run: " + md_cell(t.why), None]
-        for t in rows])
+    return table(["path", "M samples/s:", "note"], [[t.label, "%.3f" % (t.v / 1e6), md_cell(t.note)] if t.ok else
+                                                    [t.label, "not run: " + md_cell(t.why), None] for t in rows])
 
 
 def ratio_table(ratios):
@@ -452,48 +422,29 @@ def ratio_table(ratios):
         for r in ratios])
 
 
-def gq(s):
-    return s.replace("'", "''")
-
-
-def gnuplot_term(gnuplot):
-    """gnuplot's path and PNG terminal: gnuplot-nox has pngcairo; a build without cairo only libgd's png."""
-    b = shutil.which(gnuplot)
-    if b is None:
-        raise RuntimeError("gnuplot not found%s (apt-get install gnuplot-nox)" % (" at " + gnuplot if "/" in gnuplot else ""))
-    try:
-        if subprocess.run([b, "-e", "set terminal pngcairo"], stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL, timeout=20).returncode == 0:
-            return b, "pngcairo"
-    except (OSError, subprocess.TimeoutExpired):
-        pass
-    return b, "png"
-
-
 def gnuplot(g, d, name, size, head, panels):
     """Draws d/NAME.png. panels: [(title, [(data lines or None for the previous file, "using ...")])]; a head
-    with "set multiplot" gets one plot per panel. Script and data stay in d/plots; g: gnuplot_term()."""
-    gp, err, png = "%s/plots/%s.gp" % (d, name), "%s/plots/%s.err" % (d, name), "%s/%s.png" % (d, name)
+    with "set multiplot" gets one plot per panel. Script and data stay in d/plots; g: (gnuplot, terminal)."""
+    gp, png = "%s/plots/%s.gp" % (d, name), "%s/%s.png" % (d, name)
     body = "set terminal %s size %d,%d noenhanced\nset output '%s'\nset grid\nset key inside right top\n%s" % (
         g[1], size[0], size[1], png, head)
     for i, (title, series) in enumerate(panels):
-        plots = []
         for k, (lines, how) in enumerate(series):
-            dat = "''" if lines is None else "'%s/plots/%s-%d-%d.dat'" % (d, name, i, k)
             if lines is not None:
-                with open(dat[1:-1], "w") as f:
+                with open("%s/plots/%s-%d-%d.dat" % (d, name, i, k), "w") as f:
                     f.write("".join(x + "\n" for x in lines))
-            plots.append(dat + " " + how)
-        body += "set title '%s'\nplot %s\n" % (gq(title), ", \\\n    ".join(plots))
+        body += "set title '%s'\nplot %s\n" % (title.replace("'", "''"), ", \\\n    ".join(
+            ("''" if lines is None else "'%s/plots/%s-%d-%d.dat'" % (d, name, i, k)) + " " + how
+            for k, (lines, how) in enumerate(series)))
     with open(gp, "w") as f:
-        f.write(body + ("unset multiplot\n" if "set multiplot" in head else ""))
-    with open(err, "w") as ef:
+        f.write(body + "unset multiplot\n" * ("set multiplot" in head))
+    with open(gp[:-2] + "err", "w") as ef:
         try:
             rc = subprocess.run([g[0], gp], stdout=subprocess.DEVNULL, stderr=ef, timeout=60).returncode
         except subprocess.TimeoutExpired:
             raise RuntimeError("gnuplot took more than 60 s")
     if rc != 0 or not os.path.isfile(png) or os.path.getsize(png) == 0:
-        raise RuntimeError("gnuplot failed on %s (exit %d): %s" % (gp, rc, last_line(err) or "no PNG"))
+        raise RuntimeError("gnuplot failed on %s (exit %d): %s" % (gp, rc, last_line(gp[:-2] + "err") or "no PNG"))
 
 
 def plot_profile(g, d, name, title, curves):
@@ -501,7 +452,7 @@ def plot_profile(g, d, name, title, curves):
     series, missing = [], []
     for t, raw in curves:
         try:
-            series.append((ccdf(raw), "using 1:2 with fsteps lw 2 title '%s'" % gq(t)))
+            series.append((ccdf(raw), "using 1:2 with fsteps lw 2 title '%s'" % t.replace("'", "''")))
         except (OSError, ValueError) as e:
             missing.append("%s: %s" % (t, e))
     if not series:
@@ -532,36 +483,27 @@ def cmdline(argv):
 
 
 def spawn(argv, env, out, err):
-    with open(out, "w") as o, open(err if err else os.devnull, "w") as er:
+    with open(out, "w") as o, open(err, "w") as er:
         p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=o, stderr=er, env=dict(os.environ, **(env or {})),
                              start_new_session=True)
     _live.add(p.pid)
     return p
 
 
-def stop(p):
-    """SIGTERM to p's group (the net benchmark removes its namespaces on it), SIGKILL after 3 s. None."""
-    for sig, grace in ((signal.SIGTERM, 3), (signal.SIGKILL, 10)):
+def wait(p, cap):
+    """The exit code (negative: signal), or None when the cap passed: then SIGTERM goes to p's group (the net
+    benchmark removes its namespaces on it) and SIGKILL 3 s later."""
+    for sig, grace in ((0, cap), (signal.SIGTERM, 3), (signal.SIGKILL, 10)):
         try:
-            os.killpg(p.pid, sig)
+            sig and os.killpg(p.pid, sig)
         except ProcessLookupError:
             pass
         try:
-            p.wait(grace)
-            break
+            rc = p.wait(grace)
+            _live.discard(p.pid)
+            return None if sig else rc
         except subprocess.TimeoutExpired:
             pass
-    _live.discard(p.pid)
-
-
-def wait(p, cap):
-    """The exit code (negative: signal), or None when the cap passed (the group is then stopped)."""
-    try:
-        rc = p.wait(cap)
-    except subprocess.TimeoutExpired:
-        return stop(p)
-    _live.discard(p.pid)
-    return rc
 
 
 def on_signal(sig, frame):
@@ -582,14 +524,13 @@ class Report:
         self.o, self.dir, self.steps, self.cmdline = o, o.out, [], " ".join(["sdds-bench report", cmdline(argv)]).strip()
         self.ok, self.pwhy, self.notes = {p: False for p in PARTS}, {p: "" for p in PARTS}, {p: [] for p in PARTS}
         self.rows, self.read, self.cpus = {}, set(), os.sysconf("SC_NPROCESSORS_ONLN")
-        for i, label, part, path, raw, curve in ROWS:
+        for i, part, path, raw, curve, label in ROWS:
             r = self.rows[i] = Fig(label, tput=i[0] == "t", part=part)
             r.path, r.raw_glob, r.curve = path, raw, curve or label
         self.legs = {"leg_%s%s" % (s, p): Fig("%s-side ratio" % s, part=("net", "net-poll")[p == "_p"])
                      for s in ("send", "receive") for p in ("", "_p")}
-        self.local_poll_note, self.local_poll_yield, self.dds_payload = "", False, ""
-        self.sc, self.tr, self.tr_missing, self.plots, self.ratios = [], [], [], [], []
-        self.cg = {"ok": False, "why": "", "clients_ok": False, "clients_why": ""}
+        self.poll_note, self.poll_yield, self.dds_payload, self.sc, self.tr, self.tr_missing = "", False, "", [], [], []
+        self.plots, self.ratios, self.cg = [], [], {"ok": False, "why": "", "clients_ok": False, "clients_why": ""}
 
     def of(self, *parts):
         return [r for r in self.rows.values() if r.part in parts]
@@ -605,8 +546,8 @@ class Report:
         """Every row of part from j, and its per-iteration file. missing(row): the reason when its path is absent."""
         self.read.add(part)
         for r in self.of(part):
-            path = (r.path or "?").lstrip("?")
-            if jget(j, path) is None and r.path[0] == "?":
+            path = r.path.lstrip("?")
+            if jget(j, path) is None and r.path[:1] == "?":
                 r.hidden = True
                 continue
             why = missing(r) if jget(j, path) is None else None
@@ -619,10 +560,18 @@ class Report:
         for part in PARTS:
             why = "--no-peers" if self.o.no_peers and part in ("iceoryx", "ddsperf") else \
                 "--skip " + part if part in self.o.skip else None
-            getattr(self, "part_" + part)() if why is None else self.fail(part, why, None)
-        if not self.ok["net"]:
-            for f in self.legs.values():
-                f.fail(self.pwhy["net"])
+            if why:
+                self.fail(part, why)
+            elif part in ("local", "iceoryx", "scale", "callgrind"):  # run, then read the JSON as --show does
+                j = self.run(part, **{"local": {}, "iceoryx": {}, "scale": dict(clients="1,2,4,8" + ",16,32,64,128,256"
+                                      * (not self.o.quick)), "callgrind": dict(
+                    k="5000" if self.o.quick else "50000", base="500" if self.o.quick else "1000",
+                    valgrind=self.o.valgrind)}[part])[0]
+                j and getattr(self, "read_" + part)(j)
+            else:
+                getattr(self, "part_" + part)()
+        for f in self.legs.values() if not self.ok["net"] else ():
+            f.fail(self.pwhy["net"])
 
     def run(self, part, name=None, env=None, **values):
         """Runs part as STEPS says, as step name (default: part); (JSON object or None, exit code, why)."""
@@ -637,7 +586,7 @@ class Report:
         j, rc, why = self.exec(name or part, argv, STEPS[part][0 if q else 1], env)
         if j is None and rc == 2 and part in USAGE2:
             why = "this sdds-bench has no working '%s' command (usage error, exit 2)" % part
-        if j is None and part in ("local", "iceoryx", "scale", "callgrind"):
+        if j is None and part != "net":
             self.fail(part, why)
         return j, rc, why
 
@@ -673,24 +622,19 @@ class Report:
         step["secs"], step["result"] = time.monotonic() - t0, status_str(rc) if j is not None else why
         return j, rc, why[:WHY_MAX - 1]
 
-    # ---- the parts: part_X runs X, read_X reads its JSON (also for --show)
-
-    def part_local(self):
-        j = self.run("local")[0]
-        return j and self.read_local(j)
+    # ---- the parts: read_X reads the JSON of X (the report's and --show's), part_X runs what run_parts cannot
 
     def read_local(self, j):
-        self.ok["local"], self.cpus = True, int(jnum(j, "cpus") or self.cpus)
-        n = jnum(j, "iterations") or self.o.n
+        self.ok["local"], self.cpus, n = True, int(jnum(j, "cpus") or self.cpus), jnum(j, "iterations") or self.o.n
         self.read_part("local", j, n)
         for k, mode in (("l_poll", "polling"), ("l_block", "blocking")):
             pl = jget(j, mode + ".placement.text")
-            add_note(self.rows[k], pl and self.rows[k].ok and "ran " + pl)
+            self.rows[k].add_note(pl and self.rows[k].ok and "ran " + pl)
         spin, y = jnum(j, "poll_spin_ns"), jnum(j, "poll_yield_ns")
         if spin is not None:
             y = -1 if y is None else y
-            self.local_poll_yield, pl = y >= 0, jget(j, "polling.placement.text") or "unpinned"
-            self.local_poll_note = "the daemon polls; %s, placed %s" % (
+            self.poll_yield, pl = y >= 0, jget(j, "polling.placement.text") or "unpinned"
+            self.poll_note = "the daemon polls; %s, placed %s" % (
                 "the clients spin and yield the CPU (sched_yield) after %.0f ns of pure spinning" % y if y >= 0 else
                 "the clients spin and never yield" if spin >= 1e9 else "client spin budget %.0f ns" % spin, pl)
         pls = [p for p in jget(j, "placements") or [] if isinstance(p, dict)]
@@ -698,42 +642,18 @@ class Report:
             text, mode = jget(p, "placement.text") or "?", p.get("mode") or "?"
             label = "placement: %s %s%s" % (mode, text, " (best)" * (text == jget(j, mode + ".placement.text")))
             for kind, sub in (("l", "latency"), ("t", "throughput")):
-                r = self.rows["%s_pl%d" % (kind, k)] = Fig(label, tput=kind == "t", part="local")
-                read_row(r, p, sub, KEYS["local"], n)
+                read_row(self.rows.setdefault("%s_pl%d" % (kind, k), Fig(label, tput=kind == "t", part="local")), p,
+                         sub, KEYS["local"], n)
         self.notes["local"] += ["daemon note, %s %s: %s" % (p.get("mode"), jget(p, "placement.text"),
                                                              p["daemon_note"]) for p in pls if p.get("daemon_note")]
-
-    def part_iceoryx(self):
-        j = self.run("iceoryx")[0]
-        return j and self.read_iceoryx(j)
 
     def read_iceoryx(self, j):
         self.ok["iceoryx"] = True
         j["modes"] = {jget(m, "mode"): m for m in jget(j, "modes") or [] if isinstance(m, dict)}
         self.read_part("iceoryx", j, jnum(j, "n") or self.o.n, lambda r: given(jget(j, "why")) if jget(j, "ok") is
                        False else "iceoryx printed no '%s' mode" % r.path[6:])
-        self.notes["iceoryx"] += ["iceoryx: %s %s" % (k, j[k]) for k in ("roudi_note", "leftovers_removed", "leftovers")
+        self.notes["iceoryx"] += ["iceoryx %s: %s" % (k, j[k]) for k in ("roudi_note", "leftovers_removed", "leftovers")
                                   if j.get(k)]
-
-    def dds_pair(self, name, server, client, env, cap, wait_server):
-        """Server in the background, client for at most cap; None when both ended well, else why."""
-        try:
-            sp = None if self.o.replay else spawn(server, env, "%s/logs/%s-server.txt" % (self.dir, name),
-                                                  "%s/logs/%s-server.err" % (self.dir, name))
-        except OSError as e:
-            return "cannot start %s: %s" % (server[0], e.strerror)
-        time.sleep(0 if sp is None else 0.3)
-        _, rc, why = self.exec(name, client, cap, env)  # the client prints text: "no JSON" is expected
-        st = self.steps[-1]
-        st["cmd"] = "%s %s & %s" % (" ".join("%s=%s" % kv for kv in env.items()), cmdline(server), st["cmd"])
-        src = 0 if sp is None else wait(sp, 15) if wait_server else stop(sp)
-        if rc is None:
-            return why
-        st["result"] = status_str(rc)
-        if rc != 0:
-            last = last_line("%s/logs/%s.err" % (self.dir, name))
-            return "ddsperf %s%s" % (status_str(rc), ": " + last if last else "")
-        return "the ddsperf server side did not end cleanly" if wait_server and src != 0 else None
 
     def dds_lat(self, text, r, note=None):
         d = ddsperf_lat(text)
@@ -749,104 +669,96 @@ class Report:
         if o.no_peers or "ddsperf" in o.skip:
             return "--no-peers" if o.no_peers else "--skip ddsperf"
         if shutil.which(o.ddsperf) is None:
-            return "ddsperf not found%s (apt-get install cyclonedds-tools)" % (" at " + o.ddsperf if "/" in o.ddsperf
-                                                                               else "")
+            return "ddsperf not found%s (apt-get install cyclonedds-tools)" % (" at " + o.ddsperf) * ("/" in o.ddsperf)
         return None
 
     def part_ddsperf(self):
+        """Ping/pong (listener, waitset) and pub/sub on loopback: a server in the background, then the client."""
         o, why = self.o, self.dds_missing()
         if why:
             return self.fail("ddsperf", why)
         xml = "%s/logs/cyclonedds-lo6.xml" % self.dir
         shutil.copyfile(os.path.join(SRCDIR, "tools/sdds-bench/cyclonedds-lo6.xml"), xml)
-        env, self.ok["ddsperf"] = {"CYCLONEDDS_URI": "file://" + xml}, True
+        env, self.ok["ddsperf"], ping_s, sub_s = {"CYCLONEDDS_URI": "file://" + xml}, True, 3 + 9 * (not o.quick), \
+            6 + 6 * (not o.quick)
         self.read.add("ddsperf")
-        sz, ping_s, sub_s = max(o.size, 12), 3 if o.quick else 12, 6 if o.quick else 12
-        self.dds_payload = ("OU topic, 4 bytes (ddsperf has nothing smaller)" if o.size <= 4
-                            else "KS topic, %d bytes with its 12-byte fixed part" % sz)
-        size = [] if o.size <= 4 else ["size", str(sz)]
+        self.dds_payload = "OU topic, 4 bytes (ddsperf has nothing smaller)" if o.size <= 4 else \
+            "KS topic, %d bytes with its 12-byte fixed part" % max(o.size, 12)
+        size = [] if o.size <= 4 else ["size", str(max(o.size, 12))]
         base = [shutil.which(o.ddsperf), "-i", str(DDS_DOMAIN), "-TOU" if o.size <= 4 else "-TKS", "-D"]
-        for k, mode, server, client, cap, w in (
-                ("l_dds", "listener", "pong listener", "ping listener", ping_s, False),
-                ("l_dds_wait", "waitset", "pong waitset", "ping waitset", ping_s, False),
-                ("t_dds", "pubsub", "sub", "pub", sub_s, True)):
+        for k, mode, server, client, secs, sub in (("l_dds", "listener", ["pong", "listener"], ["listener"], ping_s, 0),
+                                                   ("l_dds_wait", "waitset", ["pong", "waitset"], ["waitset"], ping_s,
+                                                    0), ("t_dds", "pubsub", ["sub"], [], sub_s, 1)):
             name, r = "ddsperf-lo-" + mode, self.rows[k]
-            server, client = server.split(), client.split()
-            why = self.dds_pair(name, base + [str(cap + 3 - w), server[0]] + server[1:],
-                                base + [str(cap), client[0]] + size + client[1:], env, cap + 20, w)
+            server = base + [str(secs + 3 - sub)] + server
+            sp = None if o.replay else spawn(server, env, "%s/logs/%s-server.txt" % (self.dir, name),
+                                             "%s/logs/%s-server.err" % (self.dir, name))
+            time.sleep(0.3 * (sp is not None))
+            _, rc, why = self.exec(name, base + [str(secs), ("ping", "pub")[sub]] + size + client, secs + 20, env)
+            st = self.steps[-1]  # the client prints text: "no JSON" is expected
+            st["cmd"] = "%s %s & %s" % (" ".join("%s=%s" % kv for kv in env.items()), cmdline(server), st["cmd"])
+            src = wait(sp, 15 * sub) if sp else 0
+            st["result"], last = status_str(rc) if rc is not None else why, last_line("%s/logs/%s.err" % (self.dir, name))
+            why = why if rc is None else "ddsperf %s%s" % (status_str(rc), ": " + last if last else "") if rc else \
+                "the ddsperf server side did not end cleanly" if sub and src != 0 else None
             try:
-                with open("%s/logs/%s%s" % (self.dir, name, "-server.txt" if w else ".json"), errors="replace") as f:
+                with open("%s/logs/%s%s" % (self.dir, name, ("-server.txt" if sub else ".json")), errors="replace") as f:
                     text = f.read()
             except OSError as e:
                 why = why or "no ddsperf output (%s)" % e.strerror
-            if why:
-                r.fail(why)
-            elif not w:
-                self.dds_lat(text, r)
+            if why or not sub:
+                r.fail(why) if why else self.dds_lat(text, r)
             elif ddsperf_tput(text) is None:
                 r.fail("ddsperf sub saw data in fewer than 3 intervals")
             else:
-                d = ddsperf_tput(text)
-                r.v, r.ok, r.why = d["rate"], True, ""
-                r.note = "ddsperf sub's per-second deltas over %d full intervals" % d["intervals"]
+                r.v, r.ok, r.why = ddsperf_tput(text)["rate"], True, ""
+                r.note = "ddsperf sub's per-second deltas over %d full intervals" % ddsperf_tput(text)["intervals"]
 
     def part_net(self):
         """Blocking daemons, then (when that ran) polling; a polling run would fail for the same reason."""
-        self.net_run(False) or self.net_run(True)
-
-    def net_run(self, poll):
-        """One run of sdds-bench net; True when it failed."""
-        o, name = self.o, "net-poll" if poll else "net"
-        dds_why, env, dds = None if poll else self.dds_missing(), None, ["--no-ddsperf"]
-        if not poll and dds_why is None:  # net runs ddsperf from PATH: the one the report was given goes first
-            env = {"PATH": os.path.dirname(shutil.which(o.ddsperf)) + ":" + os.environ.get("PATH", "/usr/bin:/bin")}
-            dds = ["--ddsperf-seconds", "2" if o.quick else "10"]
-        elif not poll:
-            self.rows["n_dds"].fail(dds_why)
-        j, rc, why = self.run("net", name, env, rawname="netpoll" if poll else "net", poll=["--poll"] * poll, dds=dds)
-        if j is None:
-            why = "cannot run here: " + last_line("%s/logs/%s.err" % (self.dir, name)) if rc == 77 else why
-            parts = ("net-poll",) if poll else ("net", "net-poll") + ("net-dds",) * (not dds_why)
-            self.fail(name, why, self.of(*parts) + ([*self.legs.values()] if poll else []))
-            self.pwhy["net-poll"] = ""
-            return True
-        self.read_net(j, poll, not poll and dds_why is None)
+        for poll in (False, True):
+            name, dds_why, env, dds = ("net", "net-poll")[poll], self.dds_missing(), None, ["--no-ddsperf"]
+            if not poll and dds_why is None:  # net runs ddsperf from PATH: the one the report was given goes first
+                env = {"PATH": os.path.dirname(shutil.which(self.o.ddsperf)) + ":" + os.environ.get("PATH", "/usr/bin:/bin")}
+                dds = ["--ddsperf-seconds", "2" if self.o.quick else "10"]
+            elif not poll:
+                self.rows["n_dds"].fail(dds_why)
+            j, rc, why = self.run("net", name, env, rawname=name.replace("-", ""), poll=["--poll"] * poll, dds=dds)
+            if j is None:
+                why = "cannot run here: " + last_line("%s/logs/%s.err" % (self.dir, name)) if rc == 77 else why
+                self.fail(name, why, self.of("net-poll", *("net", "net-dds" * (dds_why is None)) * (not poll)) + (
+                    [f for k, f in self.legs.items() if k.endswith("_p")] if poll else []))
+                self.pwhy["net-poll"] = ""
+                return
+            self.read_net(j, poll, not poll and dds_why is None)
 
     def read_net(self, j, poll, dds=True):
         """One run of net: the blocking daemons' rows or (poll) the polling ones'; dds: its ddsperf row too."""
         name, s, mode = ("net-poll", "_p", "polling") if poll else ("net", "", "blocking")
         self.ok["net"], self.pwhy["net"] = True, ""
-        mono = "" if jget(j, "monolithic.latency") is not None else (
-            jget(j, "monolithic.why") or "not available (no reason given)") if jget(
+        mono = "" if jget(j, "monolithic.latency") is not None else (jget(j, "monolithic.why") or
+                                                                     "not available (no reason given)") if jget(
             j, "monolithic.available") is False else "net printed no monolithic figures"
         self.read_part(name, j, jnum(j, "iterations") or self.o.n, lambda r: mono if r.path.startswith(
             "monolithic.") and mono else "net printed no mixed run" if r.path.endswith("_mixed") else None)
         for side in ("send", "receive"):  # net computes them from the isolated and the mixed run
             f, v = self.legs["leg_" + side + s], jnum(j, "monolithic.ratio_" + side)
             f.ok, f.v, f.why, f.deps = v is not None, v or 0.0, mono or "net printed no monolithic.ratio_%s (it " \
-                "needs both legs of both runs)" % side, (self.rows["n_sddsd" + s].named(
-                    "net sddsd (%s daemons)" % mode), self.rows["n_mixed" + s].named("net isolated A, monolithic B"))
+                "needs both legs of both runs)" % side, (self.rows["n_sddsd" + s], self.rows["n_mixed" + s])
         for k in ("t_net_frames", "t_net_packed_frames"):
             r, x = self.rows[k + s], jget(j, self.rows[k + s].path)
-            if r.ok and jnum(x, "frames"):
-                add_note(r, "; ".join("%.1f %s per frame" % (jnum(x, u) / jnum(x, "frames"), u)
-                                      for u in ("samples", "bytes") if jnum(x, u) is not None))
-        if jnum(j, "throughput.raw_datagram_bytes") is not None:
-            for k in ("t_net_raw", "t_net_raw_gso"):
-                add_note(self.rows[k + s], "%d-byte datagrams (sddsd's mean frame)" % jnum(
-                    j, "throughput.raw_datagram_bytes"))
+            r.add_note(r.ok and jnum(x, "frames") and "; ".join("%.1f %s per frame" % (
+                jnum(x, u) / jnum(x, "frames"), u) for u in ("samples", "bytes") if jnum(x, u) is not None))
+        for k in ("t_net_raw", "t_net_raw_gso"):
+            b = jnum(j, "throughput.raw_datagram_bytes")
+            self.rows[k + s].add_note(b is not None and "%d-byte datagrams (sddsd's mean frame)" % b)
         r, d = self.rows["n_dds"], jget(j, "ddsperf") or {}
-        if dds:
-            self.read.add("net-dds")
-            if d.get("ok") is True and d.get("summary"):  # one line of ddsperf (its last full second)
-                self.dds_lat(d["summary"], r, "ddsperf's own summary of one second (run by sdds-bench net), %s: %s"
-                             % (d.get("payload") or "payload not given", d.get("command") or "command not given"))
-            else:
-                r.fail(d.get("why") or "ddsperf failed (no reason given)")
-
-    def part_scale(self):
-        j = self.run("scale", clients="1,2,4,8" if self.o.quick else "1,2,4,8,16,32,64,128,256")[0]
-        return j and self.read_scale(j)
+        if dds and d.get("ok") is True and d.get("summary"):  # one line of ddsperf: its last full second
+            self.dds_lat(d["summary"], r, "ddsperf's own summary of one second (run by sdds-bench net), %s: %s" % (
+                d.get("payload") or "payload not given", d.get("command") or "command not given"))
+        elif dds:
+            r.fail(d.get("why") or "ddsperf failed (no reason given)")
+        self.read |= {"net-dds"} if dds else set()
 
     def read_scale(self, j):
         self.read.add("scale")
@@ -861,18 +773,13 @@ class Report:
         self.pwhy["scale"] = self.pwhy["scale"] or ("" if self.sc else "scale printed no points")
 
     def part_trace(self):
-        o = self.o
-        # In the build tree sdds-trace is tools/sdds-trace/sdds-trace, next to sdds-bench's directory.
-        b = shutil.which(o.trace) if o.trace is not None else (
-            shutil.which(os.path.join(os.path.dirname(o.bench), "..", "sdds-trace", "sdds-trace")) or
-            shutil.which("sdds-trace"))
+        o = self.o  # in the build tree sdds-trace is tools/sdds-trace/sdds-trace, next to sdds-bench's directory
+        b = shutil.which(o.trace) if o.trace is not None else (shutil.which(os.path.join(
+            os.path.dirname(o.bench), "..", "sdds-trace", "sdds-trace")) or shutil.which("sdds-trace"))
         if b is None:
             return self.fail("trace", "sdds-trace not found at " + o.trace if o.trace is not None else
                              "sdds-trace not built (tools/sdds-trace; or give --sdds-trace PATH)")
         j, rc, why = self.run("trace", trace=b, tn=o.n if o.quick else min(o.n, 20000))
-        if j is None:
-            return self.fail("trace", why)
-        self.read.add("trace")
         for r in (jget(j, "runs") or [])[:16]:
             if jget(r, "mode") is not None and jget(r, "path") is not None:
                 t = r.get("total")
@@ -883,13 +790,8 @@ class Report:
         self.tr_missing = [("%s %s: %s" % (m["mode"], m["path"], m["why"]))[:WHY_MAX - 1] for m in
                            jget(j, "missing") or [] if m.get("mode") and m.get("path") and m.get("why")]
         self.ok["trace"] = bool(self.tr)
-        self.pwhy["trace"] = "" if self.tr else "sdds-trace printed no runs (%s)" % status_str(rc)
-
-    def part_callgrind(self):
-        o = self.o
-        j = self.run("callgrind", k="5000" if o.quick else "50000", base="500" if o.quick else "1000",
-                     valgrind=o.valgrind)[0]
-        return j and self.read_callgrind(j)
+        self.read |= {"trace"} if j else set()
+        self.pwhy["trace"] = "" if self.tr else why if j is None else "sdds-trace printed no runs (%s)" % status_str(rc)
 
     def read_callgrind(self, j):
         self.ok["callgrind"], cg = True, self.cg
@@ -900,8 +802,7 @@ class Report:
             cg["why"] = jget(j, "why") or "no figure in the JSON"
         else:
             cg.update({k: jnum(j, k) for k in keys}, ok=True)
-        keys = ("writer_ir_per_sample", "reader_ir_per_sample", "writer_ir_base", "writer_ir_full", "reader_ir_base",
-                "reader_ir_full")
+        keys = [w + x for w in ("writer_ir_", "reader_ir_") for x in ("per_sample", "base", "full")]
         if cg["ok"] and jget(j, "clients_ok") is True and all(jnum(j, k) is not None for k in keys):
             cg.update({k: jnum(j, k) for k in keys}, clients_ok=True, take_many=jnum(j, "reader_take_many") or 0)
         else:
@@ -917,9 +818,9 @@ class Report:
     def compute_ratios(self):
         """RATIOS from the rows and the figures made here, each with the reason it is missing and its parts."""
         tp, tb, cg = self.rows["t_poll"], self.rows["t_block"], self.cg
-        f = {"one": Fig("one", True, 1), "cg": Fig("instructions per sample", cg["ok"], cg.get("ir_per_sample", 0),
-                                                   cg["why"], part="callgrind"),  # the goal is the better mode's
-             "best": (tb if not tp.ok or (tb.ok and tb.v > tp.v) else tp).named("sddsd throughput"), **self.legs}
+        f = dict(self.legs, one=Fig("one", True, 1), cg=Fig("instructions per sample", cg["ok"], cg.get(
+            "ir_per_sample", 0), cg["why"], part="callgrind"),  # the throughput goal is the better mode's
+                 best=(tb if not tp.ok or (tb.ok and tb.v > tp.v) else tp).named("sddsd throughput"))
         for path in ("receive", "send", "local"):
             for mode in ("isolated", "monolithic"):
                 x = f[mode[:4].rstrip("l") + "_" + path] = Fig("%s trace total" % mode, why=self.pwhy["trace"],
@@ -931,7 +832,9 @@ class Report:
                 elif self.ok["trace"]:  # sdds-trace says why a run is missing: that is the reason to give
                     x.why = "the run has no total" if run else next((m for m in self.tr_missing if m.startswith(
                         "%s %s:" % (mode, path))), "sdds-trace printed no such run")
-        fig = lambda s: None if s is None else f[s] if isinstance(s, str) else self.rows[s[0]].named(*s[1:])
+        def fig(s):
+            r = None if not s or s in f else self.rows[s.split(":")[0]]
+            return f.get(s) if r is None else r.named(r.label, "p99" if s.endswith(":p99") else "v")
         self.ratios = []
         for name, unit, a, b, goal in RATIOS:
             a, b = fig(a), fig(b)
@@ -943,21 +846,22 @@ class Report:
         for p in self.plots:  # a PNG of an earlier run in the same DIR must not pass for this run's
             if os.path.exists(os.path.join(self.dir, p["file"])):
                 os.unlink(os.path.join(self.dir, p["file"]))
-        try:
-            g, d = gnuplot_term(self.o.gnuplot), self.dir
-            os.makedirs(os.path.join(d, "plots"), exist_ok=True)
-        except (RuntimeError, OSError) as e:
+        g, d = shutil.which(self.o.gnuplot), self.dir  # gnuplot-nox has pngcairo; one without cairo libgd's png
+        if g is None:
             for p in self.plots:
-                p["why"] = str(e)
+                p["why"] = "gnuplot not found%s (apt-get install gnuplot-nox)" % (" at " + self.o.gnuplot) * (
+                    "/" in self.o.gnuplot)
             return
+        g = (g, "pngcairo" if subprocess.run([g, "-e", "set terminal pngcairo"], stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.DEVNULL, timeout=20).returncode == 0 else "png")
+        os.makedirs(os.path.join(d, "plots"), exist_ok=True)
         loc, net = ([(r.curve, r.raw) for i, r in self.rows.items() if i[:2] == s and r.raw] for s in ("l_", "n_"))
         panels = [(path, [(['"%s" %s %s' % (ph, fixed(a and a["avg"], 4), fixed(b and b["avg"], 4))
                             for ph, a, b in bars], "using 2:xtic(1) title 'isolated'"),
                           (None, "using 3 title 'monolithic'")])
                   for path, iso, mono in self.trace_pairs() if (bars := phase_pairs(iso, mono))]
         cols, nrows = 1 if len(panels) < 2 else 2, (len(panels) + 1) // 2
-        sc = ["%s %s %s %s" % tuple(fixed(p[k], 4) for k in ("clients", "p50_us", "p99_us", "rss_per_client_kib"))
-              for p in self.sc]
+        sc = [" ".join(fixed(p[k], 4) for k in ("clients", "p50_us", "p99_us", "rss_per_client_kib")) for p in self.sc]
         jobs = [  # (what draws it, why it cannot be drawn)
             (lambda: plot_profile(g, d, "latency-local", "local one-way latency profile", loc),
              None if loc else "no local latency run wrote per-iteration values"),
@@ -968,8 +872,7 @@ class Report:
                              "border -1\nset boxwidth 0.9\nset xtics rotate by -35 left\nset yrange [0:*]\nset key "
                              "inside left top\nset ylabel 'average us per phase'\nset bmargin 12\nset multiplot "
                              "layout %d,%d title 'per-phase average, isolated (sddsd) vs monolithic'\n"
-                             % (nrows, cols), panels),
-             self.pwhy["trace"] or (None if panels else "no phases to draw")),
+                             % (nrows, cols), panels), self.pwhy["trace"] or (None if panels else "no phases to draw")),
             (lambda: gnuplot(g, d, "scaling", (1000, 600), "set datafile missing '-'\nset logscale x 2\nset format x "
                              "'%g'\nset key opaque\nset xlabel 'connected clients'\nset ylabel 'one-way latency (us, "
                              "log scale)'\nset logscale y\nset y2label 'daemon RSS per client (KiB)'\nset ytics "
@@ -986,7 +889,7 @@ class Report:
             except (RuntimeError, OSError) as e:
                 p["why"] = str(e)[:WHY_MAX - 1]
 
-    # ---- output: the sections, each shared by report.md and --show
+    # ---- output: report.md and --show share the sections
 
     def plot_ref(self, i):
         p = self.plots[i]
@@ -999,36 +902,30 @@ class Report:
 
     def shown(self, kind, parts=None):
         """The rows of one table (kind: "l_", "n_" or "t"), optionally only those of some parts."""
-        return [r for i, r in self.rows.items() if i.startswith(kind) and not r.hidden and (
-            parts is None or r.part in parts)]
-
-    def notes_md(self, *parts):
-        return "".join("\n%s\n" % md_cell(x) for p in parts for x in self.notes[p])
+        return [r for i, r in self.rows.items() if i.startswith(kind) and not r.hidden and r.part in (parts or
+                                                                                                     r.part)]
 
     def local_md(self):
-        poll, floor, out = self.rows["l_poll"], self.rows["l_yield"], []
-        if self.local_poll_note:
-            out.append("\nsddsd polling: %s. %s\n" % (self.local_poll_note, "One busy process per CPU at most." if
-                       self.cpus > 2 else "On two CPUs the two clients share one: yielding hands it over within "
-                       "microseconds, but every hop still pays a context switch." if self.local_poll_yield else "On "
-                       "two CPUs that is three busy processes on two CPUs: two of them take turns at the scheduler "
-                       "tick, so a round trip can cost milliseconds."))
-        if self.local_poll_note and floor.ok:
-            out.append("The floor of a hop between two busy processes that share a CPU is the yield-spin baseline on "
-                       "one CPU: one system call and one context switch (%.3f us median here%s). %s\n" % (
-                           floor.v, "; sddsd polling is %.2fx that" % (poll.v / floor.v) if poll.ok and floor.v > 0
-                           else "", "With a CPU for each busy process no hop needs a switch." if self.cpus > 2 else
-                           "The 0.6 us goal needs a CPU for each of the three busy processes (sddsd and two "
-                           "clients); this machine has two."))
-        return "".join(out) + self.notes_md("local", "iceoryx")
+        poll, floor, cpus = self.rows["l_poll"], self.rows["l_yield"], self.cpus
+        return ("\nsddsd polling: %s. %s\n" % (self.poll_note, "One busy process per CPU at most." if cpus > 2 else
+                "On two CPUs the two clients share one: yielding hands it over within microseconds, but every hop "
+                "still pays a context switch." if self.poll_yield else "On two CPUs that is three busy processes on "
+                "two CPUs: two of them take turns at the scheduler tick, so a round trip can cost milliseconds.")
+                if self.poll_note else "") + ("The floor of a hop between two busy processes that share a CPU is "
+                "the yield-spin baseline on one CPU: one system call and one context switch (%.3f us median here%s). "
+                "%s\n" % (floor.v, "; sddsd polling is %.2fx that" % (poll.v / floor.v) if poll.ok and floor.v > 0
+                          else "", "With a CPU for each busy process no hop needs a switch." if cpus > 2 else "The "
+                          "0.6 us goal needs a CPU for each of the three busy processes (sddsd and two clients); "
+                          "this machine has two.") if self.poll_note and floor.ok else "") + "".join(
+            "\n%s\n" % md_cell(x) for x in self.notes["local"] + self.notes["iceoryx"])
 
     def scale_md(self):
         if not self.ok["scale"]:
             return "not run: %s\n" % md_cell(self.pwhy["scale"])
         return table([c for c, _, _ in SCALE] + ["note"], [  # a point that failed has no figures: "-", never NaN
-            [us(p[k]) if d is None else fixed(p[k], d) for _, k, d in SCALE] + [md_cell(p["why"]) or None]
-            for p in self.sc]) + ("\nscale reported a failure: %s\n" % md_cell(self.pwhy["scale"])
-                                  if self.pwhy["scale"] else "")
+            [fixed(p[k], int(d)) if d else us(p[k]) for _, k, d in SCALE] + [md_cell(p["why"]) or None]
+            for p in self.sc]) + ("\nscale reported a failure: %s\n" % md_cell(self.pwhy["scale"])) * bool(
+            self.pwhy["scale"])
 
     def cg_md(self):
         cg = self.cg
@@ -1037,29 +934,24 @@ class Report:
         return ("**%.0f instructions per sample** in sddsd (all its threads), %d-byte reliable samples, blocking mode. "
                 "How: sddsd runs under `valgrind --tool=callgrind` twice with the same setup (start, two clients, one "
                 "topic, writer -> reader, stop): once for %.0f samples (%.0f Ir) and once for %.0f more (%.0f Ir); the "
-                "figure is the difference divided by %.0f. It counts instructions, not time: the same on a quiet and a "
-                "busy machine.\n" % (cg["ir_per_sample"], cg["size"], cg["base_samples"], cg["ir_base"],
-                                     cg["samples"], cg["ir_full"], cg["samples"])) + (
-            "\nThe clients, counted the same way in two more runs with sddsd running natively: **%.0f instructions "
-            "per sample in the writer process (%.0f and %.0f Ir), %.0f in the reader process (%.0f and %.0f Ir%s)** "
-            "(`sdds_writer_write`, `sdds_reader_take`; each process over its write or take loop, the benchmark's own "
-            "loop included).\n" % (cg["writer_ir_per_sample"], cg["writer_ir_base"], cg["writer_ir_full"],
-                                   cg["reader_ir_per_sample"], cg["reader_ir_base"], cg["reader_ir_full"],
-                                   "; sdds_reader_take_many(%d)" % cg["take_many"] if cg["take_many"] > 1 else "")
-            if cg["clients_ok"] else "\nThe clients: not counted: %s\n" % md_cell(cg["clients_why"]))
+                "figure is the difference divided by %.0f. It counts instructions, not time.\n" % (
+                    cg["ir_per_sample"], cg["size"], cg["base_samples"], cg["ir_base"], cg["samples"], cg["ir_full"],
+                    cg["samples"])) + ("\nThe clients, counted the same way in two more runs with sddsd running "
+                "natively: **%.0f instructions per sample in the writer process (%.0f and %.0f Ir), %.0f in the reader "
+                "process (%.0f and %.0f Ir%s)**, each over its write or take loop, the benchmark's own included.\n" % (
+                    *(cg[w + x] for w in ("writer_ir_", "reader_ir_") for x in ("per_sample", "base", "full")),
+                    "; sdds_reader_take_many(%d)" % cg["take_many"] if cg["take_many"] > 1 else "")
+                if cg["clients_ok"] else "\nThe clients: not counted: %s\n" % md_cell(cg["clients_why"]))
 
     def show(self, part, j):
         """`--show PART`: the part's tables and every ratio whose figures it measured, as Markdown."""
-        if part == "net":
-            self.read_net(j, jget(j, "daemon_mode") == "polling")
-        else:
-            getattr(self, "read_" + part)(j)
+        self.read_net(j, jget(j, "daemon_mode") == "polling") if part == "net" else getattr(self, "read_" + part)(j)
         out = ["# sdds-bench %s\n\nParameters: %s.\n" % (part, ", ".join("%s %s" % (k, v) for k, v in j.items() if
                k not in ("tool", "command", "bench") and isinstance(v, (str, int, float)) and v != ""))]
         lat, tput = self.shown("l_", self.read) + self.shown("n_", self.read), self.shown("t", self.read)
         out += ["\n" + lat_table(lat)] * bool(lat) + ["\n" + tput_table(tput)] * bool(tput)
-        out.append({"local": self.local_md, "scale": self.scale_md, "callgrind": self.cg_md}.get(
-            part, lambda: self.notes_md(part))())
+        out.append({"local": self.local_md, "scale": self.scale_md, "callgrind": self.cg_md}.get(part, lambda: "".join(
+            "\n%s\n" % md_cell(x) for x in self.notes.get(part, [])))())
         self.compute_ratios()
         ratios = [r for r in self.ratios if r["parts"] <= self.read]
         sys.stdout.write("".join(out) + ("\n## Ratios\n\n" + ratio_table(ratios)) * bool(ratios))
@@ -1074,7 +966,7 @@ class Report:
             ["load average (1/5/15 min) %s" % k, "%.2f / %.2f / %.2f" % tuple(m[x])]
             for k, x in (("before", "load0"), ("after", "load1"))] + [
             ["date", m["date"]], ["commit", m["commit"]], ["payload", "%d bytes" % o.size],
-            ["latency iterations", "%d%s" % (o.n, " (--quick: a smoke run, not figures to quote)" if o.quick else "")]]))
+            ["latency iterations", "%d%s" % (o.n, " (--quick: a smoke run, not figures to quote)" * o.quick)]]))
         w("\n%s\nLatency is one-way (round trip / 2) in microseconds; throughput in million samples per second.\n" % (
             "The machine was shared with other work during the run (see the load): absolute figures are noisy, ratios "
             "of figures from the same run less so." if m["load0"][0] >= 0.5 or m["load1"][0] >= 1.5 else
@@ -1083,9 +975,8 @@ class Report:
         w("\n## Local latency (one machine, shared memory)\n\n" + self.not_run(
             ("local", "sdds-bench local"), ("iceoryx", "iceoryx"), ("ddsperf", "Cyclone DDS ddsperf")))
         w(lat_table(self.shown("l_")) + self.local_md())
-        if self.dds_payload:
-            w("ddsperf payload: %s; Cyclone DDS over UDPv6 on ::1 (config %s/logs/cyclonedds-lo6.xml, as "
-              "tools/sdds-bench/cyclonedds-lo6.xml).\n" % (self.dds_payload, self.dir))
+        w("ddsperf payload: %s; Cyclone DDS over UDPv6 on ::1 (config %s/logs/cyclonedds-lo6.xml, as tools/sdds-bench/"
+          "cyclonedds-lo6.xml).\n" % (self.dds_payload, self.dir) if self.dds_payload else "")
         w(self.plot_ref(0) + "\nThe profiles are cumulative histograms counted from the right (as the PCIe seed paper "
           "draws them): for each latency x, the number of samples at or above x, log-scale on both axes.\n")
         w("\n## Network latency (two namespaces, two daemons, UDPv6 over a veth pair)\n\n" +
@@ -1096,9 +987,9 @@ class Report:
           "of the seed paper's Tables 1 and 2: per phase MIN, AVG, MAX, STD in us.\n")
         w("".join("\nnot traced: %s\n" % md_cell(x) for x in self.tr_missing) if self.ok["trace"] else
           "\nnot run: %s\n" % md_cell(self.pwhy["trace"]))
+        desc = lambda r: "%s samples, %s unmatched" % (fixed(r["samples"], 0), fixed(r["unmatched"], 0)) if r else \
+            "not traced"
         for tpath, iso, mono in self.trace_pairs():
-            desc = lambda r: "%s samples, %s unmatched" % (fixed(r["samples"], 0), fixed(r["unmatched"], 0)) \
-                if r else "not traced"
             pairs = phase_pairs(iso, mono) + [("**total**", iso and iso["total"], mono and mono["total"])] * bool(
                 (iso and iso["total"]) or (mono and mono["total"]))
             w("\n**%s path** (us; isolated: %s; monolithic: %s)\n\n" % (tpath, desc(iso), desc(mono)) + table(
@@ -1121,10 +1012,10 @@ class Report:
                 raw=r.raw or None, truncated=r.capped, requested=r.requested, full=refusal(r) is None)
                 if r.ok else {"why": r.why}))
         return {
-            "tool": "sdds-bench", "command": "report", "out": self.dir, "quick": self.o.quick,
-            "size": self.o.size, "iterations": self.o.n,
-            "machine": {"cpu": m["cpu"], "cpus": m["cpus"], "kernel": m["kernel"], "date": m["date"],
-                        "commit": m["commit"], "loadavg_before": m["load0"][0], "loadavg_after": m["load1"][0]},
+            "tool": "sdds-bench", "command": "report", "out": self.dir, "quick": self.o.quick, "size": self.o.size,
+            "iterations": self.o.n, "machine": {"cpu": m["cpu"], "cpus": m["cpus"], "kernel": m["kernel"], "date":
+                                                m["date"], "commit": m["commit"], "loadavg_before": m["load0"][0],
+                                                "loadavg_after": m["load1"][0]},
             "parts": {p: {"ok": self.ok[p], "why": "" if self.ok[p] else self.pwhy[p]} for p in PARTS},
             "latency": [lat("local", r) for r in self.shown("l_")] + [lat("net", r) for r in self.shown("n_")],
             "throughput": [dict(path=t.label, ok=t.ok, **({"samples_per_s": t.v} if t.ok else {"why": t.why}))
@@ -1137,23 +1028,20 @@ class Report:
 
 
 def machine():
-    m = {"cpu": "unknown", "cpus": os.sysconf("SC_NPROCESSORS_ONLN"), "commit": "unknown (not a git checkout)"}
+    m = {"cpu": "unknown", "cpus": os.sysconf("SC_NPROCESSORS_ONLN"), "load0": list(os.getloadavg()),
+         "kernel": " ".join(os.uname()[i] for i in (0, 2, 4)), "date": time.strftime("%Y-%m-%d %H:%M:%S UTC",
+                                                                                       time.gmtime())}
     try:
         with open("/proc/cpuinfo") as f:
-            m["cpu"] = next((x.split(":", 1)[1].strip() for x in f if x.startswith("model name") and ":" in x),
-                            m["cpu"])
+            m["cpu"] = next((x.split(":", 1)[1].strip() for x in f if x.startswith("model name") and ":" in x), "?")
     except OSError:
         pass
-    u = os.uname()
-    m["kernel"] = "%s %s %s" % (u.sysname, u.release, u.machine)
-    m["date"] = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-    m["load0"] = list(os.getloadavg())
     try:
-        c = subprocess.run(["git", "-C", SRCDIR, "describe", "--always", "--dirty"], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, timeout=30).stdout.decode().strip()
-        m["commit"] = c or m["commit"]
+        m["commit"] = subprocess.run(["git", "-C", SRCDIR, "describe", "--always", "--dirty"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, timeout=30).stdout.decode().strip()
     except (OSError, subprocess.TimeoutExpired):
         pass
+    m["commit"] = m.get("commit") or "unknown (not a git checkout)"
     return m
 
 
@@ -1177,30 +1065,29 @@ def parse(argv):
             raise argparse.ArgumentTypeError("--skip takes parts of: " + " ".join(PARTS))
         return set(parts)
 
-    ap.add_argument("--bench", help="the sdds-bench binary (given by `sdds-bench report`)")
-    ap.add_argument("--show", choices=SHOW, help="run nothing: print the tables and ratios of the JSON "
-                    "`sdds-bench PART --json` printed, read on stdin")
-    ap.add_argument("--out", default="bench-report", help="output directory (default bench-report)")
-    ap.add_argument("--quick", action="store_true", help="a short smoke run (about a minute): small N, short runs")
-    ap.add_argument("-n", "--iterations", dest="n", type=bounded(1, 10000000, "1..10000000"),
-                    help="latency iterations (default %d, --quick %d)" % (DEFAULT_N, QUICK_N))
-    ap.add_argument("-s", "--size", type=bounded(1, 100, "1..100, the network path's limit"), default=DEFAULT_SIZE,
-                    help="sample bytes (default %d)" % DEFAULT_SIZE)
-    ap.add_argument("--no-peers", action="store_true", help="do not run iceoryx and ddsperf")
-    ap.add_argument("--skip", type=skip, default=set(), metavar="PART[,...]", help="leave out parts: " + " ".join(PARTS))
-    ap.add_argument("--ddsperf", default="ddsperf", help="Cyclone DDS ddsperf (default: ddsperf in PATH)")
-    ap.add_argument("--sdds-trace", dest="trace", help="sdds-trace (default: ../sdds-trace/sdds-trace from sdds-bench)")
-    ap.add_argument("--gnuplot", default="gnuplot", help="gnuplot (default: gnuplot in PATH)")
-    ap.add_argument("--valgrind", default="valgrind", help="valgrind (default: valgrind in PATH)")
-    ap.add_argument("--sddsd", help="the daemon (default: ../../daemon/sddsd from sdds-bench)")
-    ap.add_argument("--json", action="store_true", help="also print the report's JSON on stdout")
-    ap.add_argument("--replay", action="store_true", help="run nothing: read the JSON and per-iteration files an "
-                    "earlier run left in --out (logs/, raw/; logs/STEP.rc holds an exit code other than 0)")
+    add = ap.add_argument
+    add("--bench", help="the sdds-bench binary (given by `sdds-bench report`)")
+    add("--show", choices=SHOW, help="run nothing: print the tables and ratios of `sdds-bench PART --json` on stdin")
+    add("--out", default="bench-report", help="output directory (default bench-report)")
+    add("--quick", action="store_true", help="a short smoke run (about a minute): small N, short runs")
+    add("-n", "--iterations", dest="n", type=bounded(1, 10000000, "1..10000000"),
+        help="latency iterations (default %d, --quick %d)" % (DEFAULT_N, QUICK_N))
+    add("-s", "--size", type=bounded(1, 100, "1..100, the network path's limit"), default=DEFAULT_SIZE,
+        help="sample bytes (default %d)" % DEFAULT_SIZE)
+    add("--no-peers", action="store_true", help="do not run iceoryx and ddsperf")
+    add("--skip", type=skip, default=set(), metavar="PART[,...]", help="leave out parts: " + " ".join(PARTS))
+    add("--ddsperf", default="ddsperf", help="Cyclone DDS ddsperf (default: ddsperf in PATH)")
+    add("--sdds-trace", dest="trace", help="sdds-trace (default: ../sdds-trace/sdds-trace from sdds-bench)")
+    add("--gnuplot", default="gnuplot", help="gnuplot (default: gnuplot in PATH)")
+    add("--valgrind", default="valgrind", help="valgrind (default: valgrind in PATH)")
+    add("--sddsd", help="the daemon (default: ../../daemon/sddsd from sdds-bench)")
+    add("--json", action="store_true", help="also print the report's JSON on stdout")
+    add("--replay", action="store_true", help="run nothing: read the JSON and per-iteration files an earlier run "
+        "left in --out (logs/, raw/; logs/STEP.rc holds an exit code other than 0)")
     o = ap.parse_args(argv)
     if not o.show and not o.bench:
         ap.error("the following arguments are required: --bench (or --show PART)")
-    if o.n is None:
-        o.n = QUICK_N if o.quick else DEFAULT_N
+    o.n = o.n or (QUICK_N if o.quick else DEFAULT_N)
     return o
 
 
@@ -1210,22 +1097,15 @@ def main(argv):
         try:
             j = json.load(sys.stdin)
         except (OSError, ValueError) as e:
-            j = "%s" % e
+            j = str(e)
         if not isinstance(j, dict):
             print("sdds-bench %s: no JSON object on stdin (%s)" % (o.show, j), file=sys.stderr)
             return 1
         o.out = None
-        Report(o).show(o.show, j)
-        return 0
-    shown = []  # the line as typed, without --bench (sdds-bench report adds it)
-    it = iter(argv)
-    for a in it:
-        if a == "--bench":
-            next(it, None)
-        elif not a.startswith("--bench="):
-            shown.append(a)
+        return Report(o).show(o.show, j) or 0
+    it = iter(argv)  # shown: the line as typed, without --bench (sdds-bench report adds it)
+    shown = [a for a in it if not (a == "--bench" and next(it, None) or a.startswith("--bench"))]
     try:
-        os.makedirs(o.out, exist_ok=True)
         o.out = os.path.realpath(o.out)
         for sub in ("logs", "raw"):
             os.makedirs(os.path.join(o.out, sub), exist_ok=True)
@@ -1234,8 +1114,7 @@ def main(argv):
         return 1
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    r = Report(o, shown)
-    m = machine()
+    r, m = Report(o, shown), machine()
     progress("writing to " + r.dir)
     r.run_parts()
     m["load1"] = list(os.getloadavg())
@@ -1246,14 +1125,11 @@ def main(argv):
     try:
         r.write_md(os.path.join(r.dir, "report.md"), m)
         with open(os.path.join(r.dir, "report.json"), "w") as f:
-            json.dump(js, f, indent=1)
-            f.write("\n")
+            f.write(json.dumps(js, indent=1) + "\n")
     except OSError as e:
         print("sdds-bench report: writing: %s" % e, file=sys.stderr)
         return 1
-    if o.json:
-        json.dump(js, sys.stdout, indent=1)
-        print()
+    print(json.dumps(js, indent=1) if o.json else "", end="\n" * o.json)
     progress("wrote %s/report.md" % r.dir)
     return 0
 
