@@ -946,8 +946,12 @@ class Report:
     def show(self, part, j):
         """`--show PART`: the part's tables and every ratio whose figures it measured, as Markdown."""
         self.read_net(j, jget(j, "daemon_mode") == "polling") if part == "net" else getattr(self, "read_" + part)(j)
-        out = ["# sdds-bench %s\n\nParameters: %s.\n" % (part, ", ".join("%s %s" % (k, v) for k, v in j.items() if
-               k not in ("tool", "command", "bench") and isinstance(v, (str, int, float)) and v != ""))]
+        # The parameters: the scalars of the object and of its objects ("throughput.seconds"), not C's old ratios.
+        par = [(k, v) for k, v in j.items() if k not in ("tool", "command", "bench")] + [
+            (k + "." + s, v) for k, o in j.items() if isinstance(o, dict) and k not in ("ratios", "goals")
+            for s, v in o.items() if "ratio" not in s]
+        out = ["# sdds-bench %s\n\nParameters: %s.\n" % (part, ", ".join("%s %s" % (k, v) for k, v in par if
+                                                                            isinstance(v, (str, int, float)) and v != ""))]
         lat, tput = self.shown("l_", self.read) + self.shown("n_", self.read), self.shown("t", self.read)
         out += ["\n" + lat_table(lat)] * bool(lat) + ["\n" + tput_table(tput)] * bool(tput)
         out.append({"local": self.local_md, "scale": self.scale_md, "callgrind": self.cg_md}.get(part, lambda: "".join(
