@@ -17,6 +17,7 @@ that failed, hit its time cap, or measured fewer round trips than requested is n
 ("baseline hit its time cap after 7,776 of 100,000 round trips").
 """
 import argparse, copy, glob, json, math, os, shutil, signal, subprocess, sys, time
+from statistics import median
 
 NAN = float("nan")
 PARTS = ["local", "iceoryx", "ddsperf", "net", "scale", "trace", "callgrind"]
@@ -297,11 +298,6 @@ def nan_if_none(v):
     return NAN if v is None else v
 
 
-def median(v):
-    v, n = sorted(v), len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-
-
 def ddsperf_lat(text):
     """ddsperf ping's per-second summaries: medians of p50 and p99, the largest max, the count.
 
@@ -521,7 +517,8 @@ def on_signal(sig, frame):
 
 class Report:
     def __init__(self, o, argv=()):
-        self.o, self.dir, self.steps, self.cmdline = o, o.out, [], " ".join(["sdds-bench report", cmdline(argv)]).strip()
+        self.o, self.dir, self.steps = o, o.out, []
+        self.cmdline = " ".join(["sdds-bench report", cmdline(argv)]).strip()
         self.ok, self.pwhy, self.notes = {p: False for p in PARTS}, {p: "" for p in PARTS}, {p: [] for p in PARTS}
         self.rows, self.read, self.cpus = {}, set(), os.sysconf("SC_NPROCESSORS_ONLN")
         for i, part, path, raw, curve, label in ROWS:
@@ -679,16 +676,17 @@ class Report:
             return self.fail("ddsperf", why)
         xml = "%s/logs/cyclonedds-lo6.xml" % self.dir
         shutil.copyfile(os.path.join(SRCDIR, "tools/sdds-bench/cyclonedds-lo6.xml"), xml)
-        env, self.ok["ddsperf"], ping_s, sub_s = {"CYCLONEDDS_URI": "file://" + xml}, True, 3 + 9 * (not o.quick), \
-            6 + 6 * (not o.quick)
+        env, self.ok["ddsperf"] = {"CYCLONEDDS_URI": "file://" + xml}, True
+        ping_s, sub_s = (3, 6) if o.quick else (12, 12)
         self.read.add("ddsperf")
         self.dds_payload = "OU topic, 4 bytes (ddsperf has nothing smaller)" if o.size <= 4 else \
             "KS topic, %d bytes with its 12-byte fixed part" % max(o.size, 12)
         size = [] if o.size <= 4 else ["size", str(max(o.size, 12))]
         base = [shutil.which(o.ddsperf), "-i", str(DDS_DOMAIN), "-TOU" if o.size <= 4 else "-TKS", "-D"]
-        for k, mode, server, client, secs, sub in (("l_dds", "listener", ["pong", "listener"], ["listener"], ping_s, 0),
-                                                   ("l_dds_wait", "waitset", ["pong", "waitset"], ["waitset"], ping_s,
-                                                    0), ("t_dds", "pubsub", ["sub"], [], sub_s, 1)):
+        for k, mode, server, client, secs, sub in (
+                ("l_dds", "listener", ["pong", "listener"], ["listener"], ping_s, 0),
+                ("l_dds_wait", "waitset", ["pong", "waitset"], ["waitset"], ping_s, 0),
+                ("t_dds", "pubsub", ["sub"], [], sub_s, 1)):
             name, r = "ddsperf-lo-" + mode, self.rows[k]
             server = base + [str(secs + 3 - sub)] + server
             sp = None if o.replay else spawn(server, env, "%s/logs/%s-server.txt" % (self.dir, name),
@@ -698,11 +696,12 @@ class Report:
             st = self.steps[-1]  # the client prints text: "no JSON" is expected
             st["cmd"] = "%s %s & %s" % (" ".join("%s=%s" % kv for kv in env.items()), cmdline(server), st["cmd"])
             src = wait(sp, 15 * sub) if sp else 0
-            st["result"], last = status_str(rc) if rc is not None else why, last_line("%s/logs/%s.err" % (self.dir, name))
+            last = last_line("%s/logs/%s.err" % (self.dir, name))
+            st["result"] = status_str(rc) if rc is not None else why
             why = why if rc is None else "ddsperf %s%s" % (status_str(rc), ": " + last if last else "") if rc else \
                 "the ddsperf server side did not end cleanly" if sub and src != 0 else None
             try:
-                with open("%s/logs/%s%s" % (self.dir, name, ("-server.txt" if sub else ".json")), errors="replace") as f:
+                with open("%s/logs/%s%s" % (self.dir, name, "-server.txt" if sub else ".json"), errors="replace") as f:
                     text = f.read()
             except OSError as e:
                 why = why or "no ddsperf output (%s)" % e.strerror
@@ -719,7 +718,8 @@ class Report:
         for poll in (False, True):
             name, dds_why, env, dds = ("net", "net-poll")[poll], self.dds_missing(), None, ["--no-ddsperf"]
             if not poll and dds_why is None:  # net runs ddsperf from PATH: the one the report was given goes first
-                env = {"PATH": os.path.dirname(shutil.which(self.o.ddsperf)) + ":" + os.environ.get("PATH", "/usr/bin:/bin")}
+                env = {"PATH": "%s:%s" % (os.path.dirname(shutil.which(self.o.ddsperf)),
+                                          os.environ.get("PATH", "/usr/bin:/bin"))}
                 dds = ["--ddsperf-seconds", "2" if self.o.quick else "10"]
             elif not poll:
                 self.rows["n_dds"].fail(dds_why)
@@ -950,8 +950,8 @@ class Report:
         par = [(k, v) for k, v in j.items() if k not in ("tool", "command", "bench")] + [
             (k + "." + s, v) for k, o in j.items() if isinstance(o, dict) and k not in ("ratios", "goals")
             for s, v in o.items() if "ratio" not in s]
-        out = ["# sdds-bench %s\n\nParameters: %s.\n" % (part, ", ".join("%s %s" % (k, v) for k, v in par if
-                                                                            isinstance(v, (str, int, float)) and v != ""))]
+        out = ["# sdds-bench %s\n\nParameters: %s.\n" % (part, ", ".join(
+            "%s %s" % (k, v) for k, v in par if isinstance(v, (str, int, float)) and v != ""))]
         lat, tput = self.shown("l_", self.read) + self.shown("n_", self.read), self.shown("t", self.read)
         out += ["\n" + lat_table(lat)] * bool(lat) + ["\n" + tput_table(tput)] * bool(tput)
         out.append({"local": self.local_md, "scale": self.scale_md, "callgrind": self.cg_md}.get(part, lambda: "".join(
