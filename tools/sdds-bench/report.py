@@ -560,10 +560,7 @@ class Report:
             if why:
                 self.fail(part, why)
             elif part in ("local", "iceoryx", "scale", "callgrind"):  # run, then read the JSON as --show does
-                j = self.run(part, **{"local": {}, "iceoryx": {}, "scale": dict(clients="1,2,4,8" + ",16,32,64,128,256"
-                                      * (not self.o.quick)), "callgrind": dict(
-                    k="5000" if self.o.quick else "50000", base="500" if self.o.quick else "1000",
-                    valgrind=self.o.valgrind)}[part])[0]
+                j = self.run(part)[0]
                 j and getattr(self, "read_" + part)(j)
             else:
                 getattr(self, "part_" + part)()
@@ -575,7 +572,8 @@ class Report:
         o, q = self.o, self.o.quick
         v = dict(bench=o.bench, n=o.n, size=o.size, warm="100" if q else "1000", raw=self.dir + "/raw",
                  sddsd=["--sddsd", o.sddsd] if o.sddsd else [], qt=["-t", "0.3", "--max-seconds", "5"] if q else [],
-                 **values)
+                 clients="1,2,4,8" if q else "1,2,4,8,16,32,64,128,256", k="5000" if q else "50000",
+                 base="500" if q else "1000", valgrind=o.valgrind, **values)
         argv = []
         for a in STEPS[part][2].split():
             x = v[a[1:-1]] if a[0] == "{" and a[1:-1].isidentifier() else a.format(**v)
