@@ -949,11 +949,11 @@ class Report:
             (k + "." + s, v) for k, o in j.items() if isinstance(o, dict) and k not in ("ratios", "goals")
             for s, v in o.items() if "ratio" not in s]
         out = ["# sdds-bench %s\n\nParameters: %s.\n" % (part, ", ".join(
-            "%s %s" % (k, v) for k, v in par if isinstance(v, (str, int, float)) and v != ""))]
+            "%s %s" % (k, v) for k, v in par if isinstance(v, (str, int, float)) and v != "") or "none")]
         lat, tput = self.shown("l_", self.read) + self.shown("n_", self.read), self.shown("t", self.read)
         out += ["\n" + lat_table(lat)] * bool(lat) + ["\n" + tput_table(tput)] * bool(tput)
-        out.append({"local": self.local_md, "scale": self.scale_md, "callgrind": self.cg_md}.get(part, lambda: "".join(
-            "\n%s\n" % md_cell(x) for x in self.notes.get(part, [])))())
+        out.append("\n" + {"local": self.local_md, "scale": self.scale_md, "callgrind": self.cg_md}.get(
+            part, lambda: "".join("%s\n" % md_cell(x) for x in self.notes.get(part, [])))().lstrip("\n"))
         self.compute_ratios()
         ratios = [r for r in self.ratios if r["parts"] <= self.read]
         sys.stdout.write("".join(out) + ("\n## Ratios\n\n" + ratio_table(ratios)) * bool(ratios))
