@@ -734,9 +734,8 @@ class Report:
         """One run of net: the blocking daemons' rows or (poll) the polling ones'; dds: its ddsperf row too."""
         name, s, mode = ("net-poll", "_p", "polling") if poll else ("net", "", "blocking")
         self.ok["net"], self.pwhy["net"] = True, ""
-        mono = "" if jget(j, "monolithic.latency") is not None else (jget(j, "monolithic.why") or
-                                                                     "not available (no reason given)") if jget(
-            j, "monolithic.available") is False else "net printed no monolithic figures"
+        mono = "" if jget(j, "monolithic.latency") is not None else "net printed no monolithic figures" if jget(
+            j, "monolithic.available") is not False else jget(j, "monolithic.why") or "not available (no reason given)"
         self.read_part(name, j, jnum(j, "iterations") or self.o.n, lambda r: mono if r.path.startswith(
             "monolithic.") and mono else "net printed no mixed run" if r.path.endswith("_mixed") else None)
         for side in ("send", "receive"):  # net computes them from the isolated and the mixed run
@@ -899,23 +898,27 @@ class Report:
         return "".join("%s: not run: %s\n\n" % (what, md_cell(self.pwhy[p])) for p, what in parts if not self.ok[p])
 
     def shown(self, kind, parts=None):
-        """The rows of one table (kind: "l_", "n_" or "t"), optionally only those of some parts."""
-        return [r for i, r in self.rows.items() if i.startswith(kind) and not r.hidden and r.part in (parts or
-                                                                                                     r.part)]
+        """The rows of one table (kind: "l_", "n_" or "t") that are not left out, optionally of some parts only."""
+        return [r for i, r in self.rows.items() if i.startswith(kind) and not r.hidden and (not parts or
+                                                                                            r.part in parts)]
 
     def local_md(self):
-        poll, floor, cpus = self.rows["l_poll"], self.rows["l_yield"], self.cpus
-        return ("\nsddsd polling: %s. %s\n" % (self.poll_note, "One busy process per CPU at most." if cpus > 2 else
-                "On two CPUs the two clients share one: yielding hands it over within microseconds, but every hop "
-                "still pays a context switch." if self.poll_yield else "On two CPUs that is three busy processes on "
-                "two CPUs: two of them take turns at the scheduler tick, so a round trip can cost milliseconds.")
-                if self.poll_note else "") + ("The floor of a hop between two busy processes that share a CPU is "
-                "the yield-spin baseline on one CPU: one system call and one context switch (%.3f us median here%s). "
-                "%s\n" % (floor.v, "; sddsd polling is %.2fx that" % (poll.v / floor.v) if poll.ok and floor.v > 0
-                          else "", "With a CPU for each busy process no hop needs a switch." if cpus > 2 else "The "
-                          "0.6 us goal needs a CPU for each of the three busy processes (sddsd and two clients); "
-                          "this machine has two.") if self.poll_note and floor.ok else "") + "".join(
-            "\n%s\n" % md_cell(x) for x in self.notes["local"] + self.notes["iceoryx"])
+        """Where sddsd polled and the one-CPU floor it is held against; the local parts' notes."""
+        poll, floor, out = self.rows["l_poll"], self.rows["l_yield"], []
+        if self.poll_note:
+            out.append("\nsddsd polling: %s. %s\n" % (self.poll_note, "One busy process per CPU at most." if
+                       self.cpus > 2 else "On two CPUs the two clients share one: yielding hands it over within "
+                       "microseconds, but every hop still pays a context switch." if self.poll_yield else "On two "
+                       "CPUs that is three busy processes on two CPUs: two of them take turns at the scheduler tick, "
+                       "so a round trip can cost milliseconds."))
+        if self.poll_note and floor.ok:
+            out.append("The floor of a hop between two busy processes that share a CPU is the yield-spin baseline on "
+                       "one CPU: one system call and one context switch (%.3f us median here%s). %s\n" % (
+                           floor.v, "; sddsd polling is %.2fx that" % (poll.v / floor.v) if poll.ok and floor.v > 0
+                           else "", "With a CPU for each busy process no hop needs a switch." if self.cpus > 2 else
+                           "The 0.6 us goal needs a CPU for each of the three busy processes (sddsd and two "
+                           "clients); this machine has two."))
+        return "".join(out + ["\n%s\n" % md_cell(x) for x in self.notes["local"] + self.notes["iceoryx"]])
 
     def scale_md(self):
         if not self.ok["scale"]:
