@@ -290,8 +290,8 @@ def read_row(r, j, path, keys, requested=None):
     if not r.tput:
         r.p99, r.max, r.p999 = v["p99_us"], v["max_us"], nan_if_none(jnum(x, "p999_us"))
         r.capped = bool(jget(x, "truncated")) or bool(jget(x, "capped"))
-        r.requested = next(filter(lambda y: y is not None, (jnum(x, "requested"), requested)), None)
-        r.n = next(filter(lambda y: y is not None, (jnum(x, "done"), v[n_key])))
+        own, done = jnum(x, "requested"), jnum(x, "done")
+        r.requested, r.n = requested if own is None else own, v[n_key] if done is None else done
 
 
 def nan_if_none(v):
