@@ -434,10 +434,7 @@ int main(int argc, char **argv)
 	}
 
 	r.load_end = main_loadavg();
-	if (o.json)
-		report_json(stdout, &o, &r);
-	else
-		report_table(stdout, &o, &r);
+	report_json(stdout, &o, &r);
 
 	rc = 0;
 	for (int i = 0; i < n; i++)

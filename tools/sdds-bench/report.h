@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.h - print the results of a run: a table, or one JSON object.
+ * report.h - print the results of a run as one JSON object.
  *
  * OVERVIEW
- * Pure output: reads the options and results, computes the ratios and goal
- * checks, writes to the given FILE (owned by the caller). A ratio or goal
- * is printed only when every figure it needs comes from a run that
- * succeeded; otherwise the table says why and the JSON holds null.
+ * Pure output: reads the options and results, writes to the given FILE
+ * (owned by the caller). A run that failed has its reason, no figures.
  */
 #ifndef SDDS_BENCH_REPORT_H
 #define SDDS_BENCH_REPORT_H
@@ -15,7 +13,6 @@
 
 #include "bench.h"
 
-void report_table(FILE *f, const struct bench_opts *o, const struct bench_results *r);
 void report_json(FILE *f, const struct bench_opts *o, const struct bench_results *r);
 
 /* "sddsd:cpu0 A:cpu1 B:cpu1" or "unpinned" into buf. */
