@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * local.c - latency and throughput through sddsd, and monolithic
- * throughput (see local.h).
+ * local.c - `sdds-bench local`: latency and throughput through sddsd,
+ * monolithic throughput and the baselines (see local.h).
  *
  * OVERVIEW
+ * local_main runs, in one run and on one payload, the raw baselines
+ * (baseline.c), each daemon mode (a private sddsd per mode and placement,
+ * sddsd.c) and monolithic mode, then prints one JSON object. The main
+ * process stays single-threaded and holds no client: every measured party
+ * is a forked child, and each daemon is stopped and its directory removed
+ * before the next starts.
+ *
  * Latency is the ping-pong harness (pingpong.h) over two clients of the
  * daemon: a ping and a pong topic, each side a reader and a writer.
  *
@@ -26,20 +33,26 @@
 #include "local.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <sdds/sdds.h>
 
+#include "baseline.h"
 #include "callgrind.h"
+#include "json.h"
 #include "layout.h"
 #include "mono.h"
 #include "pingpong.h"
 #include "proc.h"
+#include "sddsd.h"
 
 #define LC_SLICE_NS PINGPONG_SLICE_NS
 #define LC_READY_TIMEOUT_NS (10 * 1000000000LL)
@@ -596,4 +609,376 @@ void local_monolithic(const struct bench_opts *o, bool spinning, const struct be
 	if (lc_run(&a, lc_mono_exec, BENCH_CPU_ANY, NULL, ret->why) == 0)
 		lc_tput_finish(a.s, ret);
 	proc_shm_free(&shm);
+}
+
+/* ------------------------------------------------------------ the subcommand */
+
+#define LC_MAX_PLACEMENTS 5
+
+/* The sddsd path in one daemon mode and one placement. */
+struct lc_mode {
+	struct bench_placement pl;
+	struct lat_result lat;
+	struct tput_result tput, tput_many; /* tput_many: --take-many's batch-taking reader */
+	char daemon_note[BENCH_WHY_MAX];    /* the daemon misbehaved at stop; figures kept */
+};
+
+struct lc_results {
+	int n_cpus, n_pl;
+	const char *sddsd_path;	     /* NULL: not found */
+	double load_start, load_end; /* 1-minute load average; < 0 unknown */
+	struct bench_placement base_pl;
+	/* futex_same only with --pin; yield_same on floor_cpu, where the polling clients share a CPU. */
+	struct lat_result spin, futex, futex_same, yield_same;
+	int floor_cpu;
+	struct lc_mode mode[2][LC_MAX_PLACEMENTS]; /* [0] polling, [1] blocking */
+	struct tput_result mono_spin, mono_sleep;
+};
+
+static void lc_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sdds-bench local [options]\n"
+		"One-way latency (RTT/2) between two clients through a private sddsd, polling and\n"
+		"blocking, writer -> reader throughput, the same monolithic, and the spin, futex and\n"
+		"yield baselines of this machine; one JSON object (a table without --json).\n"
+		"  -n, --iterations N   round trips per latency run (default 100000)\n"
+		"      --warmup N       unmeasured round trips first (default 1000)\n"
+		"  -s, --size N         sample bytes, 1..%u (default 2)\n"
+		"      --max-seconds S  cap on one latency run (default 30)\n"
+		"  -t, --tput-seconds S one throughput run (default 2)\n"
+		"      --depth N        reader history depth in throughput runs (default 1024)\n"
+		"      --take-many N    one more throughput run per mode taking 2..%u per call\n"
+		"      --best-effort    best-effort QoS (default: reliable)\n"
+		"      --pin[=D,A,B]    pin the daemon and the ping/writer and pong/reader clients;\n"
+		"                       without a value try several placements ('-': unpinned)\n"
+		"      --poll-spin-ns N client spin budget when polling (default 10 s: no sleep)\n"
+		"      --poll-yield-ns N|never  polling clients yield after N ns of spinning (0)\n"
+		"      --sddsd PATH     the daemon (default: ../../daemon/sddsd from here)\n"
+		"      --raw PREFIX     per-iteration one-way ns to PREFIX-<run>.txt\n"
+		"      --json           print the JSON itself\n",
+		BENCH_MAX_SIZE, BENCH_MAX_TAKE_BATCH);
+}
+
+enum { OPT_DEPTH = BENCH_OPT_OWN, OPT_BEST_EFFORT, OPT_PIN, OPT_POLL_SPIN, OPT_POLL_YIELD, OPT_TAKE_MANY };
+
+static int lc_option(void *ctx, int c, const char *arg)
+{
+	struct bench_opts *o = ctx;
+	int cpu[3], err = 0;
+	uint64_t v = 0;
+
+	switch (c) {
+	case OPT_DEPTH:
+		err = bench_parse_u64(arg, 0, 1, 1u << 20, &v);
+		o->depth = (uint32_t)v;
+		break;
+	case OPT_TAKE_MANY:
+		err = bench_parse_u64(arg, 0, 2, BENCH_MAX_TAKE_BATCH, &v);
+		o->take_many = (uint32_t)v;
+		break;
+	case OPT_BEST_EFFORT:
+		o->reliable = false;
+		break;
+	case OPT_PIN:
+		o->pin = true;
+		o->pin_sweep = arg == NULL;
+		if (arg && (err = bench_parse_cpus(arg, 3, cpu)) == 0)
+			o->pin_spec = (struct bench_placement){cpu[0], cpu[1], cpu[2]};
+		break;
+	case OPT_POLL_SPIN:
+		err = bench_parse_u64(arg, 0, 0, INT64_MAX, &v);
+		o->poll_spin_ns = (int64_t)v;
+		break;
+	case OPT_POLL_YIELD:
+		/* "never": pure spin; three busy processes on two CPUs then take turns at the tick. */
+		if (strcmp(arg, "never") != 0)
+			err = bench_parse_u64(arg, 0, 0, INT64_MAX, &v);
+		o->poll_yield_ns = strcmp(arg, "never") == 0 ? -1 : (int64_t)v;
+		break;
+	}
+	return err;
+}
+
+static void lc_placement_str(const struct bench_placement *pl, char *buf, size_t cap)
+{
+	int c[3] = {pl->daemon_cpu, pl->a_cpu, pl->b_cpu};
+	char s[3][16];
+
+	for (int i = 0; i < 3; i++)
+		snprintf(s[i], sizeof(s[i]), c[i] < 0 ? "any" : "cpu%d", c[i]);
+	if (pl->daemon_cpu < 0 && pl->a_cpu < 0 && pl->b_cpu < 0)
+		snprintf(buf, cap, "unpinned");
+	else
+		snprintf(buf, cap, "sddsd:%s A:%s B:%s", s[0], s[1], s[2]);
+}
+
+/*
+ * The placements to try: the one given, or unpinned, then on two or more
+ * CPUs the daemon alone on one CPU with both clients on the other, the
+ * daemon sharing with either client, and everything on one CPU (where a
+ * futex wake-up needs no cross-CPU interrupt).
+ */
+static int lc_placements(const struct bench_opts *o, int n_cpus, struct bench_placement *pl)
+{
+	int c0 = proc_cpu_nth(0), c1 = proc_cpu_nth(1), n = 0;
+
+	if (o->pin && !o->pin_sweep) {
+		pl[0] = o->pin_spec;
+		return 1;
+	}
+	pl[n++] = (struct bench_placement){BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
+	if (!o->pin)
+		return n;
+	if (n_cpus >= 2) {
+		pl[n++] = (struct bench_placement){c0, c1, c1};
+		pl[n++] = (struct bench_placement){c0, c0, c1};
+		pl[n++] = (struct bench_placement){c0, c1, c0};
+	}
+	pl[n++] = (struct bench_placement){c0, c0, c0};
+	return n;
+}
+
+/* One daemon mode in one placement: start sddsd, latency, throughput, stop. */
+static void lc_run_mode(const struct bench_opts *o, const char *sddsd_path, bool polling, struct lc_mode *m)
+{
+	const char *mode = polling ? "polling" : "blocking";
+	char name[64], pl[96], why[BENCH_WHY_MAX] = "sddsd binary not found (give --sddsd PATH)";
+	struct sddsd_proc d;
+
+	lc_placement_str(&m->pl, pl, sizeof(pl));
+	if (!sddsd_path || sddsd_start(sddsd_path, polling, m->pl.daemon_cpu, &d, why) < 0) {
+		m->lat.ran = m->tput.ran = true;
+		memcpy(m->lat.why, why, sizeof(why));
+		memcpy(m->tput.why, why, sizeof(why));
+		return;
+	}
+	snprintf(name, sizeof(name), "sddsd-%s-d%d-a%d-b%d", mode, m->pl.daemon_cpu, m->pl.a_cpu,
+		 m->pl.b_cpu);
+	fprintf(stderr, "sdds-bench: sddsd %s latency, %s\n", mode, pl);
+	local_latency(o, d.sock, polling, &m->pl, name, &m->lat);
+	if (!sddsd_alive(&d)) {
+		m->tput.ran = true;
+		bench_why(m->tput.why, "sddsd died during the latency run");
+	} else {
+		fprintf(stderr, "sdds-bench: sddsd %s throughput, %s\n", mode, pl);
+		local_throughput(o, d.sock, polling, &m->pl, &m->tput);
+	}
+	if (o->take_many > 1 && sddsd_alive(&d)) {
+		struct bench_opts ob = *o;
+
+		ob.take_batch = o->take_many;
+		fprintf(stderr, "sdds-bench: sddsd %s throughput, take_many(%u), %s\n", mode, o->take_many,
+			pl);
+		local_throughput(&ob, d.sock, polling, &m->pl, &m->tput_many);
+	}
+	if (sddsd_stop(&d, m->daemon_note) < 0)
+		fprintf(stderr, "sdds-bench: %s, %s: %s\n", mode, pl, m->daemon_note);
+}
+
+static void lc_json_lat(struct json *j, const char *key, const struct lat_result *l)
+{
+	json_obj_begin(j, key);
+	json_bool(j, "ok", l->ok);
+	if (!l->ok)
+		json_str(j, "error", l->ran ? l->why : "not run");
+	else
+		json_uint(j, "iterations", l->st.n);
+	pingpong_json(j, l, true);
+	json_obj_end(j);
+}
+
+static void lc_json_tput(struct json *j, const char *key, const struct tput_result *t)
+{
+	json_obj_begin(j, key);
+	json_bool(j, "ok", t->ok);
+	if (!t->ok) {
+		json_str(j, "error", t->ran ? t->why : "not run");
+	} else {
+		json_num(j, "samples_per_s", t->rate);
+		json_num(j, "writer_samples_per_s", t->writer_rate);
+		json_uint(j, "written", t->written);
+		json_uint(j, "received", t->received);
+		json_uint(j, "lost", t->lost);
+		json_num(j, "seconds", t->seconds);
+	}
+	json_obj_end(j);
+}
+
+/* m's members in the object open in j. */
+static void lc_json_mode(struct json *j, const struct lc_mode *m)
+{
+	char s[96];
+
+	lc_placement_str(&m->pl, s, sizeof(s));
+	json_obj_begin(j, "placement");
+	json_str(j, "text", s);
+	json_int(j, "daemon_cpu", m->pl.daemon_cpu);
+	json_int(j, "a_cpu", m->pl.a_cpu);
+	json_int(j, "b_cpu", m->pl.b_cpu);
+	json_obj_end(j);
+	lc_json_lat(j, "latency", &m->lat);
+	lc_json_tput(j, "throughput", &m->tput);
+	if (m->tput_many.ran)
+		lc_json_tput(j, "throughput_take_many", &m->tput_many);
+	if (m->daemon_note[0])
+		json_str(j, "daemon_note", m->daemon_note);
+}
+
+static void lc_json(const struct bench_opts *o, const struct lc_results *r)
+{
+	static const char *const mode[2] = {"polling", "blocking"};
+	struct json j;
+	char pl[96];
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "tool", "sdds-bench");
+	json_str(&j, "command", "local");
+	json_uint(&j, "size_bytes", o->size);
+	json_uint(&j, "iterations", o->iterations);
+	json_uint(&j, "warmup", o->warmup);
+	json_num(&j, "max_seconds", o->max_seconds);
+	json_num(&j, "tput_seconds", o->tput_seconds);
+	json_uint(&j, "take_many", o->take_many);
+	json_uint(&j, "depth", o->depth);
+	json_str(&j, "reliability", o->reliable ? "reliable" : "best_effort");
+	json_int(&j, "poll_spin_ns", o->poll_spin_ns);
+	json_int(&j, "poll_yield_ns", o->poll_yield_ns);
+	json_int(&j, "cpus", r->n_cpus);
+	json_num(&j, "loadavg_start", r->load_start);
+	json_num(&j, "loadavg_end", r->load_end);
+	json_str(&j, "sddsd", r->sddsd_path);
+	json_str(&j, "pinning", !o->pin ? "none" : o->pin_sweep ? "sweep" : "explicit");
+	lc_placement_str(&r->base_pl, pl, sizeof(pl));
+	json_str(&j, "baseline_placement", pl);
+	json_obj_begin(&j, "baseline");
+	lc_json_lat(&j, "spin", &r->spin);
+	lc_json_lat(&j, "futex", &r->futex);
+	if (r->futex_same.ran)
+		lc_json_lat(&j, "futex_same_cpu", &r->futex_same);
+	lc_json_lat(&j, "yield_same_cpu", &r->yield_same);
+	json_obj_end(&j);
+	json_int(&j, "floor_cpu", r->floor_cpu);
+	/* Each mode at its best placement (the lowest median that ran; else the first, for its reason). */
+	for (int k = 0; k < 2; k++) {
+		int best = 0;
+
+		for (int i = 1; i < r->n_pl; i++)
+			if (r->mode[k][i].lat.ok &&
+			    (!r->mode[k][best].lat.ok ||
+			     r->mode[k][i].lat.st.median < r->mode[k][best].lat.st.median))
+				best = i;
+		json_obj_begin(&j, mode[k]);
+		lc_json_mode(&j, &r->mode[k][best]);
+		json_obj_end(&j);
+	}
+	json_obj_begin(&j, "monolithic");
+	lc_json_tput(&j, "spin", &r->mono_spin);
+	lc_json_tput(&j, "sleep", &r->mono_sleep);
+	json_obj_end(&j);
+	json_arr_begin(&j, "placements");
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < r->n_pl; i++) {
+			json_obj_begin(&j, NULL);
+			json_str(&j, "mode", mode[k]);
+			lc_json_mode(&j, &r->mode[k][i]);
+			json_obj_end(&j);
+		}
+	}
+	json_arr_end(&j);
+	json_obj_end(&j);
+	json_finish(&j);
+}
+
+int local_main(int argc, char **argv)
+{
+	static const struct option own[] = {
+	    {"depth", required_argument, NULL, OPT_DEPTH},
+	    {"take-many", required_argument, NULL, OPT_TAKE_MANY},
+	    {"best-effort", no_argument, NULL, OPT_BEST_EFFORT},
+	    {"pin", optional_argument, NULL, OPT_PIN},
+	    {"poll-spin-ns", required_argument, NULL, OPT_POLL_SPIN},
+	    {"poll-yield-ns", required_argument, NULL, OPT_POLL_YIELD},
+	    {NULL, 0, NULL, 0},
+	};
+	static const struct bench_cli cli = {
+	    .prog = "sdds-bench local",
+	    .common = BENCH_OPT_ITERATIONS | BENCH_OPT_WARMUP | BENCH_OPT_SIZE | BENCH_OPT_MAX_SECONDS |
+		      BENCH_OPT_TPUT_SECONDS | BENCH_OPT_SDDSD | BENCH_OPT_RAW | BENCH_OPT_JSON,
+	    .max_size = BENCH_MAX_SIZE,
+	    .max_iterations = 1000000000,
+	    .own = own,
+	    .parse = lc_option,
+	    .usage = lc_usage,
+	};
+	/* "Very large" spin budget: longer than any wait of the benchmark, so polling clients never sleep. */
+	struct bench_opts o = {.size = 2,
+			       .iterations = 100000,
+			       .warmup = 1000,
+			       .max_seconds = 30,
+			       .tput_seconds = 2,
+			       .depth = 1024,
+			       .reliable = true,
+			       .poll_spin_ns = 10 * 1000000000LL};
+	static struct lc_results r;
+	struct bench_placement pl[LC_MAX_PLACEMENTS];
+	char sddsd_buf[PATH_MAX];
+	int rc = bench_cli_parse(&cli, argc, argv, &o, &o), c0 = proc_cpu_nth(0), c1 = proc_cpu_nth(1);
+
+	if (rc != 0)
+		return rc > 0 ? 0 : 2;
+	r.n_cpus = proc_cpu_count();
+	r.load_start = getloadavg(&r.load_start, 1) == 1 ? r.load_start : -1;
+	if (sddsd_find(o.sddsd_path, sddsd_buf, sizeof(sddsd_buf)) == 0)
+		r.sddsd_path = sddsd_buf;
+	else
+		fprintf(stderr, "sdds-bench: sddsd not found at %s\n",
+			o.sddsd_path ? o.sddsd_path : "../../daemon/sddsd (give --sddsd PATH)");
+	if (o.iterations < 100000)
+		fprintf(stderr, "sdds-bench: note: %llu iterations; report figures from >= 100000\n",
+			(unsigned long long)o.iterations);
+
+	/* With --pin the baselines' sides run on two CPUs, as the clients do at best. */
+	r.base_pl = (struct bench_placement){BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
+	if (o.pin && r.n_cpus >= 2)
+		r.base_pl = (struct bench_placement){BENCH_CPU_ANY, c0, c1};
+	/* The polling floor runs where the polling clients share a CPU: B's of --pin=D,A,B, else the second.
+	 */
+	r.floor_cpu = o.pin && !o.pin_sweep && o.pin_spec.b_cpu != BENCH_CPU_ANY ? o.pin_spec.b_cpu
+		      : r.n_cpus >= 2						 ? c1
+										 : c0;
+	fprintf(stderr, "sdds-bench: baselines spin, futex%s, yield-spin on cpu%d\n",
+		o.pin ? ", futex on one CPU" : "", r.floor_cpu);
+	baseline_run(BASELINE_SPIN, &o, r.base_pl.a_cpu, r.base_pl.b_cpu, "spin", &r.spin);
+	baseline_run(BASELINE_FUTEX, &o, r.base_pl.a_cpu, r.base_pl.b_cpu, "futex", &r.futex);
+	if (o.pin)
+		baseline_run(BASELINE_FUTEX, &o, c0, c0, "futex-same-cpu", &r.futex_same);
+	baseline_run(BASELINE_YIELD, &o, r.floor_cpu, r.floor_cpu, "yield-same-cpu", &r.yield_same);
+
+	r.n_pl = lc_placements(&o, r.n_cpus, pl);
+	for (int k = 0; k < 2; k++) {
+		for (int i = 0; i < r.n_pl; i++) {
+			struct lc_mode *m = &r.mode[k][i];
+
+			/*
+			 * Unpinned polling on two CPUs runs as the best placement measured there:
+			 * the daemon alone on one CPU, the yielding clients on the other, so a hop
+			 * is one hand-over of the clients' CPU (the yield floor). docs/DESIGN.md,
+			 * "Polling".
+			 */
+			m->pl =
+			    k == 0 && !o.pin && r.n_cpus >= 2 ? (struct bench_placement){c0, c1, c1} : pl[i];
+			lc_run_mode(&o, r.sddsd_path, k == 0, m);
+			if (!m->lat.ok || !m->tput.ok)
+				rc = 1;
+		}
+	}
+	/* The monolithic threads go where the baselines ran: the clients' best case. */
+	fprintf(stderr, "sdds-bench: monolithic throughput\n");
+	local_monolithic(&o, true, &r.base_pl, &r.mono_spin);
+	local_monolithic(&o, false, &r.base_pl, &r.mono_sleep);
+	r.load_end = getloadavg(&r.load_end, 1) == 1 ? r.load_end : -1;
+	lc_json(&o, &r);
+	return rc;
 }

@@ -95,4 +95,7 @@ struct mono_call;
  */
 int local_mono_role(struct mono_call *m);
 
+/* `sdds-bench local` (argv[0] is "local"): the figures as one JSON object; the exit status. */
+int local_main(int argc, char **argv);
+
 #endif /* SDDS_BENCH_LOCAL_H */
