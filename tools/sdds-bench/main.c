@@ -4,15 +4,22 @@
  *
  * OVERVIEW
  * `sdds-bench local|net|scale|iceoryx|callgrind [options]` runs one
- * benchmark (local.c, net.c, ...). `sdds-bench report` execs report.py,
- * which runs every benchmark for one Markdown report. The exit status is the benchmark's: 0, 1 when a
+ * benchmark (local.c, net.c, ...). Each measures and prints one JSON object
+ * on stdout, progress on stderr; all presentation is report.py's. So that a
+ * person typing the command still gets tables, a run without --json (and
+ * without -h/--help) has its stdout piped into `python3 report.py --show
+ * PART`. `sdds-bench report` execs report.py, which runs every benchmark
+ * for one Markdown report. The exit status is the benchmark's: 0, 1 when a
  * run failed, 2 on a usage error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "callgrind.h"
@@ -58,6 +65,53 @@ static int main_report(int argc, char **argv)
 	return 1;
 }
 
+/*
+ * cmd with its stdout piped into `python3 report.py --show NAME`, a forked
+ * child. Whether python3 started comes back on a close-on-exec pipe: when it
+ * did not, cmd prints its JSON here instead. Returns cmd's exit status.
+ */
+static int main_show(const struct main_cmd *cmd, int argc, char **argv)
+{
+	int out[2], ok[2], err = 0, rc, st;
+	pid_t pid = -1;
+
+	if (pipe2(out, O_CLOEXEC) == 0 && pipe2(ok, O_CLOEXEC) == 0 && (pid = fork()) == 0) {
+		dup2(out[0], STDIN_FILENO);
+		execlp("python3", "python3", SDDS_BENCH_REPORT_PY, "--show", cmd->name, (char *)NULL);
+		err = errno;
+		(void)!write(ok[1], &err, sizeof(err));
+		_exit(127);
+	}
+	err = errno;
+	if (pid > 0) {
+		close(ok[1]);
+		if (read(ok[0], &err, sizeof(err)) == 0)
+			err = 0;
+		close(ok[0]);
+		close(out[0]);
+	}
+	if (pid < 0 || err) {
+		fprintf(stderr, "sdds-bench: cannot run python3 %s: %s; the JSON follows\n",
+			SDDS_BENCH_REPORT_PY, strerror(err));
+		if (pid > 0) {
+			close(out[1]);
+			waitpid(pid, NULL, 0);
+		}
+		return cmd->run(argc, argv);
+	}
+	/* A renderer that gave up must not kill the run: the write of the JSON fails instead. */
+	signal(SIGPIPE, SIG_IGN);
+	dup2(out[1], STDOUT_FILENO);
+	close(out[1]);
+	rc = cmd->run(argc, argv);
+	fflush(stdout);
+	close(STDOUT_FILENO);
+	/* After a usage error (2) there was no JSON to show. */
+	if ((waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) && rc != 2)
+		fprintf(stderr, "sdds-bench: python3 %s --show %s failed\n", SDDS_BENCH_REPORT_PY, cmd->name);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	bool help = argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0);
@@ -65,11 +119,19 @@ int main(int argc, char **argv)
 	if (argc >= 2 && strcmp(argv[1], "report") == 0)
 		return main_report(argc - 1, argv + 1);
 	for (size_t i = 0; argc >= 2 && i < sizeof(main_cmds) / sizeof(main_cmds[0]); i++) {
-		if (strcmp(argv[1], main_cmds[i].name) == 0)
-			return main_cmds[i].run(argc - 1, argv + 1);
+		bool json = false;
+
+		if (strcmp(argv[1], main_cmds[i].name) != 0)
+			continue;
+		for (int k = 2; k < argc; k++)
+			json |= strcmp(argv[k], "--json") == 0 || strcmp(argv[k], "-h") == 0 ||
+				strcmp(argv[k], "--help") == 0;
+		return json ? main_cmds[i].run(argc - 1, argv + 1)
+			    : main_show(&main_cmds[i], argc - 1, argv + 1);
 	}
 	fprintf(help ? stdout : stderr,
 		"usage: sdds-bench local|net|scale|iceoryx|callgrind [options] (one benchmark; --help)\n"
-		"       sdds-bench report [options] (every benchmark, one Markdown report with plots)\n");
+		"       sdds-bench report [options] (every benchmark, one Markdown report with plots)\n"
+		"A benchmark prints its figures as one JSON object with --json, else as tables.\n");
 	return help ? 0 : 2;
 }

@@ -12,8 +12,8 @@
  * and no ratio or goal (report.py makes those). A second run with a daemon
  * binary that does not exist must exit non-zero, say why, and print no
  * figure of the runs that needed it; a third, capped, must mark every
- * latency run capped. Figures are never compared with a bound: this is not
- * a timed test.
+ * latency run capped; a fourth, without --json, must print report.py's
+ * table. Figures are never compared with a bound: this is not a timed test.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -174,6 +174,47 @@ static void test_capped_runs_say_so(void **state)
 	assert_int_equal(benchutil_python(check_capped_py, capped.out, NULL), 0);
 }
 
+/*
+ * Without --json, sdds-bench pipes the JSON into report.py --show: a table
+ * with the polling row (report.py's ROWS label "sddsd polling") and a
+ * figure on it. Skipped while report.py has no --show.
+ */
+static void test_table_without_json(void **state)
+{
+	char help[] = "/tmp/sdds-bench-smoke-XXXXXX", out[] = "/tmp/sdds-bench-smoke-XXXXXX";
+	char *help_argv[] = {(char *)bench_bin, "report", "--help", NULL};
+	char *argv[] = {(char *)bench_bin,
+			"local",
+			"-n",
+			"300",
+			"--warmup",
+			"10",
+			"-t",
+			"0.1",
+			"--max-seconds",
+			"2",
+			"--sddsd",
+			(char *)sddsd_bin,
+			NULL};
+	int st, rc;
+
+	(void)state;
+	st = benchutil_run_to_temp(help_argv, help, NULL);
+	rc = benchutil_python("import sys; sys.exit('--show' not in open(sys.argv[1]).read())", help, NULL);
+	unlink(help);
+	if (st == -1 || rc != 0)
+		skip();
+	st = benchutil_run_to_temp(argv, out, NULL);
+	rc = benchutil_python(
+	    "import re, sys\n"
+	    "t = open(sys.argv[1]).read()\n"
+	    "if not re.search(r'sddsd polling.*[0-9]+\\.[0-9]+', t): print(t[:4096]); sys.exit(1)\n",
+	    out, NULL);
+	unlink(out);
+	benchutil_assert_exit(st, 0);
+	assert_int_equal(rc, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -182,6 +223,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_every_figure_positive),
 	    cmocka_unit_test(test_missing_daemon_fails_without_figures),
 	    cmocka_unit_test(test_capped_runs_say_so),
+	    cmocka_unit_test(test_table_without_json),
 	};
 
 	if (argc != 3) {
