@@ -1,34 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * local.c - `sdds-bench local`: latency and throughput through sddsd,
- * monolithic throughput and the baselines (see local.h).
+ * local.c - `sdds-bench local`: the local path through sddsd and through
+ * the in-process broker of monolithic mode (see local.h).
  *
  * OVERVIEW
- * local_main runs, in one run and on one payload, the raw baselines
- * (baseline.c), each daemon mode (a private sddsd per mode and placement,
- * sddsd.c) and monolithic mode, then prints one JSON object. The main
- * process stays single-threaded and holds no client: every measured party
- * is a forked child, and each daemon is stopped and its directory removed
- * before the next starts.
+ * local_main measures, on one payload, the raw baselines (baseline.c); per
+ * daemon mode and placement, on a private sddsd (sddsd.c), latency with the
+ * ping-pong harness (pingpong.h) over a ping and a pong topic and throughput
+ * writer -> reader; then monolithic throughput. It prints one JSON object.
+ * The main process stays single-threaded and holds no client: every
+ * measured party is a forked child.
  *
- * Latency is the ping-pong harness (pingpong.h) over two clients of the
- * daemon: a ping and a pong topic, each side a reader and a writer.
- *
- * Throughput shares struct lc_shm, one memfd mapping made before the fork:
- *   - `ready`: the reader has created its endpoints. The writer waits for
- *     it before its first write, so no sample is written before its reader
- *     exists (a best-effort writer would lose it silently).
- *   - `abort`: a side failed; the other gives up at its next timeout slice
- *     instead of waiting out the whole timeout.
- *   - `done`/`written` from the writer, the reader's counters and
- *     timestamps, `reader_done`: the writer keeps its connection until the
- *     reader has finished, so no sample in flight is lost to a disconnect.
- * Each side frees every handle it made before it exits 0; an error exit
- * leaves cleanup to process exit (the daemon sees the hang-up).
- *
- * Takes wait in slices of LC_SLICE_NS so that `abort` is seen quickly; a
- * slice that times out costs nothing on the measured path (a sample that
- * arrives ends the wait at once).
+ * A throughput run shares struct lc_shm, mapped before the fork. The writer
+ * waits for `ready` (the reader's endpoints exist: a best-effort writer
+ * would lose samples silently) and keeps its connection until
+ * `reader_done`, so no sample in flight is lost to a disconnect. A side
+ * that fails sets `abort`, which the other sees at its next wait slice (a
+ * slice that times out costs nothing on the measured path). An error exit
+ * leaves the handles to process exit: the daemon sees the hang-up.
  */
 #include "local.h"
 
@@ -43,8 +32,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sdds/sdds.h>
-
 #include "baseline.h"
 #include "callgrind.h"
 #include "json.h"
@@ -54,15 +41,9 @@
 #include "proc.h"
 #include "sddsd.h"
 
-#define LC_SLICE_NS PINGPONG_SLICE_NS
-#define LC_READY_TIMEOUT_NS (10 * 1000000000LL)
-/* The reader of a throughput run must finish this long after the writer. */
-#define LC_DRAIN_TIMEOUT_NS (10 * 1000000000LL)
-#define LC_DOMAIN 0
-#define LC_ID_PING 1
-#define LC_ID_PONG 2
-#define LC_ID_DATA 3
+#define LC_TIMEOUT_NS (10 * 1000000000LL) /* for the first sample, and for the reader after the writer */
 
+enum { LC_ID_PING = 1, LC_ID_PONG, LC_ID_DATA };
 enum { LC_SIDE_A = 0, LC_SIDE_B = 1 };
 
 struct lc_shm {
@@ -72,8 +53,7 @@ struct lc_shm {
 	uint64_t written;
 	int64_t w_t0, w_t1;
 	alignas(SDDS_CACHELINE) _Atomic uint32_t reader_done;
-	uint64_t received; /* every sample the reader took */
-	uint64_t lost;
+	uint64_t received, lost;
 	uint64_t count_mark; /* samples taken at t_mark */
 	int64_t t_first, t_mark;
 	char why[2][BENCH_WHY_MAX];
@@ -83,8 +63,7 @@ struct lc_args {
 	const struct bench_opts *o;
 	struct lc_shm *s;
 	const char *sock;
-	int64_t spin_ns;
-	int64_t spin_yield_ns; /* the clients' spin_yield_ns; -1: pure spin */
+	int64_t spin_ns, spin_yield_ns; /* the clients' budgets; spin_yield_ns -1: pure spin */
 	const struct bench_placement *pl;
 };
 
@@ -95,7 +74,7 @@ struct lc_mono_args {
 	struct bench_placement pl;
 };
 
-/* Record why `side` failed and tell the peer to give up; returns code. */
+/* Records why `side` failed and tells the peer to give up; returns code. */
 static int lc_fail(struct lc_shm *s, int side, int code, const char *what, int err)
 {
 	const char *e = err == -ECANCELED ? "peer failed"
@@ -109,7 +88,7 @@ static int lc_fail(struct lc_shm *s, int side, int code, const char *what, int e
 
 void local_topic_desc(uint16_t id, const char *name, uint32_t size, sdds_field *f, sdds_topic_desc *d)
 {
-	*d = (sdds_topic_desc){.name = name, .domain = LC_DOMAIN, .id = id, .sample_size = size, .fields = f};
+	*d = (sdds_topic_desc){.name = name, .domain = 0, .id = id, .sample_size = size, .fields = f};
 	if (size == 1) {
 		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_OCTET, .size = 1};
 		d->n_fields = 1;
@@ -118,15 +97,6 @@ void local_topic_desc(uint16_t id, const char *name, uint32_t size, sdds_field *
 		f[1] = (sdds_field){.name = "pad", .type = SDDS_FIELD_STRING, .size = size - 2};
 		d->n_fields = size > 2 ? 2 : 1;
 	}
-}
-
-int local_topic_new(sdds_client *c, uint16_t id, const char *name, uint32_t size, sdds_topic **ret)
-{
-	sdds_field f[2];
-	sdds_topic_desc d;
-
-	local_topic_desc(id, name, size, f, &d);
-	return sdds_topic_new(c, &d, ret);
 }
 
 void local_side_close(struct local_side *x)
@@ -153,28 +123,20 @@ int local_side_open(const sdds_client_options *co, const sdds_topic_desc *in, co
 	err = sdds_topic_new(x->client, in, &x->t_in);
 	if (err == 0 && out)
 		err = sdds_topic_new(x->client, out, &x->t_out);
-	if (err < 0)
-		goto fail_close;
-	*ret_what = "endpoints";
-	if (ends & LOCAL_READER)
+	if (err == 0)
+		*ret_what = "endpoints";
+	if (err == 0 && (ends & LOCAL_READER))
 		err = sdds_reader_new(x->t_in, q, &x->r);
 	if (err == 0 && (ends & LOCAL_WRITER))
 		err = sdds_writer_new(x->t_out ? x->t_out : x->t_in, q, &x->w);
 	if (err < 0)
-		goto fail_close;
-	return 0;
-
-fail_close:
-	local_side_close(x);
+		local_side_close(x);
 	return err;
 }
 
-/*
- * A client of the run as `name`: topic `in` (and `out`, when not 0) of the
- * LC_ID_* ids, the endpoints `ends` asks for; depth 0 keeps the default.
- */
+/* A client of the run as `name`: topic `in` (and `out`, when not 0), the endpoints `ends` asks for. */
 static int lc_open(const struct lc_args *a, const char *name, uint16_t in, uint16_t out, unsigned ends,
-		   uint32_t depth, struct local_side *x)
+		   struct local_side *x)
 {
 	static const char *const topic[] = {"", "bench_ping", "bench_pong", "bench_data"};
 	sdds_field f_in[2], f_out[2];
@@ -192,8 +154,9 @@ static int lc_open(const struct lc_args *a, const char *name, uint16_t in, uint1
 	local_topic_desc(out, topic[out], a->o->size, f_out, &d_out);
 	sdds_qos_init(&q);
 	q.reliability = a->o->reliable ? SDDS_RELIABLE : SDDS_BEST_EFFORT;
-	if (depth)
-		q.history_depth = depth;
+	/* The latency run keeps the default depth. */
+	if (in == LC_ID_DATA)
+		q.history_depth = a->o->depth;
 	/* A reliable write that waits this long means the pipeline is stuck. */
 	q.max_blocking_ms = 1000;
 	return local_side_open(&co, &d_in, out ? &d_out : NULL, ends, &q, x, &what);
@@ -211,7 +174,6 @@ void local_put_counter(uint8_t *p, uint32_t size, uint64_t i)
 		p[k] = (uint8_t)(i >> (8 * k));
 }
 
-/* The harness's transport on one side's endpoints (pingpong.h). */
 static int lc_pp_send(void *arg, const void *buf, uint32_t len)
 {
 	return sdds_writer_write(((struct local_side *)arg)->w, buf, len);
@@ -219,7 +181,6 @@ static int lc_pp_send(void *arg, const void *buf, uint32_t len)
 
 static int lc_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 {
-	/* A sample that arrives ends the slice at once. */
 	return sdds_reader_take(((struct local_side *)arg)->r, buf, cap, ret_len, PINGPONG_SLICE_NS);
 }
 
@@ -228,40 +189,23 @@ const struct pingpong_ops local_pp_ops = {.send = lc_pp_send, .recv = lc_pp_recv
 /* A role of the latency run: side 0 pings (reads pong, writes ping), side 1 answers. */
 static int lc_pp_role(struct pingpong_shm *s, void *arg, int side)
 {
-	const struct lc_args *a = arg;
 	struct local_side x;
 	int err, rc;
 
-	err = lc_open(a, side ? "sdds-bench-pong" : "sdds-bench-ping", side ? LC_ID_PING : LC_ID_PONG,
-		      side ? LC_ID_PONG : LC_ID_PING, LOCAL_READER | LOCAL_WRITER, 0, &x);
+	err = lc_open(arg, side ? "sdds-bench-pong" : "sdds-bench-ping", side ? LC_ID_PING : LC_ID_PONG,
+		      side ? LC_ID_PONG : LC_ID_PING, LOCAL_READER | LOCAL_WRITER, &x);
 	if (err < 0)
 		return pingpong_fail(s, side, 2, "%s side: connect and create endpoints: %s",
 				     side ? "pong" : "ping", sdds_strerror(err));
-	rc = pingpong_side(s, side, a->o, &local_pp_ops, &x, "ping side", "pong side");
-	/* An error exit leaves the handles to process exit: the daemon sees the hang-up. */
+	rc = pingpong_side(s, side, ((struct lc_args *)arg)->o, &local_pp_ops, &x, "ping side", "pong side");
 	if (rc == 0)
 		local_side_close(&x);
 	return rc;
 }
 
-void local_latency(const struct bench_opts *o, const char *sock, bool polling,
-		   const struct bench_placement *pl, const char *name, struct lat_result *ret)
-{
-	struct lc_args a = {.o = o, .sock = sock, .pl = pl};
-	struct pingpong_run_args r = {
-	    .role = lc_pp_role, .arg = &a, .ping_cpu = pl->a_cpu, .pong_cpu = pl->b_cpu, .name = name};
-
-	a.spin_ns = polling ? o->poll_spin_ns : 0;
-	a.spin_yield_ns = polling ? o->poll_yield_ns : -1;
-	pingpong_run(o, &r, ret);
-}
-
 /* ------------------------------------------------------------ throughput */
 
-/*
- * Stream samples until tput_seconds have passed; the reader must exist.
- * Publishes `written` and `done` at the end. Returns 0 or an exit code.
- */
+/* Streams samples until tput_seconds (or tput_count) are done; the reader must exist. 0 or an exit code. */
 static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_shm *s)
 {
 	uint8_t out[BENCH_MAX_SIZE] = {0};
@@ -299,17 +243,10 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
 }
 
 /*
- * Take until every written sample arrived (or, after the writer is done,
- * nothing comes for one slice: lost samples). The clock is read every 1024
- * samples: the rate is (count_mark - 1) / (t_mark - t_first), both read at
- * the same sample boundary. Reliable runs check the sequence of every
- * sample. o->take_batch > 1 takes with sdds_reader_take_many, that many at
- * most per call (the extra labelled figure of --take-many). Returns 0 or an
- * exit code.
- */
-/*
- * Count one sample p (len bytes) taken by lc_tput_read and check its
- * sequence. Returns 1 when it was the last one, 0, or an exit code.
+ * Counts sample p (len bytes) and checks its sequence in reliable runs. The
+ * rate is (count_mark - 1) / (t_mark - t_first), both taken at the same
+ * sample, the clock read every 1024 samples. 1 after the last one, 0, or
+ * an exit code.
  */
 static inline __attribute__((always_inline)) int lc_tput_count(const struct bench_opts *o, struct lc_shm *s,
 							       const uint8_t *p, size_t len, uint8_t *want,
@@ -335,12 +272,17 @@ static inline __attribute__((always_inline)) int lc_tput_count(const struct benc
 	return 0;
 }
 
+/*
+ * Takes until every written sample arrived, or after the writer is done
+ * nothing came for one slice (the rest is lost). take_batch > 1 takes with
+ * sdds_reader_take_many, that many at most per call. 0 or an exit code.
+ */
 static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_shm *s)
 {
 	/* A batch of take_batch samples, back to back (bss: 256 KiB at most). */
 	static uint8_t batch[BENCH_MAX_SIZE * BENCH_MAX_TAKE_BATCH];
 	uint8_t buf[BENCH_MAX_SIZE], want[BENCH_MAX_SIZE] = {0};
-	int64_t last_progress = bench_now_ns();
+	int64_t t0 = bench_now_ns();
 	uint64_t count = 0;
 
 	callgrind_role_begin();
@@ -349,11 +291,11 @@ static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_sh
 		int err, rc = 0;
 
 		if (o->take_batch > 1) {
-			err = sdds_reader_take_many(r, batch, o->size, o->take_batch, &n, LC_SLICE_NS);
+			err = sdds_reader_take_many(r, batch, o->size, o->take_batch, &n, PINGPONG_SLICE_NS);
 			for (k = 0; err == 0 && k < n && rc == 0; k++)
 				rc = lc_tput_count(o, s, batch + k * o->size, o->size, want, &count);
 		} else {
-			err = sdds_reader_take(r, buf, sizeof(buf), &len, LC_SLICE_NS);
+			err = sdds_reader_take(r, buf, sizeof(buf), &len, PINGPONG_SLICE_NS);
 			if (err == 0)
 				rc = lc_tput_count(o, s, buf, len, want, &count);
 		}
@@ -367,11 +309,9 @@ static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_sh
 			return lc_fail(s, LC_SIDE_B, 3, "reader: take", err);
 		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
 			return lc_fail(s, LC_SIDE_B, 3, "reader", -ECANCELED);
-		if (atomic_load_explicit(&s->done, memory_order_acquire)) {
-			/* Nothing for a whole slice after the end: the rest is lost. */
+		if (atomic_load_explicit(&s->done, memory_order_acquire))
 			break;
-		}
-		if (count == 0 && bench_now_ns() - last_progress > LC_READY_TIMEOUT_NS)
+		if (count == 0 && bench_now_ns() - t0 > LC_TIMEOUT_NS)
 			return lc_fail(s, LC_SIDE_B, 3, "reader: no first sample within 10 s", -ETIMEDOUT);
 	}
 	callgrind_role_end("reader");
@@ -384,26 +324,22 @@ static int lc_tput_read(sdds_reader *r, const struct bench_opts *o, struct lc_sh
 static int lc_tput_writer_role(void *arg)
 {
 	struct lc_args *a = arg;
-	struct lc_shm *s = a->s;
 	int64_t deadline;
 	struct local_side x;
 	int err, rc;
 
-	err = lc_open(a, "sdds-bench-writer", LC_ID_DATA, 0, LOCAL_WRITER, a->o->depth, &x);
+	err = lc_open(a, "sdds-bench-writer", LC_ID_DATA, 0, LOCAL_WRITER, &x);
 	if (err < 0)
-		return lc_fail(s, LC_SIDE_A, 2, "writer: connect and create the writer", err);
-	err = bench_wait_flag(&s->ready, &s->abort, LC_READY_TIMEOUT_NS);
-	if (err < 0) {
-		local_side_close(&x);
-		return lc_fail(s, LC_SIDE_A, 2, "writer: waiting for the reader", err);
-	}
-	rc = lc_tput_write(x.w, a->o, s);
+		return lc_fail(a->s, LC_SIDE_A, 2, "writer: connect and create the writer", err);
+	err = bench_wait_flag(&a->s->ready, &a->s->abort, LC_TIMEOUT_NS);
+	if (err < 0)
+		return lc_fail(a->s, LC_SIDE_A, 2, "writer: waiting for the reader", err);
+	rc = lc_tput_write(x.w, a->o, a->s);
 	if (rc != 0)
 		return rc;
-	/* Stay connected until the reader is through: samples in flight stay deliverable. */
-	deadline = bench_now_ns() + LC_DRAIN_TIMEOUT_NS;
-	while (!atomic_load_explicit(&s->reader_done, memory_order_acquire) &&
-	       !atomic_load_explicit(&s->abort, memory_order_relaxed) && bench_now_ns() < deadline)
+	deadline = bench_now_ns() + LC_TIMEOUT_NS;
+	while (!atomic_load_explicit(&a->s->reader_done, memory_order_acquire) &&
+	       !atomic_load_explicit(&a->s->abort, memory_order_relaxed) && bench_now_ns() < deadline)
 		usleep(1000);
 	local_side_close(&x);
 	return 0;
@@ -412,143 +348,55 @@ static int lc_tput_writer_role(void *arg)
 static int lc_tput_reader_role(void *arg)
 {
 	struct lc_args *a = arg;
-	struct lc_shm *s = a->s;
 	struct local_side x;
 	int err, rc;
 
-	err = lc_open(a, "sdds-bench-reader", LC_ID_DATA, 0, LOCAL_READER, a->o->depth, &x);
+	err = lc_open(a, "sdds-bench-reader", LC_ID_DATA, 0, LOCAL_READER, &x);
 	if (err < 0)
-		return lc_fail(s, LC_SIDE_B, 2, "reader: connect and create the reader", err);
-	atomic_store_explicit(&s->ready, 1, memory_order_release);
-	rc = lc_tput_read(x.r, a->o, s);
-	if (rc != 0)
-		return rc;
-	local_side_close(&x);
-	return 0;
-}
-
-/* Turn the shared counters into *ret. */
-static void lc_tput_finish(const struct lc_shm *s, struct tput_result *ret)
-{
-	double w_secs = (double)(s->w_t1 - s->w_t0) / 1e9;
-
-	ret->written = s->written;
-	ret->received = s->received;
-	ret->lost = s->lost;
-	ret->seconds = (double)(s->t_mark - s->t_first) / 1e9;
-	if (s->count_mark < 2 || ret->seconds <= 0) {
-		bench_why(ret->why, "too few samples arrived to time (%llu)",
-			  (unsigned long long)s->received);
-		return;
-	}
-	ret->rate = (double)(s->count_mark - 1) / ret->seconds;
-	ret->writer_rate = w_secs > 0 ? (double)s->written / w_secs : 0;
-	ret->ok = true;
-}
-
-/*
- * The roles of a throughput run: the writer on cpu, the reader (NULL: the
- * monolithic process alone) on pl->b_cpu, until tput_seconds + 60 s.
- */
-static int lc_run(struct lc_args *a, proc_role_fn writer, int cpu, proc_role_fn reader, char *why)
-{
-	struct proc_pair p = {.fn = {writer, reader},
-			      .arg = {a, a},
-			      .cpu = {cpu, a->pl->b_cpu},
-			      .name = {reader ? "writer" : "monolithic", "reader"},
-			      .why = {a->s->why[0], a->s->why[1]}};
-
-	return proc_run_pair(&p, bench_now_ns() + (int64_t)((a->o->tput_seconds + 60) * 1e9), why);
-}
-
-void local_throughput(const struct bench_opts *o, const char *sock, bool polling,
-		      const struct bench_placement *pl, struct tput_result *ret)
-{
-	struct proc_shm shm;
-	struct lc_args a = {.o = o, .sock = sock, .pl = pl};
-	int err;
-
-	memset(ret, 0, sizeof(*ret));
-	ret->ran = true;
-	a.spin_ns = polling ? o->poll_spin_ns : 0;
-	a.spin_yield_ns = polling ? o->poll_yield_ns : -1;
-	err = proc_shm_new(sizeof(struct lc_shm), &shm);
-	if (err < 0) {
-		bench_why(ret->why, "shared memory: %s", strerror(-err));
-		return;
-	}
-	a.s = shm.base;
-	if (lc_run(&a, lc_tput_writer_role, pl->a_cpu, lc_tput_reader_role, ret->why) == 0)
-		lc_tput_finish(a.s, ret);
-	proc_shm_free(&shm);
+		return lc_fail(a->s, LC_SIDE_B, 2, "reader: connect and create the reader", err);
+	atomic_store_explicit(&a->s->ready, 1, memory_order_release);
+	rc = lc_tput_read(x.r, a->o, a->s);
+	if (rc == 0)
+		local_side_close(&x);
+	return rc;
 }
 
 /* ------------------------------------------------------------ monolithic */
 
-struct lc_thread {
-	struct lc_args *a;
-	struct local_side *x;
-	int side; /* LC_SIDE_A writes, LC_SIDE_B reads */
-	int cpu;
-	int rc;
-};
-
-/* The writer or the reader thread of the monolithic run, pinned to its CPU. */
-static void *lc_mono_thread(void *arg)
+static void *lc_mono_reader(void *arg)
 {
-	struct lc_thread *t = arg;
-	int err = proc_pin_self(t->cpu);
+	struct lc_args *a = ((void **)arg)[0];
+	struct local_side *x = ((void **)arg)[1];
+	int err = proc_pin_self(a->pl->b_cpu);
 
 	if (err < 0)
-		t->rc =
-		    lc_fail(t->a->s, t->side, 5, t->side ? "reader thread: pin" : "writer thread: pin", err);
-	else if (t->side == LC_SIDE_A)
-		t->rc = lc_tput_write(t->x->w, t->a->o, t->a->s);
-	else
-		t->rc = lc_tput_read(t->x->r, t->a->o, t->a->s);
-	return NULL;
+		return (void *)(intptr_t)lc_fail(a->s, LC_SIDE_B, 5, "reader thread: pin", err);
+	return (void *)(intptr_t)lc_tput_read(x->r, a->o, a->s);
 }
 
 /*
  * The monolithic run in sdds-bench-mono (linked with libsddsmono): one
- * client, a writer and a reader thread.
+ * client, its reader in a thread on pl->b_cpu, its writer in this one on
+ * pl->a_cpu.
  */
-static int lc_mono_role(struct lc_args *a)
+static int lc_mono_run(struct lc_args *a)
 {
-	struct lc_shm *s = a->s;
-	struct local_side x = {0};
-	struct lc_thread tw = {.a = a, .x = &x, .side = LC_SIDE_A, .cpu = a->pl->a_cpu};
-	struct lc_thread tr = {.a = a, .x = &x, .side = LC_SIDE_B, .cpu = a->pl->b_cpu};
-	pthread_t hw, hr;
-	int err;
+	struct local_side x;
+	void *targ[2] = {a, &x}, *trc;
+	pthread_t th;
+	int err, rc;
 
-	/* libsddsmono is what makes this client monolithic: only sdds-bench-mono links it. */
-	if (!mono_process()) {
-		bench_why(s->why[LC_SIDE_A], "a monolithic client outside sdds-bench-mono");
-		atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
-		return 2;
-	}
-	err =
-	    lc_open(a, "sdds-bench-monolithic", LC_ID_DATA, 0, LOCAL_READER | LOCAL_WRITER, a->o->depth, &x);
+	err = lc_open(a, "sdds-bench-monolithic", LC_ID_DATA, 0, LOCAL_READER | LOCAL_WRITER, &x);
+	if (err == 0 && (err = -pthread_create(&th, NULL, lc_mono_reader, targ)) < 0)
+		local_side_close(&x);
 	if (err < 0)
-		return lc_fail(s, LC_SIDE_A, 2, "monolithic client and endpoints", err);
-	err = -pthread_create(&hr, NULL, lc_mono_thread, &tr);
-	if (err < 0)
-		goto fail;
-	err = -pthread_create(&hw, NULL, lc_mono_thread, &tw);
-	if (err < 0) {
-		atomic_store_explicit(&s->abort, 1, memory_order_relaxed);
-		pthread_join(hr, NULL);
-		goto fail;
-	}
-	pthread_join(hw, NULL);
-	pthread_join(hr, NULL);
+		return lc_fail(a->s, LC_SIDE_A, 2, "monolithic client, endpoints and reader thread", err);
+	err = proc_pin_self(a->pl->a_cpu);
+	rc =
+	    err < 0 ? lc_fail(a->s, LC_SIDE_A, 5, "writer thread: pin", err) : lc_tput_write(x.w, a->o, a->s);
+	pthread_join(th, &trc);
 	local_side_close(&x);
-	return tw.rc ? tw.rc : tr.rc;
-
-fail:
-	local_side_close(&x);
-	return lc_fail(s, LC_SIDE_A, 2, "monolithic endpoints", err);
+	return rc ? rc : (int)(intptr_t)trc;
 }
 
 int local_mono_role(struct mono_call *m)
@@ -566,48 +414,64 @@ int local_mono_role(struct mono_call *m)
 			     .spin_ns = p->spin_ns,
 			     .spin_yield_ns = p->spin_yield_ns,
 			     .pl = &p->pl};
-	return lc_mono_role(&a);
+	return lc_mono_run(&a);
 }
 
-/* The monolithic role's forked child: becomes sdds-bench-mono, which runs lc_mono_role. */
+/* The monolithic run's forked child: becomes sdds-bench-mono, which runs local_mono_role. */
 static int lc_mono_exec(void *arg)
 {
 	struct lc_args *a = arg;
-	struct lc_mono_args p;
+	struct lc_mono_args p = {.spin_ns = a->spin_ns, .spin_yield_ns = a->spin_yield_ns, .pl = *a->pl};
 	void *shm[1] = {a->s};
-	int err;
 
-	memset(&p, 0, sizeof(p));
 	mono_opts_put(a->o, &p.o);
-	p.spin_ns = a->spin_ns;
-	p.spin_yield_ns = a->spin_yield_ns;
-	p.pl = *a->pl;
-	err = mono_exec(LOCAL_MONO_ROLE, &p, sizeof(p), shm, 1);
-	bench_why(a->s->why[LC_SIDE_A], "monolithic: cannot run sdds-bench-mono: %s", strerror(-err));
-	atomic_store_explicit(&a->s->abort, 1, memory_order_relaxed);
-	return 2;
+	return lc_fail(a->s, LC_SIDE_A, 2, "monolithic: cannot run sdds-bench-mono",
+		       mono_exec(LOCAL_MONO_ROLE, &p, sizeof(p), shm, 1));
 }
 
-void local_monolithic(const struct bench_opts *o, bool spinning, const struct bench_placement *pl,
-		      struct tput_result *ret)
+void local_throughput(const struct bench_opts *o, const char *sock, bool polling,
+		      const struct bench_placement *pl, struct tput_result *ret)
 {
+	struct lc_args a = {.o = o,
+			    .sock = sock,
+			    .spin_ns = polling ? o->poll_spin_ns : 0,
+			    .spin_yield_ns = polling ? o->poll_yield_ns : -1,
+			    .pl = pl};
+	/* The monolithic threads pin themselves; its process is not pinned as a whole. */
+	struct proc_pair p = {
+	    .fn = {sock ? lc_tput_writer_role : lc_mono_exec, sock ? lc_tput_reader_role : NULL},
+	    .arg = {&a, &a},
+	    .cpu = {sock ? pl->a_cpu : BENCH_CPU_ANY, pl->b_cpu},
+	    .name = {sock ? "writer" : "monolithic", "reader"}};
 	struct proc_shm shm;
-	struct lc_args a = {.o = o, .pl = pl};
+	double w_secs;
 	int err;
 
-	memset(ret, 0, sizeof(*ret));
-	ret->ran = true;
-	a.spin_ns = spinning ? o->poll_spin_ns : 0;
-	a.spin_yield_ns = spinning ? o->poll_yield_ns : -1;
+	*ret = (struct tput_result){.ran = true};
 	err = proc_shm_new(sizeof(struct lc_shm), &shm);
 	if (err < 0) {
 		bench_why(ret->why, "shared memory: %s", strerror(-err));
 		return;
 	}
 	a.s = shm.base;
-	/* The threads pin themselves; the process is not pinned as a whole. */
-	if (lc_run(&a, lc_mono_exec, BENCH_CPU_ANY, NULL, ret->why) == 0)
-		lc_tput_finish(a.s, ret);
+	p.why[0] = a.s->why[0];
+	p.why[1] = a.s->why[1];
+	if (proc_run_pair(&p, bench_now_ns() + (int64_t)((o->tput_seconds + 60) * 1e9), ret->why) < 0)
+		goto out_free;
+	ret->written = a.s->written;
+	ret->received = a.s->received;
+	ret->lost = a.s->lost;
+	ret->seconds = (double)(a.s->t_mark - a.s->t_first) / 1e9;
+	w_secs = (double)(a.s->w_t1 - a.s->w_t0) / 1e9;
+	if (a.s->count_mark < 2 || ret->seconds <= 0) {
+		bench_why(ret->why, "too few samples arrived to time (%llu)",
+			  (unsigned long long)a.s->received);
+		goto out_free;
+	}
+	ret->rate = (double)(a.s->count_mark - 1) / ret->seconds;
+	ret->writer_rate = w_secs > 0 ? (double)a.s->written / w_secs : 0;
+	ret->ok = true;
+out_free:
 	proc_shm_free(&shm);
 }
 
@@ -745,6 +609,11 @@ static void lc_run_mode(const struct bench_opts *o, const char *sddsd_path, bool
 	const char *mode = polling ? "polling" : "blocking";
 	char name[64], pl[96], why[BENCH_WHY_MAX] = "sddsd binary not found (give --sddsd PATH)";
 	struct sddsd_proc d;
+	struct lc_args a = {.o = o,
+			    .sock = d.sock,
+			    .spin_ns = polling ? o->poll_spin_ns : 0,
+			    .spin_yield_ns = polling ? o->poll_yield_ns : -1,
+			    .pl = &m->pl};
 
 	lc_placement_str(&m->pl, pl, sizeof(pl));
 	if (!sddsd_path || sddsd_start(sddsd_path, polling, m->pl.daemon_cpu, &d, why) < 0) {
@@ -756,7 +625,13 @@ static void lc_run_mode(const struct bench_opts *o, const char *sddsd_path, bool
 	snprintf(name, sizeof(name), "sddsd-%s-d%d-a%d-b%d", mode, m->pl.daemon_cpu, m->pl.a_cpu,
 		 m->pl.b_cpu);
 	fprintf(stderr, "sdds-bench: sddsd %s latency, %s\n", mode, pl);
-	local_latency(o, d.sock, polling, &m->pl, name, &m->lat);
+	pingpong_run(o,
+		     &(struct pingpong_run_args){.role = lc_pp_role,
+						 .arg = &a,
+						 .ping_cpu = m->pl.a_cpu,
+						 .pong_cpu = m->pl.b_cpu,
+						 .name = name},
+		     &m->lat);
 	if (!sddsd_alive(&d)) {
 		m->tput.ran = true;
 		bench_why(m->tput.why, "sddsd died during the latency run");
@@ -976,8 +851,8 @@ int local_main(int argc, char **argv)
 	}
 	/* The monolithic threads go where the baselines ran: the clients' best case. */
 	fprintf(stderr, "sdds-bench: monolithic throughput\n");
-	local_monolithic(&o, true, &r.base_pl, &r.mono_spin);
-	local_monolithic(&o, false, &r.base_pl, &r.mono_sleep);
+	local_throughput(&o, NULL, true, &r.base_pl, &r.mono_spin);
+	local_throughput(&o, NULL, false, &r.base_pl, &r.mono_sleep);
 	r.load_end = getloadavg(&r.load_end, 1) == 1 ? r.load_end : -1;
 	lc_json(&o, &r);
 	return rc;
