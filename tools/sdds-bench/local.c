@@ -487,40 +487,28 @@ struct lc_mode {
 	char daemon_note[BENCH_WHY_MAX];    /* the daemon misbehaved at stop; figures kept */
 };
 
-struct lc_results {
-	int n_cpus, n_pl;
-	const char *sddsd_path;	     /* NULL: not found */
-	double load_start, load_end; /* 1-minute load average; < 0 unknown */
-	struct bench_placement base_pl;
-	/* futex_same only with --pin; yield_same on floor_cpu, where the polling clients share a CPU. */
-	struct lat_result spin, futex, futex_same, yield_same;
-	int floor_cpu;
-	struct lc_mode mode[2][LC_MAX_PLACEMENTS]; /* [0] polling, [1] blocking */
-	struct tput_result mono_spin, mono_sleep;
-};
-
 static void lc_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sdds-bench local [options]\n"
 		"One-way latency (RTT/2) between two clients through a private sddsd, polling and\n"
-		"blocking, writer -> reader throughput, the same monolithic, and the spin, futex and\n"
-		"yield baselines of this machine; one JSON object (a table without --json).\n"
-		"  -n, --iterations N   round trips per latency run (default 100000)\n"
-		"      --warmup N       unmeasured round trips first (default 1000)\n"
-		"  -s, --size N         sample bytes, 1..%u (default 2)\n"
-		"      --max-seconds S  cap on one latency run (default 30)\n"
-		"  -t, --tput-seconds S one throughput run (default 2)\n"
-		"      --depth N        reader history depth in throughput runs (default 1024)\n"
+		"blocking; writer -> reader throughput, also monolithic; the spin, futex and yield\n"
+		"baselines of this machine. Defaults in brackets.\n"
+		"  -n, --iterations N   round trips per latency run [100000]\n"
+		"      --warmup N       unmeasured round trips first [1000]\n"
+		"  -s, --size N         sample bytes, 1..%u [2]\n"
+		"      --max-seconds S  cap on one latency run [30]\n"
+		"  -t, --tput-seconds S one throughput run [2]\n"
+		"      --depth N        reader history depth in throughput runs [1024]\n"
 		"      --take-many N    one more throughput run per mode taking 2..%u per call\n"
-		"      --best-effort    best-effort QoS (default: reliable)\n"
-		"      --pin[=D,A,B]    pin the daemon and the ping/writer and pong/reader clients;\n"
-		"                       without a value try several placements ('-': unpinned)\n"
-		"      --poll-spin-ns N client spin budget when polling (default 10 s: no sleep)\n"
-		"      --poll-yield-ns N|never  polling clients yield after N ns of spinning (0)\n"
-		"      --sddsd PATH     the daemon (default: ../../daemon/sddsd from here)\n"
+		"      --best-effort    best-effort QoS [reliable]\n"
+		"      --pin[=D,A,B]    CPUs of the daemon, ping/writer, pong/reader ('-': any);\n"
+		"                       without a value try several placements\n"
+		"      --poll-spin-ns N client spin budget when polling [10 s: never sleep]\n"
+		"      --poll-yield-ns N|never  polling clients yield after N ns of spinning [0]\n"
+		"      --sddsd PATH     the daemon [../../daemon/sddsd from here]\n"
 		"      --raw PREFIX     per-iteration one-way ns to PREFIX-<run>.txt\n"
-		"      --json           print the JSON itself\n",
+		"      --json           print the JSON, not report.py's table of it\n",
 		BENCH_MAX_SIZE, BENCH_MAX_TAKE_BATCH);
 }
 
@@ -614,6 +602,8 @@ static void lc_run_mode(const struct bench_opts *o, const char *sddsd_path, bool
 			    .spin_ns = polling ? o->poll_spin_ns : 0,
 			    .spin_yield_ns = polling ? o->poll_yield_ns : -1,
 			    .pl = &m->pl};
+	struct pingpong_run_args r = {
+	    .role = lc_pp_role, .arg = &a, .ping_cpu = m->pl.a_cpu, .pong_cpu = m->pl.b_cpu, .name = name};
 
 	lc_placement_str(&m->pl, pl, sizeof(pl));
 	if (!sddsd_path || sddsd_start(sddsd_path, polling, m->pl.daemon_cpu, &d, why) < 0) {
@@ -624,27 +614,18 @@ static void lc_run_mode(const struct bench_opts *o, const char *sddsd_path, bool
 	}
 	snprintf(name, sizeof(name), "sddsd-%s-d%d-a%d-b%d", mode, m->pl.daemon_cpu, m->pl.a_cpu,
 		 m->pl.b_cpu);
-	fprintf(stderr, "sdds-bench: sddsd %s latency, %s\n", mode, pl);
-	pingpong_run(o,
-		     &(struct pingpong_run_args){.role = lc_pp_role,
-						 .arg = &a,
-						 .ping_cpu = m->pl.a_cpu,
-						 .pong_cpu = m->pl.b_cpu,
-						 .name = name},
-		     &m->lat);
+	fprintf(stderr, "sdds-bench: sddsd %s, %s\n", mode, pl);
+	pingpong_run(o, &r, &m->lat);
 	if (!sddsd_alive(&d)) {
 		m->tput.ran = true;
 		bench_why(m->tput.why, "sddsd died during the latency run");
 	} else {
-		fprintf(stderr, "sdds-bench: sddsd %s throughput, %s\n", mode, pl);
 		local_throughput(o, d.sock, polling, &m->pl, &m->tput);
 	}
 	if (o->take_many > 1 && sddsd_alive(&d)) {
 		struct bench_opts ob = *o;
 
 		ob.take_batch = o->take_many;
-		fprintf(stderr, "sdds-bench: sddsd %s throughput, take_many(%u), %s\n", mode, o->take_many,
-			pl);
 		local_throughput(&ob, d.sock, polling, &m->pl, &m->tput_many);
 	}
 	if (sddsd_stop(&d, m->daemon_note) < 0)
@@ -680,12 +661,15 @@ static void lc_json_tput(struct json *j, const char *key, const struct tput_resu
 	json_obj_end(j);
 }
 
-/* m's members in the object open in j. */
-static void lc_json_mode(struct json *j, const struct lc_mode *m)
+/* m as the object key (NULL: an array element) in j. */
+static void lc_json_mode(struct json *j, const char *key, const char *mode, const struct lc_mode *m)
 {
 	char s[96];
 
 	lc_placement_str(&m->pl, s, sizeof(s));
+	json_obj_begin(j, key);
+	if (mode)
+		json_str(j, "mode", mode);
 	json_obj_begin(j, "placement");
 	json_str(j, "text", s);
 	json_int(j, "daemon_cpu", m->pl.daemon_cpu);
@@ -698,72 +682,17 @@ static void lc_json_mode(struct json *j, const struct lc_mode *m)
 		lc_json_tput(j, "throughput_take_many", &m->tput_many);
 	if (m->daemon_note[0])
 		json_str(j, "daemon_note", m->daemon_note);
+	json_obj_end(j);
 }
 
-static void lc_json(const struct bench_opts *o, const struct lc_results *r)
+/* A baseline of the run into the object open in j. */
+static void lc_baseline(struct json *j, const struct bench_opts *o, enum baseline_kind kind, int cpu_a,
+			int cpu_b, const char *name, const char *key)
 {
-	static const char *const mode[2] = {"polling", "blocking"};
-	struct json j;
-	char pl[96];
+	struct lat_result l;
 
-	json_init(&j, stdout);
-	json_obj_begin(&j, NULL);
-	json_str(&j, "tool", "sdds-bench");
-	json_str(&j, "command", "local");
-	json_uint(&j, "size_bytes", o->size);
-	json_uint(&j, "iterations", o->iterations);
-	json_uint(&j, "warmup", o->warmup);
-	json_num(&j, "max_seconds", o->max_seconds);
-	json_num(&j, "tput_seconds", o->tput_seconds);
-	json_uint(&j, "take_many", o->take_many);
-	json_uint(&j, "depth", o->depth);
-	json_str(&j, "reliability", o->reliable ? "reliable" : "best_effort");
-	json_int(&j, "poll_spin_ns", o->poll_spin_ns);
-	json_int(&j, "poll_yield_ns", o->poll_yield_ns);
-	json_int(&j, "cpus", r->n_cpus);
-	json_num(&j, "loadavg_start", r->load_start);
-	json_num(&j, "loadavg_end", r->load_end);
-	json_str(&j, "sddsd", r->sddsd_path);
-	json_str(&j, "pinning", !o->pin ? "none" : o->pin_sweep ? "sweep" : "explicit");
-	lc_placement_str(&r->base_pl, pl, sizeof(pl));
-	json_str(&j, "baseline_placement", pl);
-	json_obj_begin(&j, "baseline");
-	lc_json_lat(&j, "spin", &r->spin);
-	lc_json_lat(&j, "futex", &r->futex);
-	if (r->futex_same.ran)
-		lc_json_lat(&j, "futex_same_cpu", &r->futex_same);
-	lc_json_lat(&j, "yield_same_cpu", &r->yield_same);
-	json_obj_end(&j);
-	json_int(&j, "floor_cpu", r->floor_cpu);
-	/* Each mode at its best placement (the lowest median that ran; else the first, for its reason). */
-	for (int k = 0; k < 2; k++) {
-		int best = 0;
-
-		for (int i = 1; i < r->n_pl; i++)
-			if (r->mode[k][i].lat.ok &&
-			    (!r->mode[k][best].lat.ok ||
-			     r->mode[k][i].lat.st.median < r->mode[k][best].lat.st.median))
-				best = i;
-		json_obj_begin(&j, mode[k]);
-		lc_json_mode(&j, &r->mode[k][best]);
-		json_obj_end(&j);
-	}
-	json_obj_begin(&j, "monolithic");
-	lc_json_tput(&j, "spin", &r->mono_spin);
-	lc_json_tput(&j, "sleep", &r->mono_sleep);
-	json_obj_end(&j);
-	json_arr_begin(&j, "placements");
-	for (int k = 0; k < 2; k++) {
-		for (int i = 0; i < r->n_pl; i++) {
-			json_obj_begin(&j, NULL);
-			json_str(&j, "mode", mode[k]);
-			lc_json_mode(&j, &r->mode[k][i]);
-			json_obj_end(&j);
-		}
-	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_finish(&j);
+	baseline_run(kind, o, cpu_a, cpu_b, name, &l);
+	lc_json_lat(j, key, &l);
 }
 
 int local_main(int argc, char **argv)
@@ -787,7 +716,9 @@ int local_main(int argc, char **argv)
 	    .parse = lc_option,
 	    .usage = lc_usage,
 	};
-	/* "Very large" spin budget: longer than any wait of the benchmark, so polling clients never sleep. */
+	static const char *const mode_name[2] = {"polling", "blocking"};
+	static struct lc_mode mode[2][LC_MAX_PLACEMENTS];
+	/* A spin budget longer than any wait of the benchmark: polling clients never sleep. */
 	struct bench_opts o = {.size = 2,
 			       .iterations = 100000,
 			       .warmup = 1000,
@@ -796,45 +727,70 @@ int local_main(int argc, char **argv)
 			       .depth = 1024,
 			       .reliable = true,
 			       .poll_spin_ns = 10 * 1000000000LL};
-	static struct lc_results r;
-	struct bench_placement pl[LC_MAX_PLACEMENTS];
-	char sddsd_buf[PATH_MAX];
 	int rc = bench_cli_parse(&cli, argc, argv, &o, &o), c0 = proc_cpu_nth(0), c1 = proc_cpu_nth(1);
+	int n_cpus = proc_cpu_count(), n_pl, floor_cpu;
+	struct bench_placement pl[LC_MAX_PLACEMENTS], base_pl = {BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
+	struct tput_result t;
+	char sddsd[PATH_MAX], s[96];
+	double load;
+	struct json j;
 
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	r.n_cpus = proc_cpu_count();
-	r.load_start = getloadavg(&r.load_start, 1) == 1 ? r.load_start : -1;
-	if (sddsd_find(o.sddsd_path, sddsd_buf, sizeof(sddsd_buf)) == 0)
-		r.sddsd_path = sddsd_buf;
-	else
+	if (sddsd_find(o.sddsd_path, sddsd, sizeof(sddsd)) < 0) {
 		fprintf(stderr, "sdds-bench: sddsd not found at %s\n",
 			o.sddsd_path ? o.sddsd_path : "../../daemon/sddsd (give --sddsd PATH)");
+		sddsd[0] = '\0';
+	}
 	if (o.iterations < 100000)
 		fprintf(stderr, "sdds-bench: note: %llu iterations; report figures from >= 100000\n",
 			(unsigned long long)o.iterations);
-
 	/* With --pin the baselines' sides run on two CPUs, as the clients do at best. */
-	r.base_pl = (struct bench_placement){BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
-	if (o.pin && r.n_cpus >= 2)
-		r.base_pl = (struct bench_placement){BENCH_CPU_ANY, c0, c1};
+	if (o.pin && n_cpus >= 2)
+		base_pl = (struct bench_placement){BENCH_CPU_ANY, c0, c1};
 	/* The polling floor runs where the polling clients share a CPU: B's of --pin=D,A,B, else the second.
 	 */
-	r.floor_cpu = o.pin && !o.pin_sweep && o.pin_spec.b_cpu != BENCH_CPU_ANY ? o.pin_spec.b_cpu
-		      : r.n_cpus >= 2						 ? c1
-										 : c0;
-	fprintf(stderr, "sdds-bench: baselines spin, futex%s, yield-spin on cpu%d\n",
-		o.pin ? ", futex on one CPU" : "", r.floor_cpu);
-	baseline_run(BASELINE_SPIN, &o, r.base_pl.a_cpu, r.base_pl.b_cpu, "spin", &r.spin);
-	baseline_run(BASELINE_FUTEX, &o, r.base_pl.a_cpu, r.base_pl.b_cpu, "futex", &r.futex);
-	if (o.pin)
-		baseline_run(BASELINE_FUTEX, &o, c0, c0, "futex-same-cpu", &r.futex_same);
-	baseline_run(BASELINE_YIELD, &o, r.floor_cpu, r.floor_cpu, "yield-same-cpu", &r.yield_same);
+	floor_cpu = o.pin && !o.pin_sweep && o.pin_spec.b_cpu != BENCH_CPU_ANY ? o.pin_spec.b_cpu
+		    : n_cpus >= 2					       ? c1
+									       : c0;
+	lc_placement_str(&base_pl, s, sizeof(s));
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "tool", "sdds-bench");
+	json_str(&j, "command", "local");
+	json_uint(&j, "size_bytes", o.size);
+	json_uint(&j, "iterations", o.iterations);
+	json_uint(&j, "warmup", o.warmup);
+	json_num(&j, "max_seconds", o.max_seconds);
+	json_num(&j, "tput_seconds", o.tput_seconds);
+	json_uint(&j, "take_many", o.take_many);
+	json_uint(&j, "depth", o.depth);
+	json_str(&j, "reliability", o.reliable ? "reliable" : "best_effort");
+	json_int(&j, "poll_spin_ns", o.poll_spin_ns);
+	json_int(&j, "poll_yield_ns", o.poll_yield_ns);
+	json_int(&j, "cpus", n_cpus);
+	json_num(&j, "loadavg_start", getloadavg(&load, 1) == 1 ? load : -1);
+	json_str(&j, "sddsd", sddsd[0] ? sddsd : NULL);
+	json_str(&j, "pinning", !o.pin ? "none" : o.pin_sweep ? "sweep" : "explicit");
+	json_str(&j, "baseline_placement", s);
+	json_int(&j, "floor_cpu", floor_cpu);
 
-	r.n_pl = lc_placements(&o, r.n_cpus, pl);
+	fprintf(stderr, "sdds-bench: baselines spin, futex%s, yield-spin on cpu%d\n",
+		o.pin ? ", futex on one CPU" : "", floor_cpu);
+	json_obj_begin(&j, "baseline");
+	lc_baseline(&j, &o, BASELINE_SPIN, base_pl.a_cpu, base_pl.b_cpu, "spin", "spin");
+	lc_baseline(&j, &o, BASELINE_FUTEX, base_pl.a_cpu, base_pl.b_cpu, "futex", "futex");
+	if (o.pin)
+		lc_baseline(&j, &o, BASELINE_FUTEX, c0, c0, "futex-same-cpu", "futex_same_cpu");
+	lc_baseline(&j, &o, BASELINE_YIELD, floor_cpu, floor_cpu, "yield-same-cpu", "yield_same_cpu");
+	json_obj_end(&j);
+
+	n_pl = lc_placements(&o, n_cpus, pl);
 	for (int k = 0; k < 2; k++) {
-		for (int i = 0; i < r.n_pl; i++) {
-			struct lc_mode *m = &r.mode[k][i];
+		int best = 0;
+
+		for (int i = 0; i < n_pl; i++) {
+			struct lc_mode *m = &mode[k][i];
 
 			/*
 			 * Unpinned polling on two CPUs runs as the best placement measured there:
@@ -843,17 +799,32 @@ int local_main(int argc, char **argv)
 			 * "Polling".
 			 */
 			m->pl =
-			    k == 0 && !o.pin && r.n_cpus >= 2 ? (struct bench_placement){c0, c1, c1} : pl[i];
-			lc_run_mode(&o, r.sddsd_path, k == 0, m);
-			if (!m->lat.ok || !m->tput.ok)
-				rc = 1;
+			    k == 0 && !o.pin && n_cpus >= 2 ? (struct bench_placement){c0, c1, c1} : pl[i];
+			lc_run_mode(&o, sddsd[0] ? sddsd : NULL, k == 0, m);
+			rc |= !m->lat.ok || !m->tput.ok;
+			/* A mode shows its lowest median that ran; else the first placement, for its reason.
+			 */
+			if (m->lat.ok &&
+			    (!mode[k][best].lat.ok || m->lat.st.median < mode[k][best].lat.st.median))
+				best = i;
 		}
+		lc_json_mode(&j, mode_name[k], NULL, &mode[k][best]);
 	}
 	/* The monolithic threads go where the baselines ran: the clients' best case. */
 	fprintf(stderr, "sdds-bench: monolithic throughput\n");
-	local_throughput(&o, NULL, true, &r.base_pl, &r.mono_spin);
-	local_throughput(&o, NULL, false, &r.base_pl, &r.mono_sleep);
-	r.load_end = getloadavg(&r.load_end, 1) == 1 ? r.load_end : -1;
-	lc_json(&o, &r);
+	json_obj_begin(&j, "monolithic");
+	local_throughput(&o, NULL, true, &base_pl, &t);
+	lc_json_tput(&j, "spin", &t);
+	local_throughput(&o, NULL, false, &base_pl, &t);
+	lc_json_tput(&j, "sleep", &t);
+	json_obj_end(&j);
+	json_arr_begin(&j, "placements");
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < n_pl; i++)
+			lc_json_mode(&j, NULL, mode_name[k], &mode[k][i]);
+	json_arr_end(&j);
+	json_num(&j, "loadavg_end", getloadavg(&load, 1) == 1 ? load : -1);
+	json_obj_end(&j);
+	json_finish(&j);
 	return rc;
 }
