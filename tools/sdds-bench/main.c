@@ -85,7 +85,7 @@ static int main_show(const struct main_cmd *cmd, int argc, char **argv)
 	err = errno;
 	if (pid > 0) {
 		close(ok[1]);
-		if (read(ok[0], &err, sizeof(err)) == 0)
+		if (read(ok[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
 			err = 0;
 		close(ok[0]);
 		close(out[0]);
