@@ -63,14 +63,14 @@ struct lc_args {
 	const struct bench_opts *o;
 	struct lc_shm *s;
 	const char *sock;
-	int64_t spin_ns, spin_yield_ns; /* the clients' budgets; spin_yield_ns -1: pure spin */
+	bool polling; /* the clients' spin budgets: o's polling ones, else 0 */
 	const struct bench_placement *pl;
 };
 
 /* What sdds-bench-mono's local role gets (mono.h): plain values. */
 struct lc_mono_args {
 	struct mono_opts o;
-	int64_t spin_ns, spin_yield_ns;
+	bool polling;
 	struct bench_placement pl;
 };
 
@@ -148,8 +148,8 @@ static int lc_open(const struct lc_args *a, const char *name, uint16_t in, uint1
 	sdds_client_options_init(&co);
 	co.socket_path = a->sock;
 	co.name = name;
-	co.spin_ns = a->spin_ns;
-	co.spin_yield_ns = a->spin_yield_ns;
+	co.spin_ns = a->polling ? a->o->poll_spin_ns : 0;
+	co.spin_yield_ns = a->polling ? a->o->poll_yield_ns : -1;
 	local_topic_desc(in, topic[in], a->o->size, f_in, &d_in);
 	local_topic_desc(out, topic[out], a->o->size, f_out, &d_out);
 	sdds_qos_init(&q);
@@ -409,11 +409,7 @@ int local_mono_role(struct mono_call *m)
 			m->role, m->len, m->n_shm);
 		return 2;
 	}
-	a = (struct lc_args){.o = mono_opts_get(&p->o),
-			     .s = m->shm[0],
-			     .spin_ns = p->spin_ns,
-			     .spin_yield_ns = p->spin_yield_ns,
-			     .pl = &p->pl};
+	a = (struct lc_args){.o = mono_opts_get(&p->o), .s = m->shm[0], .polling = p->polling, .pl = &p->pl};
 	return lc_mono_run(&a);
 }
 
@@ -421,7 +417,7 @@ int local_mono_role(struct mono_call *m)
 static int lc_mono_exec(void *arg)
 {
 	struct lc_args *a = arg;
-	struct lc_mono_args p = {.spin_ns = a->spin_ns, .spin_yield_ns = a->spin_yield_ns, .pl = *a->pl};
+	struct lc_mono_args p = {.polling = a->polling, .pl = *a->pl};
 	void *shm[1] = {a->s};
 
 	mono_opts_put(a->o, &p.o);
@@ -432,11 +428,7 @@ static int lc_mono_exec(void *arg)
 void local_throughput(const struct bench_opts *o, const char *sock, bool polling,
 		      const struct bench_placement *pl, struct tput_result *ret)
 {
-	struct lc_args a = {.o = o,
-			    .sock = sock,
-			    .spin_ns = polling ? o->poll_spin_ns : 0,
-			    .spin_yield_ns = polling ? o->poll_yield_ns : -1,
-			    .pl = pl};
+	struct lc_args a = {.o = o, .sock = sock, .polling = polling, .pl = pl};
 	/* The monolithic threads pin themselves; its process is not pinned as a whole. */
 	struct proc_pair p = {
 	    .fn = {sock ? lc_tput_writer_role : lc_mono_exec, sock ? lc_tput_reader_role : NULL},
@@ -490,25 +482,21 @@ struct lc_mode {
 static void lc_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sdds-bench local [options]\n"
-		"One-way latency (RTT/2) between two clients through a private sddsd, polling and\n"
-		"blocking; writer -> reader throughput, also monolithic; the spin, futex and yield\n"
-		"baselines of this machine. Defaults in brackets.\n"
-		"  -n, --iterations N   round trips per latency run [100000]\n"
-		"      --warmup N       unmeasured round trips first [1000]\n"
-		"  -s, --size N         sample bytes, 1..%u [2]\n"
-		"      --max-seconds S  cap on one latency run [30]\n"
-		"  -t, --tput-seconds S one throughput run [2]\n"
-		"      --depth N        reader history depth in throughput runs [1024]\n"
-		"      --take-many N    one more throughput run per mode taking 2..%u per call\n"
-		"      --best-effort    best-effort QoS [reliable]\n"
-		"      --pin[=D,A,B]    CPUs of the daemon, ping/writer, pong/reader ('-': any);\n"
-		"                       without a value try several placements\n"
-		"      --poll-spin-ns N client spin budget when polling [10 s: never sleep]\n"
-		"      --poll-yield-ns N|never  polling clients yield after N ns of spinning [0]\n"
-		"      --sddsd PATH     the daemon [../../daemon/sddsd from here]\n"
-		"      --raw PREFIX     per-iteration one-way ns to PREFIX-<run>.txt\n"
-		"      --json           print the JSON, not report.py's table of it\n",
+		"usage: sdds-bench local [options]   (defaults in brackets)\n"
+		"One-way latency (RTT/2) between two clients of a private sddsd, polling and blocking;\n"
+		"writer -> reader throughput, also monolithic; the spin, futex and yield baselines.\n"
+		"  -n, --iterations N [100000]  --warmup N [1000]  -s, --size N (1..%u) [2]\n"
+		"  --max-seconds S [30]     cap on one latency run\n"
+		"  -t, --tput-seconds S [2] one throughput run; --depth N [1024] its reader's history\n"
+		"  --take-many N            one more throughput run per mode taking 2..%u per call\n"
+		"  --best-effort            best-effort QoS [reliable]\n"
+		"  --pin[=D,A,B]            CPUs of the daemon, ping/writer, pong/reader ('-': any);\n"
+		"                           without a value a sweep of placements\n"
+		"  --poll-spin-ns N [10 s]  polling clients' spin budget (never sleep)\n"
+		"  --poll-yield-ns N|never [0]  they yield after N ns of spinning\n"
+		"  --sddsd PATH [../../daemon/sddsd from here]\n"
+		"  --raw PREFIX             per-iteration one-way ns to PREFIX-<run>.txt\n"
+		"  --json                   the JSON itself, not report.py's table of it\n",
 		BENCH_MAX_SIZE, BENCH_MAX_TAKE_BATCH);
 }
 
@@ -597,11 +585,7 @@ static void lc_run_mode(const struct bench_opts *o, const char *sddsd_path, bool
 	const char *mode = polling ? "polling" : "blocking";
 	char name[64], pl[96], why[BENCH_WHY_MAX] = "sddsd binary not found (give --sddsd PATH)";
 	struct sddsd_proc d;
-	struct lc_args a = {.o = o,
-			    .sock = d.sock,
-			    .spin_ns = polling ? o->poll_spin_ns : 0,
-			    .spin_yield_ns = polling ? o->poll_yield_ns : -1,
-			    .pl = &m->pl};
+	struct lc_args a = {.o = o, .sock = d.sock, .polling = polling, .pl = &m->pl};
 	struct pingpong_run_args r = {
 	    .role = lc_pp_role, .arg = &a, .ping_cpu = m->pl.a_cpu, .pong_cpu = m->pl.b_cpu, .name = name};
 
