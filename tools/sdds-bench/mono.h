@@ -6,16 +6,11 @@
  *
  * OVERVIEW
  * Linking libsddsmono is what makes an application monolithic, so every
- * monolithic role runs in sdds-bench-mono. sdds-bench forks the role's
- * child as for any role (pinned, in its namespace); the child calls
- * mono_exec, which writes the role's arguments (plain values, no pointers)
- * into a memfd and execs `sdds-bench-mono ROLE ARGS-FD [SHM-FD]...` next
- * to this program, handing over the memfds of the run's shared areas too.
- * CPU affinity and the network namespace survive the exec. sdds-bench-mono
- * (main_mono.c) maps them all shared (mono_call_open) and runs the role;
- * its exit code is the child's, so to the parent it is the same child.
- * Only the exec'd process ever creates a monolithic client: mono_process()
- * says on which side of the exec the code runs.
+ * monolithic role runs in sdds-bench-mono. Its child is forked as for any
+ * role (pinned, in its namespace: both survive the exec) and calls
+ * mono_exec; sdds-bench-mono (main_mono.c) gets the role's arguments and
+ * shared areas back with mono_call_open and runs it. Its exit code is the
+ * child's, so to the parent it is the same child as before.
  */
 #ifndef SDDS_BENCH_MONO_H
 #define SDDS_BENCH_MONO_H
@@ -71,7 +66,7 @@ int mono_call_open(int argc, char **argv, struct mono_call *ret, char *why);
 /* Unmaps the arguments and the areas; accepts a zeroed struct. */
 void mono_call_close(struct mono_call *m);
 
-/* True in sdds-bench-mono once mono_call_open succeeded: a monolithic client may be made here. */
+/* True in sdds-bench-mono once mono_call_open succeeded: only there may a monolithic client be made. */
 bool mono_process(void);
 
 #endif /* SDDS_BENCH_MONO_H */
