@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * baseline.c - spin and futex ping-pong between two processes (see
- * baseline.h).
+ * baseline.c - spin, futex and yield ping-pong between two processes (see
+ * baseline.h); nothing here uses sddsd.
  *
  * OVERVIEW
  * The transport of the harness (pingpong.h) is one word and the payload
- * after it (struct bl_line, its own memfd mapping beside the harness's
- * control block). Word protocol: 0 at start; every send stores the next
- * value (ping 2i+1, pong 2i+2), so each side waits while the word still
- * holds the value it stored or saw last, and never misses a value (only one
- * is ever in flight). The payload is written before the release store of
- * the word and read after the acquire load that saw it.
+ * after it (struct bl_line, its own memfd mapping), copied in and out like
+ * a sample. Every send stores the next value (ping 2i+1, pong 2i+2), so
+ * each side waits while the word still holds the value it stored or saw
+ * last, and never misses one (only one is ever in flight). The payload is
+ * written before the release store of the word, read after the acquire
+ * load that saw it. A futex waiter sleeps at once (a shared futex, no
+ * spin) and every store is followed by FUTEX_WAKE, so each hop is one
+ * wake-up. Yield-spin on one CPU makes each hop one hand-over of that CPU
+ * (a system call and a context switch, no wake-up): the floor of sddsd's
+ * polling mode on two CPUs, where the two clients share one (docs/DESIGN.md,
+ * "Polling").
  */
 #include "baseline.h"
 
@@ -95,9 +100,7 @@ static const struct pingpong_ops bl_ops = {.send = bl_send, .recv = bl_recv};
 
 static int bl_role(struct pingpong_shm *s, void *arg, int side)
 {
-	struct bl_ctx *x = arg;
-
-	return pingpong_side(s, side, x->o, &bl_ops, x, "ping", "pong");
+	return pingpong_side(s, side, ((struct bl_ctx *)arg)->o, &bl_ops, arg, "ping", "pong");
 }
 
 void baseline_run(enum baseline_kind kind, const struct bench_opts *o, int cpu_a, int cpu_b, const char *name,
@@ -110,8 +113,7 @@ void baseline_run(enum baseline_kind kind, const struct bench_opts *o, int cpu_a
 	int err = proc_shm_new(sizeof(struct bl_line), &line);
 
 	if (err < 0) {
-		memset(ret, 0, sizeof(*ret));
-		ret->ran = true;
+		*ret = (struct lat_result){.ran = true};
 		bench_why(ret->why, "shared memory: %s", strerror(-err));
 		return;
 	}

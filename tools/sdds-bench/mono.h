@@ -6,18 +6,11 @@
  *
  * OVERVIEW
  * Linking libsddsmono is what makes an application monolithic, so every
- * monolithic role runs in sdds-bench-mono. sdds-bench forks the role's
- * child as for any role (pinned, and in its namespace once the role has
- * entered it); the child calls mono_exec. That writes the role's
- * arguments, a struct of plain values with no pointers, into a memfd and
- * execs `sdds-bench-mono --role NAME --args FD --shm FD...`, handing over
- * the memfds of the run's shared areas (proc_shm_fd) as well. CPU affinity
- * and the network namespace survive the exec. sdds-bench-mono
- * (main_mono.c) reads the arguments back and maps the same areas
- * MAP_SHARED (mono_call_open), then runs the role's own function; its exit
- * code is the child's, so to the parent it is the same child as before.
- * Only the exec'd process ever creates a monolithic client: mono_process()
- * says on which side of the exec the code runs.
+ * monolithic role runs in sdds-bench-mono. Its child is forked as for any
+ * role (pinned, in its namespace: both survive the exec) and calls
+ * mono_exec; sdds-bench-mono (main_mono.c) gets the role's arguments and
+ * shared areas back with mono_call_open and runs it. Its exit code is the
+ * child's, so to the parent it is the same child as before.
  */
 #ifndef SDDS_BENCH_MONO_H
 #define SDDS_BENCH_MONO_H
@@ -29,13 +22,11 @@
 #include "bench.h"
 
 #define MONO_MAX_SHM 2
-/* The largest arguments of a role. */
-#define MONO_MAX_ARGS 65536u
 #define MONO_ROLE_MAX 32
 
 /* struct bench_opts as plain values: its two strings as arrays, the pointers NULL. */
 struct mono_opts {
-	struct bench_opts b; /* b.sddsd_path and b.raw_prefix are NULL */
+	struct bench_opts b;
 	char sddsd_path[PATH_MAX];
 	char raw_prefix[PATH_MAX];
 };
@@ -47,36 +38,35 @@ void mono_opts_put(const struct bench_opts *o, struct mono_opts *ret);
 const struct bench_opts *mono_opts_get(struct mono_opts *p);
 
 /*
- * In a role's forked child: replaces the process with `sdds-bench-mono
- * --role role`, handing it len bytes of args (copied; plain values) and the
- * n_shm shared areas that start at shm[i] (mappings of proc_shm_new).
- * sdds-bench-mono is looked for next to this program, else at its path in
- * the build tree. Returns only on failure: -errno.
+ * In a role's forked child: replaces the process with sdds-bench-mono
+ * running role, handing it len bytes of args (copied) and the n_shm shared
+ * areas that start at shm[i] (mappings of proc_shm_new). Returns only on
+ * failure: -errno.
  */
 int mono_exec(const char *role, const void *args, size_t len, void *const *shm, int n_shm);
 
-/* A role as sdds-bench-mono received it. */
+/* A role as sdds-bench-mono received it; every area is mapped and owned. */
 struct mono_call {
 	char role[MONO_ROLE_MAX];
-	void *args; /* len bytes, owned (mono_call_close frees them) */
+	void *args; /* len bytes */
 	size_t len;
-	void *shm[MONO_MAX_SHM]; /* the shared areas, mapped, owned */
+	void *shm[MONO_MAX_SHM];
 	size_t shm_size[MONO_MAX_SHM];
 	int n_shm;
 };
 
 /*
- * In sdds-bench-mono: reads the role, its arguments and its shared areas
- * from argv (as mono_exec gave them) and closes their descriptors. 0 with
- * *ret (the caller frees it with mono_call_close), or -errno with a reason
- * in why (BENCH_WHY_MAX bytes).
+ * In sdds-bench-mono: the role, its arguments and its shared areas from
+ * argv as mono_exec gave them; their descriptors are closed. 0 with *ret
+ * (freed with mono_call_close), or -errno with a reason in why
+ * (BENCH_WHY_MAX bytes).
  */
 int mono_call_open(int argc, char **argv, struct mono_call *ret, char *why);
 
-/* Frees the arguments and unmaps the areas; accepts a zeroed struct. */
+/* Unmaps the arguments and the areas; accepts a zeroed struct. */
 void mono_call_close(struct mono_call *m);
 
-/* True in sdds-bench-mono once mono_call_open succeeded: a monolithic client may be made here. */
+/* True in sdds-bench-mono once mono_call_open succeeded: only there may a monolithic client be made. */
 bool mono_process(void);
 
 #endif /* SDDS_BENCH_MONO_H */

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sddsd.c - start and stop a private sddsd (see sddsd.h).
- *
- * OVERVIEW
- * The daemon is a child of the main benchmark process, started and stopped
- * by the launcher the test harnesses use too (tools/common/sddsd_run.h);
- * this file adds the private directory, the log and the reasons. `pid` is
- * valid until sddsd_stop or sddsd_alive reaped it (then it is 0).
+ * sddsd.c - start and stop a private sddsd (see sddsd.h) with the launcher
+ * the test harnesses use too (tools/common/sddsd_run.h); this file adds the
+ * private directory, the log and the reasons.
  */
 #include "sddsd.h"
 
@@ -14,7 +10,6 @@
 #include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,39 +17,22 @@
 #include "proc.h"
 #include "sddsd_run.h"
 
-#define SDDSD_READY_TIMEOUT_MS 10000
-#define SDDSD_STOP_TIMEOUT_S 3
-
 int sddsd_find(const char *explicit_path, char *buf, size_t cap)
 {
-	char exe[PATH_MAX], cand[PATH_MAX + 32];
-	ssize_t len;
+	char exe[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	const char *dir;
 
-	if (explicit_path) {
-		if (access(explicit_path, X_OK) < 0)
-			return -ENOENT;
-		if (snprintf(buf, cap, "%s", explicit_path) >= (int)cap)
-			return -ENAMETOOLONG;
-		return 0;
-	}
-	len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (len < 0)
+	if (explicit_path)
+		return snprintf(buf, cap, "%s", explicit_path) < (int)cap && access(buf, X_OK) == 0 ? 0
+												    : -ENOENT;
+	if (len <= 0)
 		return -ENOENT;
 	exe[len] = '\0';
 	dir = dirname(exe);
-	/* Build tree: build/tools/sdds-bench/sdds-bench and build/daemon/sddsd. */
-	snprintf(cand, sizeof(cand), "%s/../../daemon/sddsd", dir);
-	if (access(cand, X_OK) == 0)
-		goto found;
-	snprintf(cand, sizeof(cand), "%s/sddsd", dir);
-	if (access(cand, X_OK) == 0)
-		goto found;
-	return -ENOENT;
-found:
-	if (snprintf(buf, cap, "%s", cand) >= (int)cap)
-		return -ENAMETOOLONG;
-	return 0;
+	if (snprintf(buf, cap, "%s/../../daemon/sddsd", dir) < (int)cap && access(buf, X_OK) == 0)
+		return 0;
+	return snprintf(buf, cap, "%s/sddsd", dir) < (int)cap && access(buf, X_OK) == 0 ? 0 : -ENOENT;
 }
 
 static void sddsd_cleanup_files(struct sddsd_proc *d)
@@ -70,7 +48,7 @@ int sddsd_start(const char *bin, bool poll_mode, int cpu, struct sddsd_proc *ret
 	struct sddsd_proc d = {0};
 	struct sddsd_run_opts o;
 	char tail[160];
-	int err, st = 0;
+	int err;
 
 	err = sddsd_run_tmpdir("sdds-bench", d.dir, sizeof(d.dir));
 	if (err < 0) {
@@ -89,8 +67,7 @@ int sddsd_start(const char *bin, bool poll_mode, int cpu, struct sddsd_proc *ret
 	o.extra = poll_mode ? poll_arg : NULL;
 	o.log = d.log;
 	o.cpu = cpu;
-	o.ready_ms = SDDSD_READY_TIMEOUT_MS;
-	err = sddsd_run_start(&o, &d.pid, &st);
+	err = sddsd_run_start(&o, &d.pid, NULL);
 	if (err < 0) {
 		sddsd_run_log_tail(d.log, tail, sizeof(tail));
 		if (err == -ECHILD)
@@ -111,25 +88,21 @@ bool sddsd_alive(struct sddsd_proc *d)
 {
 	int st;
 
-	if (d->pid <= 0)
-		return false;
-	if (waitpid(d->pid, &st, WNOHANG) == 0)
-		return true;
-	d->pid = 0;
-	return false;
+	if (d->pid > 0 && waitpid(d->pid, &st, WNOHANG) != 0)
+		d->pid = 0;
+	return d->pid > 0;
 }
 
 int sddsd_stop(struct sddsd_proc *d, char *why)
 {
 	char tail[160];
-	int err;
+	int err = -ECHILD;
 
-	if (d->pid <= 0) {
+	if (d->pid > 0) {
+		err = proc_exec_stop(d->pid, SIGTERM, 3, "sddsd", d->log, why);
+	} else {
 		sddsd_run_log_tail(d->log, tail, sizeof(tail));
 		bench_why(why, "sddsd had died during the run%s%s", tail[0] ? ": " : "", tail);
-		err = -ECHILD;
-	} else {
-		err = proc_exec_stop(d->pid, SIGTERM, SDDSD_STOP_TIMEOUT_S, "sddsd", d->log, why);
 	}
 	d->pid = 0;
 	sddsd_cleanup_files(d);

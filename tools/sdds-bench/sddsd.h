@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sddsd.h - start and stop a private sddsd for one benchmark run.
+ * sddsd.h - a private sddsd for one benchmark run.
  *
  * OVERVIEW
- * Each run gets its own daemon on a socket in a fresh temporary directory
- * (mkdtemp under $TMPDIR or /tmp), so the benchmark never touches a system
- * daemon and needs no privileges. The daemon's stdout and stderr go to a log
- * file in that directory; its last lines are quoted when it fails. The
- * daemon is ready when a connect() on its socket succeeds. sddsd_stop sends
- * SIGTERM, waits, then SIGKILLs, reaps it and removes the directory: after
- * it returns nothing of the run is left.
+ * Each run gets its own daemon on a socket in a fresh temporary directory,
+ * so the benchmark never touches a system daemon and needs no privileges.
+ * The daemon's output goes to a log in that directory, whose last line is
+ * quoted when it fails. After sddsd_stop nothing of the run is left.
  */
 #ifndef SDDS_BENCH_SDDSD_H
 #define SDDS_BENCH_SDDSD_H
@@ -21,17 +18,17 @@
 #include "bench.h"
 
 struct sddsd_proc {
-	pid_t pid;
-	char dir[PATH_MAX]; /* the private directory, removed by sddsd_stop */
-	char sock[108];	    /* sun_path */
+	pid_t pid; /* 0 once reaped */
+	char dir[PATH_MAX];
+	char sock[108]; /* sun_path */
 	char log[PATH_MAX];
 };
 
 /*
- * Start bin as `bin --socket DIR/sddsd.sock [--poll]` pinned to cpu
- * (BENCH_CPU_ANY: not pinned) and wait until it accepts connections.
- * Returns 0 (*ret filled, the caller stops it with sddsd_stop) or -errno
- * with a reason in why (BENCH_WHY_MAX bytes); on failure nothing is left.
+ * Starts `bin --socket DIR/sddsd.sock [--poll]` pinned to cpu (BENCH_CPU_ANY:
+ * not pinned) and waits until it accepts connections. 0 with *ret (stop it
+ * with sddsd_stop), or -errno with a reason in why (BENCH_WHY_MAX bytes)
+ * and nothing left.
  */
 int sddsd_start(const char *bin, bool poll_mode, int cpu, struct sddsd_proc *ret, char *why);
 
@@ -39,16 +36,16 @@ int sddsd_start(const char *bin, bool poll_mode, int cpu, struct sddsd_proc *ret
 bool sddsd_alive(struct sddsd_proc *d);
 
 /*
- * Stop, reap and clean up. Returns 0 when the daemon ended on SIGTERM (exit
- * status 0, or killed by the signal), or -ECHILD with a reason in why when
- * it had died before, ended with an error or had to be killed.
+ * SIGTERM, wait, SIGKILL; reaps and removes the directory. 0 when it ended
+ * on SIGTERM, or -ECHILD with a reason in why when it had died before,
+ * failed or had to be killed.
  */
 int sddsd_stop(struct sddsd_proc *d, char *why);
 
 /*
- * Resolve the daemon binary: explicit (if not NULL), else next to this
- * program in the build tree (../../daemon/sddsd), else ./sddsd beside it.
- * Writes into buf (cap bytes). Returns 0 or -ENOENT.
+ * The daemon binary into buf (cap bytes): explicit (if not NULL), else
+ * ../../daemon/sddsd from this program (the build tree), else sddsd beside
+ * it. 0 or -ENOENT.
  */
 int sddsd_find(const char *explicit_path, char *buf, size_t cap);
 
