@@ -72,7 +72,6 @@
 #include "pingpong.h"
 #include "proc.h"
 #include "sddsd.h"
-#include "table.h"
 #include "sdds/sdds.h"
 
 #define NET_DEFAULT_ITERATIONS 100000
@@ -1035,120 +1034,10 @@ static void net_ddsperf(struct net_ctx *c, struct net_ddsperf *r)
 
 /* ---- report ---- */
 
-static void net_lat_row(FILE *f, const char *name, const struct net_lat *l)
-{
-	table_lat(f, name, &l->lat);
-	if (l->lat.ok && l->lost)
-		table_row(f, "", "%llu pings never answered (not in the figures)",
-			  (unsigned long long)l->lost);
-	if (l->lat.ok && l->legs)
-		table_row(f, "", "legs: A->B %.3f us, B->A %.3f us (medians, shared clock)",
-			  l->ab.median / 1e3, l->ba.median / 1e3);
-}
-
-/* a / b of two medians, or a negative value when either run failed or was cut short. */
-static double net_ratio(const struct net_lat *a, const struct net_lat *b)
-{
-	return bench_lat_full(&a->lat) && bench_lat_full(&b->lat) && b->lat.st.median > 0
-		   ? a->lat.st.median / b->lat.st.median
-		   : -1;
-}
-
+/* a / b of two legs' medians, or -1 when either run lacks its legs or was cut short. */
 static double net_leg_ratio(const struct stats *a, const struct stats *b, bool ok)
 {
 	return ok && b->median > 0 ? a->median / b->median : -1;
-}
-
-/* B's frame counters of a throughput run. */
-static void net_frames_row(FILE *f, const char *name, const struct net_frames *fr)
-{
-	if (fr->ok)
-		table_row(f, name,
-			  "%12.0f/s frames arrived at B (%llu frames, %.1f samples and %.1f bytes each)",
-			  fr->rate, (unsigned long long)fr->frames, (double)fr->samples / (double)fr->frames,
-			  (double)fr->bytes / (double)fr->frames);
-	else
-		table_row(f, name, "not counted: %s", fr->why);
-}
-
-/* x / y of two throughput rates, or -1. */
-static double net_rate_ratio(bool ok_x, double x, bool ok_y, double y)
-{
-	return ok_x && ok_y && y > 0 ? x / y : -1;
-}
-
-static void net_report_table(FILE *f, const struct net_opts *o, const struct net_results *r)
-{
-	const char *mode = o->poll ? "polling" : "blocking";
-	bool split =
-	    r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) && bench_lat_full(&r->mixed.lat);
-
-	fprintf(f,
-		"sdds-bench net: %u-byte samples, %s daemons, two namespaces over veth (UDPv6 link-local)\n",
-		o->b.size, mode);
-	if (o->cpu[0] >= 0)
-		fprintf(f, "placement: side A (daemon, clients) on CPU %d, side B on CPU %d\n", o->cpu[0],
-			o->cpu[1]);
-	else
-		fprintf(f, "placement: not pinned\n");
-	fprintf(f, "(figures are noisy on a shared 2-CPU machine: read the ratios, measured in this run)\n");
-	table_lat_head(f, "one-way latency (RTT/2), us");
-	net_lat_row(f, "isolated: sddsd A -> UDPv6 -> sddsd B", &r->sdds);
-	if (o->monolithic) {
-		net_lat_row(f, "mixed: mono A, sddsd B", &r->mixed);
-		net_lat_row(f, "monolithic: mono A -> mono B", &r->mono);
-	}
-	net_lat_row(f, "raw UDPv6 (blocking recv)", &r->raw);
-	if (o->poll)
-		net_lat_row(f, "raw UDPv6 (busy-polled recv)", &r->raw_busy);
-	fprintf(f, "\nratios\n");
-	table_ratio(f, "isolated / raw (blocking)", net_ratio(&r->sdds, &r->raw), "<= 1.15");
-	if (o->poll)
-		table_ratio(f, "isolated / raw (busy-polled)", net_ratio(&r->sdds, &r->raw_busy),
-			    "<= 1.15 (same mode)");
-	table_ratio(f, "isolated / raw, p99",
-		    net_rate_ratio(bench_lat_full(&r->sdds.lat), r->sdds.lat.st.p99,
-				   bench_lat_full(&r->raw.lat), r->raw.lat.st.p99),
-		    NULL);
-	if (o->monolithic) {
-		table_ratio(f, "isolated / monolithic", net_ratio(&r->sdds, &r->mono),
-			    o->poll ? "<= 1.05" : NULL);
-		table_ratio(f, "monolithic / raw", net_ratio(&r->mono, o->poll ? &r->raw_busy : &r->raw),
-			    NULL);
-		table_ratio(f, "send side: isolated / mono sender",
-			    net_leg_ratio(&r->sdds.ab, &r->mixed.ab, split), "(paper, MCU: 1.16)");
-		table_ratio(f, "receive side: isolated / mono recv",
-			    net_leg_ratio(&r->sdds.ba, &r->mixed.ba, split), "(paper, MCU: 1.44)");
-	}
-	fprintf(f, "\nthroughput, one writer streaming (%.1f s)\n", o->b.tput_seconds);
-	table_tput(f, "isolated sddsd, samples", &r->sdds_tput, NULL);
-	net_frames_row(f, "isolated sddsd, frames", &r->frames);
-	if (o->monolithic)
-		table_tput(f, "monolithic, samples", &r->mono_tput, NULL);
-	table_tput(f, "raw UDPv6 sendmmsg datagrams", &r->raw_tput, NULL);
-	table_row(f, "", "%u bytes each (sddsd's mean frame)", r->raw_size);
-	table_ratio(f, "sddsd frames / raw",
-		    net_rate_ratio(r->frames.ok, r->frames.rate, r->raw_tput.ok, r->raw_tput.rate), ">= 0.9");
-	table_ratio(f, "sddsd samples / raw dgrams",
-		    net_rate_ratio(r->sdds_tput.ok, r->sdds_tput.rate, r->raw_tput.ok, r->raw_tput.rate),
-		    NULL);
-	table_tput(f, "raw UDPv6 GSO datagrams", &r->raw_gso_tput, NULL);
-	table_ratio(f, "sddsd frames / raw GSO",
-		    net_rate_ratio(r->frames.ok, r->frames.rate, r->raw_gso_tput.ok, r->raw_gso_tput.rate),
-		    NULL);
-	table_tput(f, "packed sddsd (peer_pack), samples", &r->packed_tput, NULL);
-	net_frames_row(f, "packed sddsd, frames", &r->packed_frames);
-	fprintf(f, "\nCyclone DDS ddsperf ping/pong (same namespaces, %s):\n",
-		r->dp.payload[0] ? r->dp.payload : "not run");
-	if (r->dp.ok)
-		fprintf(f,
-			"  %s\n  (ddsperf's own summary of its last 1-s interval; its latencies are RTT/2 "
-			"like ours; command: %s)\n",
-			r->dp.line, r->dp.cmd);
-	else if (r->dp.ran)
-		fprintf(f, "  not run: %s\n", r->dp.why);
-	else
-		fprintf(f, "  not run (--no-ddsperf)\n");
 }
 
 static void net_json_lat(struct json *j, const char *key, const struct net_lat *nl)
@@ -1214,17 +1103,8 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 	json_obj_begin(&j, "latency");
 	net_json_lat(&j, "sddsd", &r->sdds);
 	net_json_lat(&j, "raw_udp6", &r->raw);
-	if (bench_lat_full(&r->sdds.lat) && bench_lat_full(&r->raw.lat)) {
-		json_num(&j, "ratio_median", r->sdds.lat.st.median / r->raw.lat.st.median);
-		json_num(&j, "ratio_p99", r->sdds.lat.st.p99 / r->raw.lat.st.p99);
-	} else {
-		json_null(&j, "ratio_median");
-		json_null(&j, "ratio_p99");
-	}
-	if (o->poll) {
+	if (o->poll)
 		net_json_lat(&j, "raw_udp6_busy", &r->raw_busy);
-		net_json_ratio(&j, "ratio_median_busy", net_ratio(&r->sdds, &r->raw_busy));
-	}
 	json_obj_end(&j);
 	json_obj_begin(&j, "throughput");
 	json_num(&j, "seconds", o->b.tput_seconds);
@@ -1232,11 +1112,6 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 	net_json_tput(&j, "raw_udp6_sendmmsg", &r->raw_tput);
 	/* The same datagrams as UDP GSO messages of NET_BATCH: the kernel's ceiling for sddsd's way. */
 	net_json_tput(&j, "raw_udp6_gso", &r->raw_gso_tput);
-	/* sddsd samples/s over raw datagrams/s (several samples share a frame). */
-	if (r->sdds_tput.ok && r->raw_tput.ok)
-		json_num(&j, "ratio", r->sdds_tput.rate / r->raw_tput.rate);
-	else
-		json_null(&j, "ratio");
 	json_obj_begin(&j, "sddsd_frames");
 	json_bool(&j, "ok", r->frames.ok);
 	if (r->frames.ok) {
@@ -1261,10 +1136,6 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 		json_str(&j, "why", r->packed_frames.why);
 	}
 	json_obj_end(&j);
-	if (r->frames.ok && r->raw_tput.ok)
-		json_num(&j, "frames_ratio", r->frames.rate / r->raw_tput.rate);
-	else
-		json_null(&j, "frames_ratio");
 	json_obj_end(&j);
 	json_obj_begin(&j, "ddsperf");
 	json_bool(&j, "ran", r->dp.ran);
@@ -1284,11 +1155,8 @@ static void net_report_json(FILE *f, const struct net_opts *o, const struct net_
 		net_json_lat(&j, "latency", &r->mono);
 		net_json_lat(&j, "latency_mixed", &r->mixed);
 		net_json_tput(&j, "throughput", &r->mono_tput);
-		net_json_ratio(&j, "ratio_isolated_monolithic", net_ratio(&r->sdds, &r->mono));
 		net_json_ratio(&j, "ratio_send", net_leg_ratio(&r->sdds.ab, &r->mixed.ab, split));
 		net_json_ratio(&j, "ratio_receive", net_leg_ratio(&r->sdds.ba, &r->mixed.ba, split));
-		net_json_ratio(&j, "ratio_monolithic_raw",
-			       net_ratio(&r->mono, o->poll ? &r->raw_busy : &r->raw));
 	}
 	json_obj_end(&j);
 	json_obj_end(&j);
@@ -1333,7 +1201,7 @@ static void net_usage(FILE *f)
 		"                         CPU B (default: anywhere; ddsperf is not pinned)\n"
 		"      --sddsd PATH       the daemon binary (default: ../../daemon/sddsd from here)\n"
 		"      --raw PREFIX       write per-iteration one-way ns to PREFIX-net-<run>.txt\n"
-		"      --json             print one JSON object instead of the table\n"
+		"      --json             print JSON (the only output; kept for scripts)\n"
 		"  -h, --help\n"
 		"\n"
 		"Exit status: 0 all runs succeeded, 1 a run failed, 2 usage error,\n"
@@ -1507,10 +1375,7 @@ mono:
 	}
 	netns_cleanup();
 	proc_shm_free(&shm);
-	if (o.b.json)
-		net_report_json(stdout, &o, &r);
-	else
-		net_report_table(stdout, &o, &r);
+	net_report_json(stdout, &o, &r);
 	if (o.mono_only)
 		return r.mono.lat.ok && r.mono_tput.ok ? 0 : 1;
 	if (o.monolithic && !(r.mixed.lat.ok && r.mono.lat.ok && r.mono_tput.ok))

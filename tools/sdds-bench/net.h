@@ -17,7 +17,7 @@
  *      counted by a recvmmsg receiver), and the ratio;
  *   4. Cyclone DDS ddsperf ping/pong between the same namespaces with the
  *      same payload, when ddsperf is installed (its own output, quoted).
- * A ratio is printed only when both of its runs succeeded.
+ * It prints the figures as JSON only; report.py makes the tables and ratios.
  *
  * Needs root (namespaces, veth); otherwise it says so and exits with
  * NET_EXIT_CANNOT (77, the skip code of the tests). The namespaces, the veth
