@@ -2,31 +2,26 @@
 /*
  * net.c - `sdds-bench net` (see net.h).
  *
- * Every party of a run is a forked child that enters its side's namespace
- * with setns(): a client could reach its daemon's socket from anywhere, but
- * this way it sits where it would on a real node. Results come back through
- * struct net_shm, mapped shared before the fork; the two sides of a
+ * Every end of a run is a forked child in its side's namespace (setns), so
+ * a client sits where it would on a real node. Results come back through
+ * struct net_shm, mapped shared before the fork; the two ends of a
  * throughput run meet on its `ready` and `done` words.
  *
- * Monolithic (--monolithic): after the isolated runs daemon A stops, and a
- * monolithic application in A (sdds-bench-mono: the broker core and sddsd's
- * network layer in the process, reading A's daemon config; mono.h) pings
- * the isolated pong of daemon B ("mixed"); then B stops too and both sides
- * are monolithic. All parties share CLOCK_MONOTONIC, so pong's take time
- * splits each round trip into its legs A->B and B->A: with the mixed run
- * that splits the cost of isolation into its send side and its receive
- * side, as the seed paper reports it.
+ * Monolithic: once daemon A stops, a monolithic application in A
+ * (sdds-bench-mono, mono.h: the broker core and sddsd's network layer in
+ * the process, on A's daemon config) pings the isolated pong of daemon B
+ * ("mixed"); then B stops too and both sides are monolithic. Every party
+ * shares CLOCK_MONOTONIC, so pong's take time splits a round trip into its
+ * legs A->B and B->A: with the mixed run that splits the cost of isolation
+ * into a send side and a receive side, as the seed paper reports it.
  *
- * Throughput in frames: toward a plain peer sddsd sends one sample per
- * frame, toward a peer_pack peer several. Daemon B's counters (sddsctl net)
- * around a run give the frames and bytes that arrived; the raw runs then
- * send datagrams of that mean frame size with sendmmsg, then as UDP GSO
- * messages of NET_BATCH, the way sddsd hands runs of equal frames to the
- * kernel. The packed run restarts both daemons marking each other peer_pack.
+ * Frames: toward a plain peer sddsd sends one sample per frame, toward a
+ * peer_pack peer several. Daemon B's counters around a run give the frames
+ * and bytes that arrived; the raw runs then send datagrams of that mean
+ * frame size with sendmmsg, then as UDP GSO messages of NET_BATCH, the way
+ * sddsd hands runs of equal frames to the kernel.
  *
- * Losses: the wire is not reliable, so the ping-pong is lossy (pingpong.h):
- * a ping unanswered for NET_PING_TIMEOUT_MS is lost, and a late answer is
- * known by its sequence number.
+ * The wire may lose a datagram, so the ping-pong is lossy (pingpong.h).
  */
 #include "net.h"
 
@@ -58,10 +53,8 @@
 #include "sddsd.h"
 #include "sdds/sdds.h"
 
-#define NET_MAX_SIZE 100  /* a sample and its headers fit sddsd's 128-byte max_frame */
-#define NET_MAX_FRAME 128 /* the largest raw datagram: sddsd's max_frame */
-#define NET_ARRIVE 65536u /* pong's take times, by the 16-bit sequence number */
-#define NET_PING_TIMEOUT_MS 1000
+#define NET_MAX_SIZE 100   /* a sample and its headers fit sddsd's 128-byte max_frame */
+#define NET_MAX_FRAME 128  /* the largest raw datagram: sddsd's max_frame */
 #define NET_RAW_PORT 24100 /* raw ping-pong; +1 raw throughput (the daemons use 23234 and 23254) */
 #define NET_BATCH 32
 
@@ -78,8 +71,8 @@ struct net_shm {
 	int64_t first_ns, last_ns, w_start_ns, w_end_ns;
 	bool legs_bad; /* an arrival time outside its round trip: no legs */
 	char why[BENCH_WHY_MAX];
-	_Atomic int64_t arrive[NET_ARRIVE]; /* latency: pong's take time of sequence number s */
-	uint64_t legs[];		    /* latency: the A->B leg of each measured round, then B->A */
+	_Atomic int64_t arrive[65536]; /* pong's take time of each 16-bit sequence number */
+	uint64_t legs[];	       /* the A->B leg of each measured round, then B->A */
 };
 
 /* Where each side's clients go: plain values, handed to sdds-bench-mono as they are. */
@@ -92,11 +85,10 @@ struct net_where {
 struct net_ctx {
 	const struct net_opts *o;
 	struct net_where w;
-	bool raw_busy;		/* the raw ping-pong busy-polls (non-blocking recv) */
-	bool raw_gso;		/* the raw sender sends UDP GSO messages */
-	bool pack;		/* the daemon configs mark the other side peer_pack */
-	uint32_t raw_size;	/* raw throughput datagram bytes */
-	char sddsctl[PATH_MAX]; /* "" when not found */
+	bool raw, raw_busy, raw_gso; /* raw UDPv6 instead of sddsd; busy-polled; GSO messages */
+	bool pack;		     /* the daemon configs mark the other side peer_pack */
+	uint32_t raw_size;	     /* raw throughput datagram bytes */
+	char sddsctl[PATH_MAX];	     /* "" when not found */
 	struct net_shm *shm;
 };
 
@@ -106,12 +98,12 @@ struct net_lat {
 	struct stats ab, ba;
 };
 
-/* What daemon B's counters say about a throughput run. */
+/* What daemon B's counters say about a throughput run; rate over the reader's interval. */
 struct net_frames {
 	bool ok;
 	char why[BENCH_WHY_MAX];
 	uint64_t frames, samples, bytes;
-	double rate; /* frames/s over the reader's first-to-last interval */
+	double rate;
 };
 
 struct net_results {
@@ -128,12 +120,7 @@ struct net_results {
 /* An S-byte sample: a sequence number (16 bits, 8 when S is 1), then padding. */
 static void net_topic_desc(const char *name, uint16_t id, uint32_t size, sdds_field *f, sdds_topic_desc *d)
 {
-	*d = (sdds_topic_desc){.name = name,
-			       .domain = 2,
-			       .id = id,
-			       .sample_size = size,
-			       .fields = f,
-			       .n_fields = size > 2 ? 2 : 1};
+	*d = (sdds_topic_desc){name, 2, id, size, f, size > 2 ? 2 : 1};
 	f[0] = (sdds_field){"seq", size == 1 ? SDDS_FIELD_OCTET : SDDS_FIELD_USHORT, size == 1 ? 1 : 2};
 	f[1] = (sdds_field){"pad", size == 3 ? SDDS_FIELD_OCTET : SDDS_FIELD_STRING, size - 2};
 }
@@ -201,26 +188,8 @@ static int net_daemons_up(const struct net_ctx *c, char *why)
 	return 0;
 }
 
-/* The rig, the configs and the daemons, and where the clients find them. 0 or -1 with why. */
-static int net_setup(struct net_ctx *c, char *why)
-{
-	for (int s = 0; s < 2; s++)
-		netns.cpu[s] = c->o->cpu[s];
-	if (netns_pair_setup("bn", "vna", "vnb") < 0) {
-		bench_why(why, "%s", netns.why);
-		return -1;
-	}
-	for (int s = 0; s < 2; s++) {
-		netns_path(s ? "b.sock" : "a.sock", c->w.sock[s], sizeof(c->w.sock[s]));
-		netns_path(s ? "b.conf" : "a.conf", c->w.conf[s], sizeof(c->w.conf[s]));
-	}
-	return net_daemons_up(c, why);
-}
-
-static int net_fail(struct net_ctx *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-/* Records why a role failed (the first reason wins) and returns code. */
-static int net_fail(struct net_ctx *c, int code, const char *fmt, ...)
+/* Records why an end failed (the first reason wins) and returns code. */
+static int __attribute__((format(printf, 3, 4))) net_fail(struct net_ctx *c, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -232,17 +201,35 @@ static int net_fail(struct net_ctx *c, int code, const char *fmt, ...)
 	return code;
 }
 
-/* ---- the sddsd path ---- */
+/* ---- the ends of a run ---- */
 
-/* A client of side's daemon (or monolithic) with a writer of its topic and a reader of the other. */
-static int net_client_open(struct net_ctx *c, int side, bool reliable, uint32_t depth, struct local_side *x)
+/* The parts of a run; an even part runs in A, an odd one in B. */
+enum net_part { NET_PING, NET_PONG, NET_WRITER, NET_READER };
+
+/* One end, in its process: a client of its side's daemon, or a raw UDPv6 socket. */
+struct net_end {
+	struct net_ctx *c;
+	int side, fd;
+	struct local_side nc;
+	struct mmsghdr m[64]; /* raw throughput: one datagram each */
+	struct iovec iov[64];
+	uint8_t buf[64][NET_MAX_FRAME];
+	union {
+		char buf[CMSG_SPACE(sizeof(uint16_t))];
+		struct cmsghdr align;
+	} gso;
+};
+
+/* Side's client (or monolithic) with a writer of its own topic and a reader of the other. 0 or 2. */
+static int net_client_open(struct net_end *x, bool reliable, uint32_t depth)
 {
+	struct net_ctx *c = x->c;
+	int side = x->side, rc;
 	sdds_field f_in[2], f_out[2];
 	sdds_topic_desc in, out;
 	sdds_client_options co;
-	sdds_qos q;
 	const char *what;
-	int rc;
+	sdds_qos q;
 
 	net_topic_desc(side ? "ping" : "pong", side ? 0xA : 0xB, c->o->b.size, f_in, &in);
 	net_topic_desc(side ? "pong" : "ping", side ? 0xB : 0xA, c->o->b.size, f_out, &out);
@@ -260,10 +247,52 @@ static int net_client_open(struct net_ctx *c, int side, bool reliable, uint32_t 
 	q.reliability = reliable ? SDDS_RELIABLE : SDDS_BEST_EFFORT;
 	q.history_depth = depth;
 	q.max_blocking_ms = 1000;
-	rc = local_side_open(&co, &in, &out, LOCAL_READER | LOCAL_WRITER, &q, x, &what);
+	rc = local_side_open(&co, &in, &out, LOCAL_READER | LOCAL_WRITER, &q, &x->nc, &what);
 	if (rc < 0)
 		return net_fail(c, 2, "%s %s: %s", what, c->w.mono[side] ? co.net_config : co.socket_path,
 				sdds_strerror(rc));
+	return 0;
+}
+
+/* Side's socket for part, connected unless it is the reader. 0 or 2. */
+static int net_raw_open(struct net_end *x, enum net_part part)
+{
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6,
+				 .sin6_port = htons(part < NET_WRITER ? NET_RAW_PORT : NET_RAW_PORT + 1),
+				 .sin6_scope_id = if_nametoindex(netns.dev[x->side])};
+	struct timeval tv = {.tv_usec = part == NET_READER ? 300000 : 100000}; /* a ping-pong slice */
+	int rcv = 4 << 20, snd = 1 << 20;
+
+	if ((x->fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
+		return net_fail(x->c, 2, "raw socket: %s", strerror(errno));
+	/* The daemon's queue sizes (FORCE: root passes the sysctl caps), so only the path differs. */
+	setsockopt(x->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv));
+	setsockopt(x->fd, SOL_SOCKET, SO_SNDBUFFORCE, &snd, sizeof(snd));
+	setsockopt(x->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	inet_pton(AF_INET6, x->side ? "fe80::b" : "fe80::a", &a.sin6_addr);
+	if (bind(x->fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return net_fail(x->c, 2, "raw socket: bind on %s: %s", netns.dev[x->side], strerror(errno));
+	inet_pton(AF_INET6, x->side ? "fe80::a" : "fe80::b", &a.sin6_addr);
+	if (part != NET_READER && connect(x->fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		return net_fail(x->c, 2, "raw socket: connect: %s", strerror(errno));
+	for (int i = 0; i < 64; i++) {
+		x->iov[i] = (struct iovec){x->buf[i], part == NET_WRITER ? x->c->raw_size : NET_MAX_FRAME};
+		x->m[i].msg_hdr.msg_iov = &x->iov[i];
+		x->m[i].msg_hdr.msg_iovlen = 1;
+	}
+	if (part == NET_WRITER && x->c->raw_gso) {
+		/* The whole batch as one message the kernel cuts into datagrams, as sddsd sends a run. */
+		uint16_t seg = (uint16_t)x->c->raw_size;
+		struct cmsghdr *cm;
+
+		x->m[0].msg_hdr.msg_iovlen = NET_BATCH;
+		x->m[0].msg_hdr.msg_control = x->gso.buf;
+		x->m[0].msg_hdr.msg_controllen = sizeof(x->gso.buf);
+		cm = CMSG_FIRSTHDR(&x->m[0].msg_hdr);
+		*cm = (struct cmsghdr){
+		    .cmsg_len = CMSG_LEN(sizeof(seg)), .cmsg_level = SOL_UDP, .cmsg_type = UDP_SEGMENT};
+		memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+	}
 	return 0;
 }
 
@@ -272,24 +301,29 @@ static uint32_t net_seq(const uint8_t *s, uint32_t size)
 	return size == 1 ? s[0] : (uint32_t)s[0] << 8 | s[1];
 }
 
-/* One side of a ping-pong (pingpong.h): a client of the side's daemon, or a raw UDPv6 socket. */
-struct net_pp {
-	struct net_ctx *c;
-	int side; /* 0: A pings, 1: B answers */
-	struct local_side nc;
-	int fd;
-};
-
 static int net_pp_send(void *arg, const void *buf, uint32_t len)
 {
-	return sdds_writer_write(((struct net_pp *)arg)->nc.w, buf, len);
+	struct net_end *x = arg;
+
+	if (!x->c->raw)
+		return sdds_writer_write(x->nc.w, buf, len);
+	return send(x->fd, buf, len, 0) < 0 && errno != ECONNREFUSED ? -errno : 0;
 }
 
 static int net_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 {
-	struct net_pp *x = arg;
-	int rc = sdds_reader_take(x->nc.r, buf, cap, ret_len, PINGPONG_SLICE_NS);
+	struct net_end *x = arg;
+	ssize_t n;
+	int rc;
 
+	if (x->c->raw) {
+		/* One slice: SO_RCVTIMEO, or one non-blocking try when busy-polling. */
+		if ((n = recv(x->fd, buf, cap, x->c->raw_busy ? MSG_DONTWAIT : 0)) < 0)
+			return errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED ? -EAGAIN : -errno;
+		*ret_len = (size_t)n;
+		return 0;
+	}
+	rc = sdds_reader_take(x->nc.r, buf, cap, ret_len, PINGPONG_SLICE_NS);
 	/* Pong's take time, stored before the answer leaves, so ping finds it once the answer is in. */
 	if (rc == 0 && x->side == 1)
 		atomic_store_explicit(&x->c->shm->arrive[net_seq(buf, x->c->o->b.size)], bench_now_ns(),
@@ -297,10 +331,10 @@ static int net_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 	return rc;
 }
 
-/* Ping: the legs of measured round k from pong's take time of its answer. */
+/* Ping through sddsd: the legs of measured round k from pong's take time of its answer. */
 static void net_pp_legs(void *arg, uint64_t k, uint64_t i, int64_t t0, int64_t t1, const void *in)
 {
-	struct net_pp *x = arg;
+	struct net_end *x = arg;
 	struct net_shm *s = x->c->shm;
 	int64_t at = atomic_load_explicit(&s->arrive[net_seq(in, x->c->o->b.size)], memory_order_acquire);
 
@@ -311,31 +345,47 @@ static void net_pp_legs(void *arg, uint64_t k, uint64_t i, int64_t t0, int64_t t
 	s->legs[x->c->o->b.iterations + k] = (uint64_t)(t1 - at);
 }
 
-static const struct pingpong_ops net_sdds_ops = {.send = net_pp_send,
-						 .recv = net_pp_recv,
-						 .strerror = sdds_strerror,
-						 .measured = net_pp_legs,
-						 .lost_ms = NET_PING_TIMEOUT_MS};
+/* By c->raw: a ping unanswered for a second is lost, the next one goes out. */
+static const struct pingpong_ops net_pp_ops[2] = {
+    {.send = net_pp_send,
+     .recv = net_pp_recv,
+     .strerror = sdds_strerror,
+     .measured = net_pp_legs,
+     .lost_ms = 1000},
+    {.send = net_pp_send, .recv = net_pp_recv, .lost_ms = 1000},
+};
 
-/*
- * The writer's loop for tput_seconds once the reader is ready: burst sends
- * what it can from sample n on and returns how many, or -1 (reason in shm).
- */
-static int net_stream(struct net_ctx *c, int (*burst)(struct net_ctx *, void *, uint64_t), void *x)
+/* The writer: streams for tput_seconds once the reader is ready, in batches of NET_BATCH. */
+static int net_stream(struct net_end *x)
 {
+	struct net_ctx *c = x->c;
 	struct net_shm *s = c->shm;
+	uint32_t size = c->raw ? c->raw_size : c->o->b.size;
 	uint64_t n = 0;
 	int64_t end;
-	int k;
+	int rc;
 
 	if (bench_wait_flag(&s->ready, NULL, 10000000000LL) < 0)
 		return net_fail(c, 2, "the reader never got ready");
 	s->w_start_ns = bench_now_ns();
 	end = s->w_start_ns + (int64_t)(c->o->b.tput_seconds * 1e9);
 	while (bench_now_ns() < end) {
-		if ((k = burst(c, x, n)) < 0)
-			return 2;
-		n += (uint64_t)k;
+		for (int i = 0; i < NET_BATCH; i++)
+			local_put_counter(x->buf[i], size, n + (uint64_t)i);
+		if (c->raw) {
+			rc = sendmmsg(x->fd, x->m, c->raw_gso ? 1 : NET_BATCH, 0);
+			if (rc < 0 && errno != ENOBUFS && errno != EAGAIN && errno != ECONNREFUSED &&
+			    errno != EINTR)
+				return net_fail(c, 2, "sendmmsg: %s", strerror(errno));
+			n += rc < 0 ? 0 : (uint64_t)rc * (c->raw_gso ? NET_BATCH : 1);
+			continue;
+		}
+		for (int i = 0; i < NET_BATCH; i++) {
+			rc = sdds_writer_write(x->nc.w, x->buf[i], size);
+			if (rc < 0 && rc != -ETIMEDOUT && rc != -EAGAIN)
+				return net_fail(c, 2, "write: %s", sdds_strerror(rc));
+			n += rc == 0;
+		}
 	}
 	s->w_end_ns = bench_now_ns();
 	s->sent = n;
@@ -343,63 +393,64 @@ static int net_stream(struct net_ctx *c, int (*burst)(struct net_ctx *, void *, 
 	return 0;
 }
 
-/*
- * The reader's loop: take returns how many arrived, 0 after 300 ms without
- * any (which ends the run once the writer is done), or -1 (reason in shm).
- */
-static int net_count(struct net_ctx *c, int (*take)(struct net_ctx *, void *), void *x)
+/* The reader: counts what arrives until the writer is done and 300 ms pass without anything. */
+static int net_count(struct net_end *x)
 {
-	struct net_shm *s = c->shm;
+	struct net_shm *s = x->c->shm;
+	size_t len;
+	int k;
 
 	atomic_store(&s->ready, 1);
 	for (;;) {
-		int k = take(c, x);
-
-		if (k < 0)
-			return 2;
-		if (k == 0 && atomic_load(&s->done))
-			return 0;
-		if (k == 0)
+		if (x->c->raw) {
+			k = recvmmsg(x->fd, x->m, 64, MSG_WAITFORONE, NULL);
+			if (k < 0 && errno != EAGAIN && errno != EINTR)
+				return net_fail(x->c, 2, "recvmmsg: %s", strerror(errno));
+		} else {
+			k = sdds_reader_take(x->nc.r, x->buf[0], NET_MAX_FRAME, &len, 300 * 1000000LL);
+			if (k < 0 && k != -ETIMEDOUT)
+				return net_fail(x->c, 2, "take: %s", sdds_strerror(k));
+			k = k == 0;
+		}
+		if (k <= 0 && atomic_load(&s->done))
+			break;
+		if (k <= 0)
 			continue;
 		s->last_ns = bench_now_ns();
 		if (s->received == 0)
 			s->first_ns = s->last_ns;
 		s->received += (uint64_t)k;
 	}
+	s->rlost = x->c->raw ? 0 : sdds_reader_lost(x->nc.r);
+	return 0;
 }
 
-static int net_sdds_burst(struct net_ctx *c, void *arg, uint64_t n)
+/* A part in its namespace: its end opened, run, closed; s is the ping-pong's control block. */
+static int net_part(struct net_ctx *c, enum net_part part, struct pingpong_shm *s)
 {
-	struct local_side *nc = arg;
-	uint8_t s[NET_MAX_SIZE];
-	int k = 0;
+	static struct net_end x;
+	int rc;
 
-	for (int b = 0; b < 64; b++) {
-		int rc;
-
-		local_put_counter(s, c->o->b.size, n + (uint64_t)k);
-		rc = sdds_writer_write(nc->w, s, c->o->b.size);
-		if (rc == 0)
-			k++;
-		else if (rc != -ETIMEDOUT && rc != -EAGAIN)
-			return net_fail(c, -1, "write: %s", sdds_strerror(rc));
-	}
-	return k;
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	x.side = part & 1;
+	/* Through sddsd the ping-pong is reliable, the throughput run best effort into a deep reader. */
+	rc = c->raw ? net_raw_open(&x, part) : net_client_open(&x, s != NULL, part == NET_READER ? 4096 : 64);
+	if (rc != 0)
+		return s ? pingpong_fail(s, x.side, 2, "%s", c->shm->why) : rc;
+	if (part == NET_WRITER)
+		rc = net_stream(&x);
+	else if (part == NET_READER)
+		rc = net_count(&x);
+	else
+		rc = pingpong_side(s, x.side, &c->o->b, &net_pp_ops[c->raw], &x, c->raw ? "raw ping" : "ping",
+				   c->raw ? "raw pong" : "pong");
+	if (rc == 0 && c->raw)
+		close(x.fd);
+	else if (rc == 0)
+		local_side_close(&x.nc);
+	return rc;
 }
-
-static int net_sdds_take(struct net_ctx *c, void *arg)
-{
-	uint8_t s[NET_MAX_SIZE];
-	size_t len;
-	int rc = sdds_reader_take(((struct local_side *)arg)->r, s, sizeof(s), &len, 300 * 1000000LL);
-
-	if (rc == -ETIMEDOUT)
-		return 0;
-	return rc < 0 ? net_fail(c, -1, "take: %s", sdds_strerror(rc)) : 1;
-}
-
-/* The parts of the sddsd path; an even part runs in A, an odd one in B. */
-enum net_part { NET_PING, NET_PONG, NET_WRITER, NET_READER };
 
 /* What sdds-bench-mono's net role gets. */
 struct net_mono_args {
@@ -408,30 +459,8 @@ struct net_mono_args {
 	struct net_where w;
 };
 
-/* A part, in its namespace; s is the ping-pong's control block (NULL for throughput). */
-static int net_sdds_part(struct net_ctx *c, enum net_part part, struct pingpong_shm *s)
-{
-	int side = part & 1, rc;
-	struct net_pp x = {.c = c, .side = side};
-
-	/* The ping-pong is reliable; the throughput run best effort, into a deep reader. */
-	if (net_client_open(c, side, s != NULL, part == NET_READER ? 4096 : 64, &x.nc) != 0)
-		return s ? pingpong_fail(s, side, 2, "%s", c->shm->why) : 2;
-	if (part == NET_WRITER) {
-		rc = net_stream(c, net_sdds_burst, &x.nc);
-	} else if (part == NET_READER) {
-		rc = net_count(c, net_sdds_take, &x.nc);
-		c->shm->rlost = sdds_reader_lost(x.nc.r);
-	} else {
-		rc = pingpong_side(s, side, &c->o->b, &net_sdds_ops, &x, "ping", "pong");
-	}
-	if (rc == 0)
-		local_side_close(&x.nc);
-	return rc;
-}
-
 /* A part's forked child: into its side's namespace, then the part here or in sdds-bench-mono. */
-static int net_sdds_start(struct net_ctx *c, enum net_part part, struct pingpong_shm *s)
+static int net_start(struct net_ctx *c, enum net_part part, struct pingpong_shm *s)
 {
 	struct net_mono_args a = {.part = part, .w = c->w};
 	void *shm[2] = {c->shm, s};
@@ -439,7 +468,7 @@ static int net_sdds_start(struct net_ctx *c, enum net_part part, struct pingpong
 	int side = part & 1, rc = netns_enter(side);
 
 	if (rc == 0 && !c->w.mono[side])
-		return net_sdds_part(c, part, s);
+		return net_part(c, part, s);
 	if (rc == 0) {
 		mono_opts_put(&c->o->b, &a.o);
 		what = "cannot run sdds-bench-mono";
@@ -450,19 +479,19 @@ static int net_sdds_start(struct net_ctx *c, enum net_part part, struct pingpong
 	return net_fail(c, 2, "side %c: %s: %s", 'A' + side, what, strerror(-rc));
 }
 
-static int net_sdds_pp(struct pingpong_shm *s, void *arg, int side)
+static int net_pp_role(struct pingpong_shm *s, void *arg, int side)
 {
-	return net_sdds_start(arg, side ? NET_PONG : NET_PING, s);
+	return net_start(arg, side ? NET_PONG : NET_PING, s);
 }
 
-static int net_sdds_writer(void *arg)
+static int net_writer(void *arg)
 {
-	return net_sdds_start(arg, NET_WRITER, NULL);
+	return net_start(arg, NET_WRITER, NULL);
 }
 
-static int net_sdds_reader(void *arg)
+static int net_reader(void *arg)
 {
-	return net_sdds_start(arg, NET_READER, NULL);
+	return net_start(arg, NET_READER, NULL);
 }
 
 int net_mono_role(struct mono_call *m)
@@ -484,198 +513,37 @@ int net_mono_role(struct mono_call *m)
 	c.shm = m->shm[0];
 	for (int i = 0; i < 2; i++)
 		c.w.sock[i][sizeof(c.w.sock[i]) - 1] = c.w.conf[i][sizeof(c.w.conf[i]) - 1] = '\0';
-	return net_sdds_part(&c, a->part, pp ? m->shm[1] : NULL);
+	return net_part(&c, a->part, pp ? m->shm[1] : NULL);
 bad:
 	fprintf(stderr, "sdds-bench-mono: %s: arguments of %zu bytes, %d shared areas: not mine\n", m->role,
 		m->len, m->n_shm);
 	return 2;
 }
 
-/* ---- raw UDPv6 ---- */
-
-/* A socket on side's address and port, connected to the peer's same port when `connected`. 0 or -errno. */
-static int net_udp(int side, bool connected, uint16_t port, int *ret_fd)
-{
-	struct sockaddr_in6 a = {.sin6_family = AF_INET6,
-				 .sin6_port = htons(port),
-				 .sin6_scope_id = if_nametoindex(netns.dev[side])};
-	int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0), rcv = 4 << 20, snd = 1 << 20, rc;
-
-	if (fd < 0)
-		return -errno;
-	/* The daemon's queue sizes (FORCE: root passes the sysctl caps), so only the path differs. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &snd, sizeof(snd));
-	inet_pton(AF_INET6, side ? "fe80::b" : "fe80::a", &a.sin6_addr);
-	rc = a.sin6_scope_id == 0 ? -ENODEV : bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
-	inet_pton(AF_INET6, side ? "fe80::a" : "fe80::b", &a.sin6_addr);
-	if (rc == 0 && connected && connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-		rc = -errno;
-	if (rc < 0)
-		close(fd);
-	else
-		*ret_fd = fd;
-	return rc;
-}
-
-static void net_rcvtimeo(int fd, int ms)
-{
-	struct timeval tv = {.tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000};
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-}
-
-static int net_raw_send(void *arg, const void *buf, uint32_t len)
-{
-	if (send(((struct net_pp *)arg)->fd, buf, len, 0) < 0 && errno != ECONNREFUSED)
-		return -errno;
-	return 0;
-}
-
-/* One slice: SO_RCVTIMEO of 100 ms, or one non-blocking try when busy-polling. */
-static int net_raw_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
-{
-	struct net_pp *x = arg;
-	ssize_t n = recv(x->fd, buf, cap, x->c->raw_busy ? MSG_DONTWAIT : 0);
-
-	if (n < 0)
-		return errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED ? -EAGAIN : -errno;
-	*ret_len = (size_t)n;
-	return 0;
-}
-
-static const struct pingpong_ops net_raw_ops = {
-    .send = net_raw_send, .recv = net_raw_recv, .lost_ms = NET_PING_TIMEOUT_MS};
-
-static int net_raw_role(struct pingpong_shm *s, void *arg, int side)
-{
-	struct net_pp x = {.c = arg, .side = side};
-	int rc;
-
-	if ((rc = netns_enter(side)) < 0 || (rc = net_udp(side, true, NET_RAW_PORT, &x.fd)) < 0)
-		return pingpong_fail(s, side, 2, "raw %s socket: %s", side ? "pong" : "ping", strerror(-rc));
-	net_rcvtimeo(x.fd, 100);
-	rc = pingpong_side(s, side, &x.c->o->b, &net_raw_ops, &x, "raw ping", "raw pong");
-	close(x.fd);
-	return rc;
-}
-
-/* A raw throughput end: its socket and a vector of 64 one-datagram messages. */
-struct net_mmsg {
-	int fd;
-	struct mmsghdr m[64];
-	struct iovec iov[64];
-	uint8_t buf[64][NET_MAX_FRAME];
-	union {
-		char buf[CMSG_SPACE(sizeof(uint16_t))];
-		struct cmsghdr align;
-	} gso;
-};
-
-/* Side's end in its namespace (B's unconnected), its datagrams of len bytes. 0 or -errno. */
-static int net_mmsg_open(struct net_mmsg *x, int side, size_t len)
-{
-	int rc = netns_enter(side);
-
-	memset(x, 0, sizeof(*x));
-	for (int i = 0; i < 64; i++) {
-		x->iov[i] = (struct iovec){x->buf[i], len};
-		x->m[i].msg_hdr.msg_iov = &x->iov[i];
-		x->m[i].msg_hdr.msg_iovlen = 1;
-	}
-	return rc < 0 ? rc : net_udp(side, side == 0, NET_RAW_PORT + 1, &x->fd);
-}
-
-static int net_raw_burst(struct net_ctx *c, void *arg, uint64_t n)
-{
-	struct net_mmsg *x = arg;
-	int rc;
-
-	for (int i = 0; i < NET_BATCH; i++)
-		local_put_counter(x->buf[i], c->raw_size, n + (uint64_t)i);
-	rc = sendmmsg(x->fd, x->m, c->raw_gso ? 1 : NET_BATCH, 0);
-	if (rc < 0 && (errno == ENOBUFS || errno == EAGAIN || errno == ECONNREFUSED || errno == EINTR))
-		return 0;
-	if (rc < 0)
-		return net_fail(c, -1, "sendmmsg: %s", strerror(errno));
-	return c->raw_gso ? rc * NET_BATCH : rc;
-}
-
-static int net_raw_take(struct net_ctx *c, void *arg)
-{
-	int rc =
-	    recvmmsg(((struct net_mmsg *)arg)->fd, ((struct net_mmsg *)arg)->m, 64, MSG_WAITFORONE, NULL);
-
-	if (rc < 0 && (errno == EAGAIN || errno == EINTR))
-		return 0;
-	return rc < 0 ? net_fail(c, -1, "recvmmsg: %s", strerror(errno)) : rc;
-}
-
-static int net_raw_sender(void *arg)
-{
-	static struct net_mmsg x;
-	struct net_ctx *c = arg;
-	int rc = net_mmsg_open(&x, 0, c->raw_size);
-
-	if (rc < 0)
-		return net_fail(c, 2, "raw sender socket: %s", strerror(-rc));
-	if (c->raw_gso) {
-		/* The whole batch as one message the kernel cuts into datagrams, as sddsd sends a run. */
-		uint16_t seg = (uint16_t)c->raw_size;
-		struct cmsghdr *cm;
-
-		x.m[0].msg_hdr.msg_iovlen = NET_BATCH;
-		x.m[0].msg_hdr.msg_control = x.gso.buf;
-		x.m[0].msg_hdr.msg_controllen = sizeof(x.gso.buf);
-		cm = CMSG_FIRSTHDR(&x.m[0].msg_hdr);
-		*cm = (struct cmsghdr){
-		    .cmsg_len = CMSG_LEN(sizeof(seg)), .cmsg_level = SOL_UDP, .cmsg_type = UDP_SEGMENT};
-		memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
-	}
-	rc = net_stream(c, net_raw_burst, &x);
-	close(x.fd);
-	return rc;
-}
-
-static int net_raw_receiver(void *arg)
-{
-	static struct net_mmsg x;
-	struct net_ctx *c = arg;
-	int rc = net_mmsg_open(&x, 1, NET_MAX_FRAME);
-
-	if (rc < 0)
-		return net_fail(c, 2, "raw receiver socket: %s", strerror(-rc));
-	net_rcvtimeo(x.fd, 300);
-	rc = net_count(c, net_raw_take, &x);
-	close(x.fd);
-	return rc;
-}
-
 /* ---- the runs ---- */
 
-/* One ping-pong; the sddsd path's also gives the legs. */
-static void net_latency(struct net_ctx *c, pingpong_role_fn role, const char *name, struct net_lat *ret)
+/* One ping-pong; through sddsd it also gives the legs. */
+static void net_latency(struct net_ctx *c, const char *name, struct net_lat *ret)
 {
 	const struct bench_opts *o = &c->o->b;
 	struct pingpong_run_args r = {
-	    .role = role, .arg = c, .ping_cpu = c->o->cpu[0], .pong_cpu = c->o->cpu[1], .name = name};
+	    .role = net_pp_role, .arg = c, .ping_cpu = c->o->cpu[0], .pong_cpu = c->o->cpu[1], .name = name};
 
 	fprintf(stderr, "sdds-bench net: latency, %s\n", name);
 	memset(c->shm, 0, sizeof(*c->shm));
 	pingpong_run(o, &r, &ret->lat);
-	if (role == net_sdds_pp && ret->lat.ok && ret->lat.done > 0 && !c->shm->legs_bad) {
+	if (!c->raw && ret->lat.ok && ret->lat.done > 0 && !c->shm->legs_bad) {
 		stats_compute(c->shm->legs, ret->lat.done, 1.0, &ret->ab);
 		stats_compute(c->shm->legs + o->iterations, ret->lat.done, 1.0, &ret->ba);
 		ret->legs = true;
 	}
 }
 
-/* One throughput run: writer in A, reader in B. */
-static void net_throughput(struct net_ctx *c, proc_role_fn writer, proc_role_fn reader, const char *name,
-			   struct tput_result *ret)
+/* One throughput run: the writer in A, the reader in B. */
+static void net_throughput(struct net_ctx *c, const char *name, struct tput_result *ret)
 {
 	struct net_shm *s = c->shm;
-	struct proc_pair p = {.fn = {writer, reader},
+	struct proc_pair p = {.fn = {net_writer, net_reader},
 			      .arg = {c, c},
 			      .cpu = {c->o->cpu[0], c->o->cpu[1]},
 			      .name = {"A side", "B side"},
@@ -751,7 +619,7 @@ static void net_sdds_throughput(struct net_ctx *c, const char *name, struct tput
 	double v0[3], v1[3];
 	bool before = net_ctl_counts(c, v0, fr->why) == 0;
 
-	net_throughput(c, net_sdds_writer, net_sdds_reader, name, t);
+	net_throughput(c, name, t);
 	if (before && !t->ok)
 		bench_why(fr->why, "no throughput run: %s", t->why);
 	if (!before || !t->ok || net_ctl_counts(c, v1, fr->why) < 0)
@@ -769,90 +637,48 @@ static void net_sdds_throughput(struct net_ctx *c, const char *name, struct tput
 }
 
 /*
- * The throughput run again with both daemons restarted marking each other
- * peer_pack. The plain configs are put back: a monolithic side reads A's.
- */
-static void net_packed_throughput(struct net_ctx *c, struct tput_result *t, struct net_frames *fr)
-{
-	netns_daemon_stop(0);
-	netns_daemon_stop(1);
-	c->pack = true;
-	if (net_daemons_up(c, t->why) == 0)
-		net_sdds_throughput(c, "sddsd, packed (peer_pack)", t, fr);
-	else
-		bench_why(fr->why, "%s", t->why);
-	c->pack = false;
-	if (net_write_side(c, 0) < 0 || net_write_side(c, 1) < 0)
-		fprintf(stderr, "sdds-bench net: cannot put the configs back in %s\n", netns.dir);
-}
-
-/* Side's Cyclone DDS config: tools/sdds-bench/cyclonedds-veth6.xml on its interface. */
-static int net_ddsperf_xml(int side)
-{
-	char name[32], text[1024];
-
-	snprintf(name, sizeof(name), "cyclonedds-%c.xml", 'a' + side);
-	snprintf(text, sizeof(text),
-		 "<?xml version=\"1.0\" encoding=\"UTF-8\" ?>\n"
-		 "<CycloneDDS xmlns=\"https://cdds.io/config\">\n"
-		 "  <Domain id=\"any\">\n"
-		 "    <General>\n"
-		 "      <Interfaces><NetworkInterface name=\"%s\"/></Interfaces>\n"
-		 "      <AllowMulticast>spdp</AllowMulticast>\n"
-		 "      <Transport>udp6</Transport>\n"
-		 "    </General>\n"
-		 "    <Discovery><ParticipantIndex>auto</ParticipantIndex>"
-		 "<MaxAutoParticipantIndex>20</MaxAutoParticipantIndex></Discovery>\n"
-		 "    <Tracing><Verbosity>warning</Verbosity><OutputFile>stderr</OutputFile></Tracing>\n"
-		 "  </Domain>\n"
-		 "</CycloneDDS>\n",
-		 netns.dev[side]);
-	return netns_write(name, text);
-}
-
-/*
- * ddsperf pong in B, ping in A, for ddsperf_seconds. Its payload is the
- * nearest it has: up to 4 bytes its OU topic (one 4-byte unsigned), else
- * its KS topic, whose size counts a 12-byte fixed part.
+ * ddsperf pong in B, ping in A, for ddsperf_seconds, configured as
+ * cyclonedds-veth6.xml on the side's interface. Its payload is the nearest
+ * it has: up to 4 bytes its OU topic (one 4-byte unsigned), else its KS
+ * topic, whose size counts a 12-byte fixed part.
  */
 static void net_ddsperf(struct net_ctx *c, struct net_results *r)
 {
+	static const char conf[] =
+	    "CYCLONEDDS_URI=<General><Interfaces><NetworkInterface "
+	    "name=\"%s\"/></Interfaces><AllowMulticast>spdp"
+	    "</AllowMulticast><Transport>udp6</Transport></General><Discovery><ParticipantIndex>auto"
+	    "</ParticipantIndex><MaxAutoParticipantIndex>20</MaxAutoParticipantIndex></Discovery><Tracing>"
+	    "<Verbosity>warning</Verbosity><OutputFile>stderr</OutputFile></Tracing>";
 	uint32_t size = c->o->b.size < 12 ? 12 : c->o->b.size;
 	bool ou = c->o->b.size <= 4;
 	int secs = (int)(c->o->ddsperf_seconds + 0.5), st;
-	char uri[PATH_MAX + 64], dur[16], log[PATH_MAX + 32], cmd[sizeof(r->dp.cmd) + 8], line[512],
+	char uri[2][512], dur[16], sz[24], log[PATH_MAX + 32], cmd[sizeof(r->dp.cmd) + 8], line[512],
 	    last[512] = "";
-	const char *argv[] = {"ip", "netns", "exec",	       netns.ns[1], "env", uri,	   "ddsperf", "-i",
+	const char *argv[] = {"ip", "netns", "exec",	       netns.ns[1], "env", uri[1], "ddsperf", "-i",
 			      "77", "-T",    ou ? "OU" : "KS", "-D",	    dur,   "pong", NULL};
 	struct proc_exec x = {.argv = argv, .log = log, .name = "ddsperf pong"};
 	pid_t pong;
 	FILE *f;
 
 	r->dp.ran = true;
-	if (ou)
-		snprintf(r->dp.payload, sizeof(r->dp.payload),
-			 "OU topic, 4 bytes (ddsperf has nothing smaller)");
-	else
-		snprintf(r->dp.payload, sizeof(r->dp.payload),
-			 "KS topic, %u bytes including its 12-byte fixed part", size);
+	snprintf(r->dp.payload, sizeof(r->dp.payload),
+		 ou ? "OU topic, 4 bytes (ddsperf has nothing smaller)"
+		    : "KS topic, %u bytes including its 12-byte fixed part",
+		 size);
 	if (mdrun_which("ddsperf", log, sizeof(log)) < 0) {
 		bench_why(r->dp.why, "ddsperf not installed (apt-get install cyclonedds-tools)");
 		return;
 	}
-	if (net_ddsperf_xml(0) < 0 || net_ddsperf_xml(1) < 0) {
-		bench_why(r->dp.why, "cannot write the Cyclone DDS configs");
-		return;
-	}
+	for (int i = 0; i < 2; i++)
+		snprintf(uri[i], sizeof(uri[i]), conf, netns.dev[i]);
 	netns_path("ddsperf-pong.txt", log, sizeof(log));
-	snprintf(uri, sizeof(uri), "CYCLONEDDS_URI=file://%s/cyclonedds-b.xml", netns.dir);
 	snprintf(dur, sizeof(dur), "%d", secs + 5);
 	if (proc_exec_start(&x, &pong, r->dp.why) < 0)
 		return;
-	snprintf(line, sizeof(line), ou ? "" : " size %u", size);
-	snprintf(
-	    r->dp.cmd, sizeof(r->dp.cmd),
-	    "ip netns exec %s env CYCLONEDDS_URI=file://%s/cyclonedds-a.xml ddsperf -i 77 -T %s -D %d ping%s",
-	    netns.ns[0], netns.dir, argv[10], secs, line);
+	snprintf(sz, sizeof(sz), ou ? "" : " size %u", size);
+	snprintf(r->dp.cmd, sizeof(r->dp.cmd), "ip netns exec %s env '%s' ddsperf -i 77 -T %s -D %d ping%s",
+		 netns.ns[0], uri[0], argv[10], secs, sz);
 	snprintf(cmd, sizeof(cmd), "%s 2>&1", r->dp.cmd);
 	fflush(stdout);
 	if ((f = popen(cmd, "r")) == NULL) {
@@ -882,8 +708,9 @@ static bool net_json_begin(struct json *j, const char *key, bool ok, const char 
 {
 	json_obj_begin(j, key);
 	json_bool(j, "ok", ok);
+	/* Only --monolithic-only leaves a run out without a reason. */
 	if (!ok)
-		json_str(j, "why", why);
+		json_str(j, "why", why[0] ? why : "not run (--monolithic-only)");
 	return ok;
 }
 
@@ -926,25 +753,11 @@ static void net_json_frames(struct json *j, const char *key, const struct net_fr
 	json_obj_end(j);
 }
 
-/*
- * The isolated leg's median over the mixed one's: the only ratio made here,
- * as report.py has no legs to divide. Null unless both runs were measured in
- * full with their legs.
- */
-static void net_json_leg_ratio(struct json *j, const char *key, const struct net_results *r, bool send)
-{
-	const struct stats *iso = send ? &r->sdds.ab : &r->sdds.ba,
-			   *mixed = send ? &r->mixed.ab : &r->mixed.ba;
-
-	if (r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) && bench_lat_full(&r->mixed.lat) &&
-	    mixed->median > 0)
-		json_num(j, key, iso->median / mixed->median);
-	else
-		json_null(j, key);
-}
-
 static void net_report_json(const struct net_opts *o, const struct net_results *r)
 {
+	/* The one ratio made here (report.py has no legs to divide): isolated over mixed, legs in full. */
+	bool split = r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) &&
+		     bench_lat_full(&r->mixed.lat) && r->mixed.ab.median > 0 && r->mixed.ba.median > 0;
 	struct json j;
 
 	json_init(&j, stdout);
@@ -985,8 +798,13 @@ static void net_report_json(const struct net_opts *o, const struct net_results *
 		net_json_lat(&j, "latency", &r->mono);
 		net_json_lat(&j, "latency_mixed", &r->mixed);
 		net_json_tput(&j, "throughput", &r->mono_tput);
-		net_json_leg_ratio(&j, "ratio_send", r, true);
-		net_json_leg_ratio(&j, "ratio_receive", r, false);
+		if (split) {
+			json_num(&j, "ratio_send", r->sdds.ab.median / r->mixed.ab.median);
+			json_num(&j, "ratio_receive", r->sdds.ba.median / r->mixed.ba.median);
+		} else {
+			json_null(&j, "ratio_send");
+			json_null(&j, "ratio_receive");
+		}
 	}
 	json_obj_end(&j);
 	json_obj_end(&j);
@@ -1007,8 +825,8 @@ enum {
 static void net_usage(FILE *f)
 {
 	fprintf(f, "usage: sdds-bench net [options]   (root: network namespaces and a veth pair)\n"
-		   "Latency (ping-pong, RTT/2) and throughput of clients through sddsd in two namespaces\n"
-		   "over veth, against raw UDPv6 and Cyclone DDS ddsperf; prints JSON.\n"
+		   "Latency (ping-pong, RTT/2) and throughput through sddsd in two namespaces over veth,\n"
+		   "against raw UDPv6 and Cyclone DDS ddsperf; prints JSON.\n"
 		   "  -n, --iterations N     measured round trips per latency run (default 100000)\n"
 		   "      --warmup N         unmeasured round trips first (default 1000)\n"
 		   "  -s, --size N           sample bytes, 1..100 (default 2)\n"
@@ -1086,31 +904,43 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 	return bench_cli_parse(&cli, argc, argv, &o->b, o);
 }
 
-/* The isolated runs: latency, throughput, the raw baselines, packed, ddsperf. */
+/* The runs with both daemons: latency, throughput, the raw baselines, packed, ddsperf. */
 static void net_isolated(struct net_ctx *c, struct net_results *r)
 {
-	const struct net_opts *o = c->o;
-
-	net_latency(c, net_sdds_pp, "net-sddsd", &r->sdds);
-	net_latency(c, net_raw_role, "net-raw", &r->raw);
-	if (o->poll) {
+	net_latency(c, "net-sddsd", &r->sdds);
+	c->raw = true;
+	net_latency(c, "net-raw", &r->raw);
+	if (c->o->poll) {
 		c->raw_busy = true;
-		net_latency(c, net_raw_role, "net-raw-busy", &r->raw_busy);
+		net_latency(c, "net-raw-busy", &r->raw_busy);
 	}
+	c->raw = false;
 	net_sdds_throughput(c, "sddsd", &r->sdds_tput, &r->frames);
 	/* Raw datagrams of sddsd's mean frame size, else of one sample. */
-	r->raw_size = o->b.size;
+	r->raw_size = c->o->b.size;
 	if (r->frames.ok) {
 		uint64_t mean = (r->frames.bytes + r->frames.frames / 2) / r->frames.frames;
 
 		r->raw_size = mean < 2 ? 2 : mean > NET_MAX_FRAME ? NET_MAX_FRAME : (uint32_t)mean;
 	}
 	c->raw_size = r->raw_size;
-	net_throughput(c, net_raw_sender, net_raw_receiver, "raw UDPv6 sendmmsg", &r->raw_tput);
+	c->raw = true;
+	net_throughput(c, "raw UDPv6 sendmmsg", &r->raw_tput);
 	c->raw_gso = true;
-	net_throughput(c, net_raw_sender, net_raw_receiver, "raw UDPv6 GSO", &r->raw_gso_tput);
-	net_packed_throughput(c, &r->packed_tput, &r->packed_frames);
-	if (!o->no_ddsperf)
+	net_throughput(c, "raw UDPv6 GSO", &r->raw_gso_tput);
+	c->raw = false;
+	/* Packed: both daemons restarted marking each other peer_pack, then the plain configs put back. */
+	netns_daemon_stop(0);
+	netns_daemon_stop(1);
+	c->pack = true;
+	if (net_daemons_up(c, r->packed_tput.why) == 0)
+		net_sdds_throughput(c, "sddsd, packed (peer_pack)", &r->packed_tput, &r->packed_frames);
+	else
+		bench_why(r->packed_frames.why, "%s", r->packed_tput.why);
+	c->pack = false;
+	if (net_write_side(c, 0) < 0 || net_write_side(c, 1) < 0)
+		fprintf(stderr, "sdds-bench net: cannot put the configs back in %s\n", netns.dir);
+	if (!c->o->no_ddsperf)
 		net_ddsperf(c, r);
 }
 
@@ -1118,7 +948,7 @@ int net_main(int argc, char **argv)
 {
 	static struct net_ctx c;
 	static struct net_results r;
-	char sddsd_buf[PATH_MAX], why[BENCH_WHY_MAX];
+	char sddsd[PATH_MAX], why[BENCH_WHY_MAX] = "";
 	struct proc_shm shm;
 	struct net_opts o;
 	int rc = net_parse(argc, argv, &o);
@@ -1131,11 +961,11 @@ int net_main(int argc, char **argv)
 			NET_EXIT_CANNOT);
 		return NET_EXIT_CANNOT;
 	}
-	if (sddsd_find(o.b.sddsd_path, sddsd_buf, sizeof(sddsd_buf)) < 0) {
+	if (sddsd_find(o.b.sddsd_path, sddsd, sizeof(sddsd)) < 0) {
 		fprintf(stderr, "sdds-bench net: sddsd not found (give --sddsd PATH)\n");
 		return 1;
 	}
-	o.b.sddsd_path = sddsd_buf;
+	o.b.sddsd_path = sddsd;
 	if (o.b.iterations < 100000)
 		fprintf(stderr, "sdds-bench: note: %llu iterations; report figures from >= 100000\n",
 			(unsigned long long)o.b.iterations);
@@ -1147,35 +977,34 @@ int net_main(int argc, char **argv)
 	c.o = &o;
 	c.shm = shm.base;
 	fprintf(stderr, "sdds-bench net: namespaces, veth, daemons\n");
-	if (net_setup(&c, why) < 0) {
-		fprintf(stderr, "sdds-bench net: setup failed: %s\n", why);
+	netns.cpu[0] = o.cpu[0];
+	netns.cpu[1] = o.cpu[1];
+	if (netns_pair_setup("bn", "vna", "vnb") < 0 || net_daemons_up(&c, why) < 0) {
+		fprintf(stderr, "sdds-bench net: setup failed: %s\n", why[0] ? why : netns.why);
 		netns_cleanup();
 		proc_shm_free(&shm);
-		return strstr(why, "ip netns add") != NULL ? NET_EXIT_CANNOT : 1;
+		return strstr(netns.why, "ip netns add") != NULL ? NET_EXIT_CANNOT : 1;
+	}
+	for (int s = 0; s < 2; s++) {
+		netns_path(s ? "b.sock" : "a.sock", c.w.sock[s], sizeof(c.w.sock[s]));
+		netns_path(s ? "b.conf" : "a.conf", c.w.conf[s], sizeof(c.w.conf[s]));
 	}
 	net_find_sddsctl(&c);
-	if (o.mono_only) {
-		char *skipped[] = {r.sdds.lat.why,    r.raw.lat.why,	  r.raw_busy.lat.why, r.mixed.lat.why,
-				   r.sdds_tput.why,   r.raw_tput.why,	  r.raw_gso_tput.why, r.frames.why,
-				   r.packed_tput.why, r.packed_frames.why};
-
-		for (size_t i = 0; i < sizeof(skipped) / sizeof(skipped[0]); i++)
-			bench_why(skipped[i], "not run (--monolithic-only)");
+	if (o.mono_only)
 		o.no_ddsperf = true;
-	} else {
+	else
 		net_isolated(&c, &r);
-	}
 	if (o.monolithic) {
 		/* A side's port is free once its daemon is gone; its monolithic client reads that daemon's
 		 * config. */
 		netns_daemon_stop(0);
 		c.w.mono[0] = true;
 		if (!o.mono_only)
-			net_latency(&c, net_sdds_pp, "net-mixed", &r.mixed);
+			net_latency(&c, "net-mixed", &r.mixed);
 		netns_daemon_stop(1);
 		c.w.mono[1] = true;
-		net_latency(&c, net_sdds_pp, "net-mono", &r.mono);
-		net_throughput(&c, net_sdds_writer, net_sdds_reader, "monolithic", &r.mono_tput);
+		net_latency(&c, "net-mono", &r.mono);
+		net_throughput(&c, "monolithic", &r.mono_tput);
 	}
 	netns_cleanup();
 	proc_shm_free(&shm);
