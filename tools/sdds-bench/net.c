@@ -60,7 +60,7 @@
 
 struct net_opts {
 	struct bench_opts b;
-	bool monolithic, mono_only, poll, no_ddsperf;
+	int monolithic, mono_only, poll, no_ddsperf; /* set by getopt */
 	double ddsperf_seconds;
 	int cpu[2]; /* --cpus: every process of a side (daemon, clients) on one CPU */
 };
@@ -596,19 +596,16 @@ static int net_ctl_counts(struct net_ctx *c, double v[3], char *why)
 	return rc < 0 ? -1 : 0;
 }
 
-/* sddsctl next to sddsd in the build tree or the install, else on PATH. */
+/* sddsctl beside sddsd in the build tree, else on PATH; "" when neither. */
 static void net_find_sddsctl(struct net_ctx *c)
 {
-	static const char *const rel[] = {"../tools/sddsctl/sddsctl", "sddsctl"};
 	const char *d = c->o->b.sddsd_path, *slash = strrchr(d, '/');
 	char cand[PATH_MAX + 64];
 
-	for (int i = 0; slash != NULL && i < 2; i++) {
-		snprintf(cand, sizeof(cand), "%.*s/%s", (int)(slash - d), d, rel[i]);
-		if (access(cand, X_OK) == 0 && realpath(cand, c->sddsctl) != NULL)
-			return;
-	}
-	if (mdrun_which("sddsctl", c->sddsctl, sizeof(c->sddsctl)) < 0)
+	snprintf(cand, sizeof(cand), "%.*s/../tools/sddsctl/sddsctl", slash ? (int)(slash - d) : 1,
+		 slash ? d : ".");
+	if ((access(cand, X_OK) != 0 || realpath(cand, c->sddsctl) == NULL) &&
+	    mdrun_which("sddsctl", c->sddsctl, sizeof(c->sddsctl)) < 0)
 		c->sddsctl[0] = '\0';
 }
 
@@ -813,34 +810,21 @@ static void net_report_json(const struct net_opts *o, const struct net_results *
 
 /* ---- command line ---- */
 
-enum {
-	NET_OPT_MONO = BENCH_OPT_OWN,
-	NET_OPT_MONO_ONLY,
-	NET_OPT_POLL,
-	NET_OPT_NO_DDSPERF,
-	NET_OPT_DDSPERF_S,
-	NET_OPT_CPUS
-};
+enum { NET_OPT_DDSPERF_S = BENCH_OPT_OWN, NET_OPT_CPUS };
 
 static void net_usage(FILE *f)
 {
 	fprintf(f, "usage: sdds-bench net [options]   (root: network namespaces and a veth pair)\n"
 		   "Latency (ping-pong, RTT/2) and throughput through sddsd in two namespaces over veth,\n"
 		   "against raw UDPv6 and Cyclone DDS ddsperf; prints JSON.\n"
-		   "  -n, --iterations N     measured round trips per latency run (default 100000)\n"
-		   "      --warmup N         unmeasured round trips first (default 1000)\n"
-		   "  -s, --size N           sample bytes, 1..100 (default 2)\n"
-		   "      --max-seconds S    cap on the measured part of one latency run (default 60)\n"
-		   "  -t, --tput-seconds S   length of one throughput run (default 2)\n"
-		   "      --poll             polling daemons, and a busy-polled raw ping-pong too\n"
-		   "      --ddsperf-seconds S  length of the ddsperf run (default 10)\n"
-		   "      --no-ddsperf       do not run ddsperf\n"
-		   "      --monolithic       also the monolithic path (side A, then both sides)\n"
-		   "      --monolithic-only  only the monolithic ping-pong and throughput\n"
-		   "      --cpus A,B         side A's processes on CPU A, side B's on CPU B\n"
-		   "      --sddsd PATH       the daemon binary\n"
-		   "      --raw PREFIX       per-iteration one-way ns to PREFIX-net-<run>.txt\n"
-		   "      --json             accepted: the output is JSON anyway\n"
+		   "  -n, --iterations N (100000)  --warmup N (1000)  -s, --size N (1..100, 2)\n"
+		   "  --max-seconds S (60, per latency run)  -t, --tput-seconds S (2)\n"
+		   "  --poll              polling daemons, and a busy-polled raw ping-pong too\n"
+		   "  --ddsperf-seconds S (10), --no-ddsperf\n"
+		   "  --monolithic        also the monolithic path (side A, then both sides)\n"
+		   "  --monolithic-only   only the monolithic ping-pong and throughput\n"
+		   "  --cpus A,B          side A's processes on CPU A, side B's on CPU B\n"
+		   "  --sddsd PATH, --raw PREFIX (one-way ns to PREFIX-net-<run>.txt), --json (accepted)\n"
 		   "Exit: 0 every run succeeded, 1 a run failed, 2 usage, 77 cannot run here.\n");
 }
 
@@ -848,39 +832,23 @@ static int net_option(void *ctx, int c, const char *arg)
 {
 	struct net_opts *o = ctx;
 
-	switch (c) {
-	case NET_OPT_DDSPERF_S:
-		return bench_parse_double(arg, 1, 3600, &o->ddsperf_seconds);
-	case NET_OPT_CPUS:
+	if (c == NET_OPT_CPUS)
 		return bench_parse_cpus(arg, 2, o->cpu);
-	case NET_OPT_POLL:
-		o->poll = true;
-		break;
-	case NET_OPT_NO_DDSPERF:
-		o->no_ddsperf = true;
-		break;
-	case NET_OPT_MONO_ONLY:
-		o->mono_only = true;
-		/* fall through */
-	case NET_OPT_MONO:
-		o->monolithic = true;
-		break;
-	}
-	return 0;
+	return c == NET_OPT_DDSPERF_S ? bench_parse_double(arg, 1, 3600, &o->ddsperf_seconds) : 0;
 }
 
 static int net_parse(int argc, char **argv, struct net_opts *o)
 {
-	static const struct option own[] = {
-	    {"poll", no_argument, NULL, NET_OPT_POLL},
+	const struct option own[] = {
+	    {"poll", no_argument, &o->poll, 1},
+	    {"no-ddsperf", no_argument, &o->no_ddsperf, 1},
+	    {"monolithic", no_argument, &o->monolithic, 1},
+	    {"monolithic-only", no_argument, &o->mono_only, 1},
 	    {"ddsperf-seconds", required_argument, NULL, NET_OPT_DDSPERF_S},
-	    {"no-ddsperf", no_argument, NULL, NET_OPT_NO_DDSPERF},
-	    {"monolithic", no_argument, NULL, NET_OPT_MONO},
-	    {"monolithic-only", no_argument, NULL, NET_OPT_MONO_ONLY},
 	    {"cpus", required_argument, NULL, NET_OPT_CPUS},
 	    {NULL, 0, NULL, 0},
 	};
-	static const struct bench_cli cli = {
+	const struct bench_cli cli = {
 	    .prog = "sdds-bench net",
 	    .common = BENCH_OPT_ITERATIONS | BENCH_OPT_WARMUP | BENCH_OPT_SIZE | BENCH_OPT_MAX_SECONDS |
 		      BENCH_OPT_TPUT_SECONDS | BENCH_OPT_SDDSD | BENCH_OPT_RAW | BENCH_OPT_JSON,
@@ -890,6 +858,7 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 	    .parse = net_option,
 	    .usage = net_usage,
 	};
+	int rc;
 
 	*o = (struct net_opts){
 	    .b = {.size = 2,
@@ -901,7 +870,9 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 	    .ddsperf_seconds = 10,
 	    .cpu = {BENCH_CPU_ANY, BENCH_CPU_ANY},
 	};
-	return bench_cli_parse(&cli, argc, argv, &o->b, o);
+	rc = bench_cli_parse(&cli, argc, argv, &o->b, o);
+	o->monolithic |= o->mono_only;
+	return rc;
 }
 
 /* The runs with both daemons: latency, throughput, the raw baselines, packed, ddsperf. */
