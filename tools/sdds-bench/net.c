@@ -129,48 +129,31 @@ static void net_topic_desc(const char *name, uint16_t id, uint32_t size, sdds_fi
 static int net_write_side(const struct net_ctx *c, int side)
 {
 	static const char *const topic[2] = {"ping", "pong"}, *const ip[2] = {"fe80::a", "fe80::b"};
-	char *xml = NULL, extra[128];
-	size_t len = 0;
-	FILE *f = open_memstream(&xml, &len);
-	int rc;
+	uint32_t size = c->o->b.size;
+	const char *seq = size == 1 ? "octet" : "unsigned_short";
+	char pad[80] = "", xml[1536], extra[64];
 
-	if (f == NULL)
-		return -1;
-	fprintf(f,
-		"<project name=\"bench%c\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" "
-		"iface=\"%s\" port=\"23234\">\n",
-		'a' + side, ip[side], netns.dev[side]);
-	for (int t = 0; t < 2; t++) {
-		sdds_field fl[2];
-		sdds_topic_desc d;
-
-		net_topic_desc(topic[t], (uint16_t)(0xA + t), c->o->b.size, fl, &d);
-		fprintf(f, "  <topic name=\"%s\" domain=\"2\" id=\"%X\">\n", d.name, d.id);
-		for (size_t i = 0; i < d.n_fields; i++) {
-			fprintf(f, "    <attribute name=\"%s\" type=\"DDS_%s\"", fl[i].name,
-				fl[i].type == SDDS_FIELD_STRING	 ? "string"
-				: fl[i].type == SDDS_FIELD_OCTET ? "octet"
-								 : "unsigned_short");
-			/* The node config gives a string's K characters; the field has K + 1 bytes. */
-			if (fl[i].type == SDDS_FIELD_STRING)
-				fprintf(f, " size=\"%u\"", fl[i].size - 1);
-			fprintf(f, "/>\n");
-		}
-		fprintf(f, "  </topic>\n");
-	}
-	fprintf(f,
-		"  <role topic=\"%s\" type=\"publisher\"/>\n  <role topic=\"%s\" type=\"subscriber\"/>\n"
-		"  <subscription topic=\"%s\"><subscriber ip=\"%s\"/></subscription>\n</project>\n",
-		topic[side], topic[!side], topic[side], ip[!side]);
-	if (fclose(f) != 0) {
-		free(xml);
-		return -1;
-	}
+	/* The layout of net_topic_desc; the node config gives a string's K characters, not its K + 1 bytes.
+	 */
+	if (size == 3)
+		snprintf(pad, sizeof(pad), "<attribute name=\"pad\" type=\"DDS_octet\"/>");
+	else if (size > 3)
+		snprintf(pad, sizeof(pad), "<attribute name=\"pad\" type=\"DDS_string\" size=\"%u\"/>",
+			 size - 3);
+	snprintf(xml, sizeof(xml),
+		 "<project name=\"bench%c\" endian=\"little\" os=\"linux\" protocol=\"AF_INET6\" ip=\"%s\" "
+		 "iface=\"%s\" port=\"23234\">\n"
+		 "  <topic name=\"ping\" domain=\"2\" id=\"A\"><attribute name=\"seq\" "
+		 "type=\"DDS_%s\"/>%s</topic>\n"
+		 "  <topic name=\"pong\" domain=\"2\" id=\"B\"><attribute name=\"seq\" "
+		 "type=\"DDS_%s\"/>%s</topic>\n"
+		 "  <role topic=\"%s\" type=\"publisher\"/>\n  <role topic=\"%s\" type=\"subscriber\"/>\n"
+		 "  <subscription topic=\"%s\"><subscriber ip=\"%s\"/></subscription>\n</project>\n",
+		 'a' + side, ip[side], netns.dev[side], seq, pad, seq, pad, topic[side], topic[!side],
+		 topic[side], ip[!side]);
 	snprintf(extra, sizeof(extra), "poll = %s\n%s%s%s", c->o->poll ? "true" : "false",
 		 c->pack ? "peer_pack = " : "", c->pack ? ip[!side] : "", c->pack ? "\n" : "");
-	rc = netns_write_configs(side, xml, extra);
-	free(xml);
-	return rc;
+	return netns_write_configs(side, xml, extra);
 }
 
 /* Both sides' configs, then both daemons, pinned to --cpus. 0 or -1 with why. */
