@@ -159,16 +159,14 @@ static int net_write_side(const struct net_ctx *c, int side)
 /* Both sides' configs, then both daemons, pinned to --cpus. 0 or -1 with why. */
 static int net_daemons_up(const struct net_ctx *c, char *why)
 {
-	if (net_write_side(c, 0) < 0 || net_write_side(c, 1) < 0) {
+	if (net_write_side(c, 0) < 0 || net_write_side(c, 1) < 0)
 		bench_why(why, "cannot write the configs in %s", netns.dir);
-		return -1;
-	}
-	if (netns_daemon_start(0, c->o->b.sddsd_path, "a.log") < 0 ||
-	    netns_daemon_start(1, c->o->b.sddsd_path, "b.log") < 0) {
+	else if (netns_daemon_start(0, c->o->b.sddsd_path, "a.log") < 0 ||
+		 netns_daemon_start(1, c->o->b.sddsd_path, "b.log") < 0)
 		bench_why(why, "%s", netns.why);
-		return -1;
-	}
-	return 0;
+	else
+		return 0;
+	return -1;
 }
 
 /* Records why an end failed (the first reason wins) and returns code. */
@@ -330,13 +328,8 @@ static void net_pp_legs(void *arg, uint64_t k, uint64_t i, int64_t t0, int64_t t
 
 /* By c->raw: a ping unanswered for a second is lost, the next one goes out. */
 static const struct pingpong_ops net_pp_ops[2] = {
-    {.send = net_pp_send,
-     .recv = net_pp_recv,
-     .strerror = sdds_strerror,
-     .measured = net_pp_legs,
-     .lost_ms = 1000},
-    {.send = net_pp_send, .recv = net_pp_recv, .lost_ms = 1000},
-};
+    {net_pp_send, net_pp_recv, sdds_strerror, net_pp_legs, 1000},
+    {net_pp_send, net_pp_recv, NULL, NULL, 1000}};
 
 /* The writer: streams for tput_seconds once the reader is ready, in batches of NET_BATCH. */
 static int net_stream(struct net_end *x)
@@ -414,9 +407,7 @@ static int net_part(struct net_ctx *c, enum net_part part, struct pingpong_shm *
 	static struct net_end x;
 	int rc;
 
-	memset(&x, 0, sizeof(x));
-	x.c = c;
-	x.side = part & 1;
+	x = (struct net_end){.c = c, .side = part & 1};
 	/* Through sddsd the ping-pong is reliable, the throughput run best effort into a deep reader. */
 	rc = c->raw ? net_raw_open(&x, part) : net_client_open(&x, s != NULL, part == NET_READER ? 4096 : 64);
 	if (rc != 0)
@@ -522,36 +513,6 @@ static void net_latency(struct net_ctx *c, const char *name, struct net_lat *ret
 	}
 }
 
-/* One throughput run: the writer in A, the reader in B. */
-static void net_throughput(struct net_ctx *c, const char *name, struct tput_result *ret)
-{
-	struct net_shm *s = c->shm;
-	struct proc_pair p = {.fn = {net_writer, net_reader},
-			      .arg = {c, c},
-			      .cpu = {c->o->cpu[0], c->o->cpu[1]},
-			      .name = {"A side", "B side"},
-			      .why = {s->why, NULL}};
-
-	fprintf(stderr, "sdds-bench net: throughput, %s\n", name);
-	memset(s, 0, sizeof(*s));
-	ret->ran = true;
-	if (proc_run_pair(&p, bench_now_ns() + (int64_t)((c->o->b.tput_seconds + 25) * 1e9), ret->why) < 0)
-		return;
-	ret->written = s->sent;
-	ret->received = s->received;
-	ret->lost = s->rlost;
-	ret->seconds = (double)(s->last_ns - s->first_ns) / 1e9;
-	if (s->w_end_ns > s->w_start_ns)
-		ret->writer_rate = (double)ret->written / ((double)(s->w_end_ns - s->w_start_ns) / 1e9);
-	if (ret->received < 2 || ret->seconds <= 0) {
-		bench_why(ret->why, "%llu received of %llu sent", (unsigned long long)ret->received,
-			  (unsigned long long)ret->written);
-		return;
-	}
-	ret->rate = (double)(ret->received - 1) / ret->seconds;
-	ret->ok = true;
-}
-
 /* Daemon B's totals of frames, samples and bytes in (sddsctl --json net) into v. 0, or -1 with why. */
 static int net_ctl_counts(struct net_ctx *c, double v[3], char *why)
 {
@@ -592,28 +553,53 @@ static void net_find_sddsctl(struct net_ctx *c)
 		c->sddsctl[0] = '\0';
 }
 
-/* The sddsd throughput run between two readings of daemon B's counters. */
-static void net_sdds_throughput(struct net_ctx *c, const char *name, struct tput_result *t,
-				struct net_frames *fr)
+/*
+ * One throughput run, the writer in A and the reader in B; when fr is given,
+ * daemon B's counters around it give the frames that carried its samples.
+ */
+static void net_throughput(struct net_ctx *c, const char *name, struct tput_result *ret,
+			   struct net_frames *fr)
 {
+	struct net_shm *s = c->shm;
+	struct proc_pair p = {.fn = {net_writer, net_reader},
+			      .arg = {c, c},
+			      .cpu = {c->o->cpu[0], c->o->cpu[1]},
+			      .name = {"A side", "B side"},
+			      .why = {s->why, NULL}};
 	double v0[3], v1[3];
-	bool before = net_ctl_counts(c, v0, fr->why) == 0;
+	bool before = fr != NULL && net_ctl_counts(c, v0, fr->why) == 0;
 
-	net_throughput(c, name, t);
-	if (before && !t->ok)
-		bench_why(fr->why, "no throughput run: %s", t->why);
-	if (!before || !t->ok || net_ctl_counts(c, v1, fr->why) < 0)
+	fprintf(stderr, "sdds-bench net: throughput, %s\n", name);
+	memset(s, 0, sizeof(*s));
+	ret->ran = true;
+	if (proc_run_pair(&p, bench_now_ns() + (int64_t)((c->o->b.tput_seconds + 25) * 1e9), ret->why) < 0)
+		goto frames;
+	ret->written = s->sent;
+	ret->received = s->received;
+	ret->lost = s->rlost;
+	ret->seconds = (double)(s->last_ns - s->first_ns) / 1e9;
+	if (s->w_end_ns > s->w_start_ns)
+		ret->writer_rate = (double)ret->written / ((double)(s->w_end_ns - s->w_start_ns) / 1e9);
+	ret->ok = ret->received >= 2 && ret->seconds > 0;
+	if (ret->ok)
+		ret->rate = (double)(ret->received - 1) / ret->seconds;
+	else
+		bench_why(ret->why, "%llu received of %llu sent", (unsigned long long)ret->received,
+			  (unsigned long long)ret->written);
+frames:
+	if (before && !ret->ok)
+		bench_why(fr->why, "no throughput run: %s", ret->why);
+	if (!before || !ret->ok || net_ctl_counts(c, v1, fr->why) < 0)
 		return;
 	fr->frames = (uint64_t)(v1[0] - v0[0]);
 	fr->samples = (uint64_t)(v1[1] - v0[1]);
 	fr->bytes = (uint64_t)(v1[2] - v0[2]);
-	if (fr->frames < 2) {
+	fr->ok = fr->frames >= 2;
+	if (!fr->ok)
 		bench_why(fr->why, "%llu frames arrived", (unsigned long long)fr->frames);
-		return;
-	}
-	/* Over the reader's interval, as the samples/s: a frame is taken with its samples. */
-	fr->rate = (double)fr->frames * ((double)(t->received - 1) / (double)t->received) / t->seconds;
-	fr->ok = true;
+	else /* over the reader's interval, as the samples/s: a frame is taken with its samples */
+		fr->rate =
+		    (double)fr->frames * ((double)(ret->received - 1) / (double)ret->received) / ret->seconds;
 }
 
 /*
@@ -869,7 +855,7 @@ static void net_isolated(struct net_ctx *c, struct net_results *r)
 		net_latency(c, "net-raw-busy", &r->raw_busy);
 	}
 	c->raw = false;
-	net_sdds_throughput(c, "sddsd", &r->sdds_tput, &r->frames);
+	net_throughput(c, "sddsd", &r->sdds_tput, &r->frames);
 	/* Raw datagrams of sddsd's mean frame size, else of one sample. */
 	r->raw_size = c->o->b.size;
 	if (r->frames.ok) {
@@ -879,16 +865,16 @@ static void net_isolated(struct net_ctx *c, struct net_results *r)
 	}
 	c->raw_size = r->raw_size;
 	c->raw = true;
-	net_throughput(c, "raw UDPv6 sendmmsg", &r->raw_tput);
+	net_throughput(c, "raw UDPv6 sendmmsg", &r->raw_tput, NULL);
 	c->raw_gso = true;
-	net_throughput(c, "raw UDPv6 GSO", &r->raw_gso_tput);
+	net_throughput(c, "raw UDPv6 GSO", &r->raw_gso_tput, NULL);
 	c->raw = false;
 	/* Packed: both daemons restarted marking each other peer_pack, then the plain configs put back. */
 	netns_daemon_stop(0);
 	netns_daemon_stop(1);
 	c->pack = true;
 	if (net_daemons_up(c, r->packed_tput.why) == 0)
-		net_sdds_throughput(c, "sddsd, packed (peer_pack)", &r->packed_tput, &r->packed_frames);
+		net_throughput(c, "sddsd, packed (peer_pack)", &r->packed_tput, &r->packed_frames);
 	else
 		bench_why(r->packed_frames.why, "%s", r->packed_tput.why);
 	c->pack = false;
@@ -949,8 +935,7 @@ int net_main(int argc, char **argv)
 	else
 		net_isolated(&c, &r);
 	if (o.monolithic) {
-		/* A side's port is free once its daemon is gone; its monolithic client reads that daemon's
-		 * config. */
+		/* A daemon's port is free once it is gone; the monolithic side reads its config. */
 		netns_daemon_stop(0);
 		c.w.mono[0] = true;
 		if (!o.mono_only)
@@ -958,7 +943,7 @@ int net_main(int argc, char **argv)
 		netns_daemon_stop(1);
 		c.w.mono[1] = true;
 		net_latency(&c, "net-mono", &r.mono);
-		net_throughput(&c, "monolithic", &r.mono_tput);
+		net_throughput(&c, "monolithic", &r.mono_tput, NULL);
 	}
 	netns_cleanup();
 	proc_shm_free(&shm);
