@@ -133,8 +133,7 @@ static int net_write_side(const struct net_ctx *c, int side)
 	const char *seq = size == 1 ? "octet" : "unsigned_short";
 	char pad[80] = "", xml[1536], extra[64];
 
-	/* The layout of net_topic_desc; the node config gives a string's K characters, not its K + 1 bytes.
-	 */
+	/* net_topic_desc's layout; the node config counts a string's characters, not its bytes. */
 	if (size == 3)
 		snprintf(pad, sizeof(pad), "<attribute name=\"pad\" type=\"DDS_octet\"/>");
 	else if (size > 3)
@@ -721,7 +720,7 @@ static void net_json_frames(struct json *j, const char *key, const struct net_fr
 
 static void net_report_json(const struct net_opts *o, const struct net_results *r)
 {
-	/* The one ratio made here (report.py has no legs to divide): isolated over mixed, legs in full. */
+	/* The leg ratios report.py reads: isolated over mixed, both runs measured in full. */
 	bool split = r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) &&
 		     bench_lat_full(&r->mixed.lat) && r->mixed.ab.median > 0 && r->mixed.ba.median > 0;
 	struct json j;
