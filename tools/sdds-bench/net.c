@@ -571,21 +571,21 @@ static void net_throughput(struct net_ctx *c, const char *name, struct tput_resu
 	fprintf(stderr, "sdds-bench net: throughput, %s\n", name);
 	memset(s, 0, sizeof(*s));
 	ret->ran = true;
-	if (proc_run_pair(&p, bench_now_ns() + (int64_t)((c->o->b.tput_seconds + 25) * 1e9), ret->why) < 0)
-		goto frames;
-	ret->written = s->sent;
-	ret->received = s->received;
-	ret->lost = s->rlost;
-	ret->seconds = (double)(s->last_ns - s->first_ns) / 1e9;
-	if (s->w_end_ns > s->w_start_ns)
-		ret->writer_rate = (double)ret->written / ((double)(s->w_end_ns - s->w_start_ns) / 1e9);
-	ret->ok = ret->received >= 2 && ret->seconds > 0;
-	if (ret->ok)
-		ret->rate = (double)(ret->received - 1) / ret->seconds;
-	else
-		bench_why(ret->why, "%llu received of %llu sent", (unsigned long long)ret->received,
-			  (unsigned long long)ret->written);
-frames:
+	if (proc_run_pair(&p, bench_now_ns() + (int64_t)((c->o->b.tput_seconds + 25) * 1e9), ret->why) == 0) {
+		ret->written = s->sent;
+		ret->received = s->received;
+		ret->lost = s->rlost;
+		ret->seconds = (double)(s->last_ns - s->first_ns) / 1e9;
+		if (s->w_end_ns > s->w_start_ns)
+			ret->writer_rate =
+			    (double)ret->written / ((double)(s->w_end_ns - s->w_start_ns) / 1e9);
+		ret->ok = ret->received >= 2 && ret->seconds > 0;
+		if (ret->ok)
+			ret->rate = (double)(ret->received - 1) / ret->seconds;
+		else
+			bench_why(ret->why, "%llu received of %llu sent", (unsigned long long)ret->received,
+				  (unsigned long long)ret->written);
+	}
 	if (before && !ret->ok)
 		bench_why(fr->why, "no throughput run: %s", ret->why);
 	if (!before || !ret->ok || net_ctl_counts(c, v1, fr->why) < 0)
@@ -593,12 +593,11 @@ frames:
 	fr->frames = (uint64_t)(v1[0] - v0[0]);
 	fr->samples = (uint64_t)(v1[1] - v0[1]);
 	fr->bytes = (uint64_t)(v1[2] - v0[2]);
+	/* Over the reader's interval, as the samples/s: a frame is taken with its samples. */
+	fr->rate = (double)fr->frames * ((double)(ret->received - 1) / (double)ret->received) / ret->seconds;
 	fr->ok = fr->frames >= 2;
 	if (!fr->ok)
 		bench_why(fr->why, "%llu frames arrived", (unsigned long long)fr->frames);
-	else /* over the reader's interval, as the samples/s: a frame is taken with its samples */
-		fr->rate =
-		    (double)fr->frames * ((double)(ret->received - 1) / (double)ret->received) / ret->seconds;
 }
 
 /*
