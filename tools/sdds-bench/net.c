@@ -525,7 +525,7 @@ static int net_ctl_counts(struct net_ctx *c, double v[3], char *why)
 		return -1;
 	}
 	fflush(stdout);
-	if (netns_ctl_json(1, c->sddsctl, "net 2>/dev/null", buf, sizeof(buf)) < 0 ||
+	if (netns_ctl_json(1, c->sddsctl, "net", buf, sizeof(buf)) < 0 ||
 	    (doc = mdrun_json_parse(buf)) == NULL) {
 		bench_why(why, "sddsctl net: no JSON object");
 		return -1;
