@@ -10,12 +10,13 @@
  *                  --ddsperf-seconds 2 --sddsd SDDSD
  * and checks: exit 0; one JSON object (python3's json module; 77 without
  * python3) with the payload size asked for, every latency figure of the
- * sddsd path and of the raw UDPv6 baseline positive, the ratios present,
- * both throughput rates positive, the frames daemon B counted with the
- * frames ratio, the monolithic path (mixed and both sides) with its
- * latency figures, legs, throughput and ratios, and ddsperf either with its
- * summary and payload or with the reason it did not run. Then: a bad size
- * is a usage error (2), and an unprivileged user gets 77 and the reason.
+ * sddsd path and of the raw UDPv6 baseline positive, every throughput rate
+ * positive, the frames daemon B counted, the monolithic path (mixed and
+ * both sides) with its latency figures, legs, throughput and the leg
+ * ratios report.py reads (the other ratios are report.py's, made from these
+ * figures), and ddsperf either with its summary and payload or with the
+ * reason it did not run. Then: a bad size is a usage error (2), and an
+ * unprivileged user gets 77 and the reason.
  * Figures are never compared with a bound: this is not a timed test.
  */
 #include <errno.h>
@@ -50,14 +51,12 @@ static const char *const check_py =
     "    for f in ('median_us', 'p99_us', 'p999_us', 'max_us', 'min_us'):\n"
     "        assert l[f] > 0, (k, f, l)\n"
     "    assert l['median_us'] <= l['p99_us'] <= l['p999_us'] <= l['max_us'], l\n"
-    "assert d['latency']['ratio_median'] > 0 and d['latency']['ratio_p99'] > 0, d['latency']\n"
     "for k in ('sddsd', 'raw_udp6_sendmmsg', 'raw_udp6_gso'):\n"
     "    t = d['throughput'][k]\n"
     "    assert t['ok'] is True and t['rate'] > 0 and t['received'] > 0 and t['sent'] > 0, t\n"
-    "assert d['throughput']['ratio'] > 0, d['throughput']\n"
     "f = d['throughput']['sddsd_frames']\n"
     "assert f['ok'] is True and f['rate'] > 0 and f['frames'] > 0 and f['bytes'] > 0, f\n"
-    "assert d['throughput']['frames_ratio'] > 0 and d['throughput']['raw_datagram_bytes'] >= 3, d\n"
+    "assert d['throughput']['raw_datagram_bytes'] >= 3, d\n"
     "assert f['samples'] == f['frames'], ('one sample per frame toward a plain peer', f)\n"
     "t = d['throughput']['sddsd_packed']\n"
     "assert t['ok'] is True and t['rate'] > 0, t\n"
@@ -70,7 +69,7 @@ static const char *const check_py =
     "    assert l['ok'] is True and l['n'] > 0 and l['median_us'] > 0, (k, l)\n"
     "    assert l['a_to_b_median_us'] > 0 and l['b_to_a_median_us'] > 0, (k, l)\n"
     "assert m['throughput']['ok'] is True and m['throughput']['rate'] > 0, m\n"
-    "for k in ('ratio_isolated_monolithic', 'ratio_send', 'ratio_receive', 'ratio_monolithic_raw'):\n"
+    "for k in ('ratio_send', 'ratio_receive'):\n"
     "    assert m[k] > 0, (k, m)\n"
     "assert d['latency']['sddsd']['a_to_b_median_us'] > 0, d['latency']\n"
     "p = d['ddsperf']\n"
