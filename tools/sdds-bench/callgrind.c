@@ -48,7 +48,6 @@
 #include "mdrun.h"
 #include "proc.h"
 #include "sddsd.h"
-#include "table.h"
 
 #define CG_DEFAULT_SAMPLES 50000
 #define CG_DEFAULT_BASE 1000
@@ -486,7 +485,7 @@ static void cg_usage(FILE *f)
 		"      --sddsd PATH   the daemon binary (default: ../../daemon/sddsd from here)\n"
 		"      --take-many N  the reader of the client runs takes up to N (2..%u) per\n"
 		"                     call with sdds_reader_take_many (default: sdds_reader_take)\n"
-		"      --json         print one JSON object\n"
+		"      --json         print the JSON itself, not report.py's table of it\n"
 		"  -h, --help\n",
 		CG_DEFAULT_SAMPLES, CG_DEFAULT_BASE, BENCH_MAX_SIZE, CG_DEFAULT_SIZE, BENCH_MAX_TAKE_BATCH);
 }
@@ -545,10 +544,10 @@ int callgrind_main(int argc, char **argv)
 	};
 	static struct cg_result r;
 	struct bench_opts b = {.size = CG_DEFAULT_SIZE};
+	struct json j;
 	struct cg_opts co = {.samples = CG_DEFAULT_SAMPLES, .base = CG_DEFAULT_BASE, .valgrind = "valgrind"};
 	uint64_t samples, base, size;
 	const char *sddsd, *clients_dir;
-	bool as_json;
 	int rc = bench_cli_parse(&cli, argc, argv, &b, &co);
 
 	if (rc != 0)
@@ -558,7 +557,6 @@ int callgrind_main(int argc, char **argv)
 	size = b.size;
 	sddsd = b.sddsd_path;
 	clients_dir = co.clients_dir;
-	as_json = b.json;
 	if (clients_dir != NULL) {
 #ifdef SDDS_BENCH_HAVE_CALLGRIND
 		char path[PATH_MAX];
@@ -590,61 +588,31 @@ int callgrind_main(int argc, char **argv)
 #else
 	bench_why(r.clients_why, "built without valgrind/callgrind.h: clients not counted");
 #endif
-	if (as_json) {
-		struct json j;
-
-		json_init(&j, stdout);
-		json_obj_begin(&j, NULL);
-		json_str(&j, "bench", "callgrind");
-		json_bool(&j, "ok", r.ok);
-		json_str(&j, "why", r.ok ? "" : r.why);
-		json_uint(&j, "size", size);
-		json_uint(&j, "base_samples", base);
-		json_uint(&j, "samples", samples);
-		if (r.ok) {
-			json_uint(&j, "ir_base", r.base.ir);
-			json_uint(&j, "ir_full", r.full.ir);
-			json_num(&j, "ir_per_sample", r.ir_per_sample);
-		}
-		json_bool(&j, "clients_ok", r.clients_ok);
-		json_str(&j, "clients_why", r.clients_ok ? "" : r.clients_why);
-		if (r.clients_ok) {
-			json_num(&j, "writer_ir_per_sample", r.writer_ir_per_sample);
-			json_num(&j, "reader_ir_per_sample", r.reader_ir_per_sample);
-			json_uint(&j, "reader_take_many", cg_take_batch);
-			json_uint(&j, "writer_ir_base", r.base.writer_ir);
-			json_uint(&j, "writer_ir_full", r.full.writer_ir);
-			json_uint(&j, "reader_ir_base", r.base.reader_ir);
-			json_uint(&j, "reader_ir_full", r.full.reader_ir);
-		}
-		json_str(
-		    &j, "method",
-		    "sddsd (blocking) under valgrind --tool=callgrind; Ir of all its threads from start to "
-		    "SIGTERM; (Ir of base+samples run - Ir of base run) / samples; writer and reader: "
-		    "two more runs of the same counts with sddsd native and sdds-bench under callgrind, "
-		    "every thread of each client process over its write or take loop (the bench's "
-		    "loop included), same difference");
-		json_obj_end(&j);
-		json_finish(&j);
-		return r.ok ? 0 : 1;
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "bench", "callgrind");
+	json_bool(&j, "ok", r.ok);
+	json_str(&j, "why", r.ok ? "" : r.why);
+	json_uint(&j, "size", size);
+	json_uint(&j, "base_samples", base);
+	json_uint(&j, "samples", samples);
+	if (r.ok) {
+		json_uint(&j, "ir_base", r.base.ir);
+		json_uint(&j, "ir_full", r.full.ir);
+		json_num(&j, "ir_per_sample", r.ir_per_sample);
 	}
-	printf("%-*s %10s\n", TABLE_LABEL + 2, "instructions per sample (Ir)", "per sample");
-	if (r.ok)
-		table_row(stdout, "sddsd",
-			  "%10.1f  ((%" PRIu64 " - %" PRIu64 ") Ir / %" PRIu64 " samples, %" PRIu64
-			  "-byte, reliable, blocking mode)",
-			  r.ir_per_sample, r.full.ir, r.base.ir, samples, size);
-	else
-		table_row(stdout, "sddsd", "not measured: %s", r.why);
+	json_bool(&j, "clients_ok", r.clients_ok);
+	json_str(&j, "clients_why", r.clients_ok ? "" : r.clients_why);
 	if (r.clients_ok) {
-		table_row(stdout, "writer",
-			  "%10.1f  (each client process over its write / take loop, bench "
-			  "loop included; sddsd native in those runs)",
-			  r.writer_ir_per_sample);
-		table_row(stdout, cg_take_batch > 1 ? "reader (sdds_reader_take_many)" : "reader", "%10.1f",
-			  r.reader_ir_per_sample);
-	} else if (r.ok) {
-		table_row(stdout, "writer and reader", "not measured: %s", r.clients_why);
+		json_num(&j, "writer_ir_per_sample", r.writer_ir_per_sample);
+		json_num(&j, "reader_ir_per_sample", r.reader_ir_per_sample);
+		json_uint(&j, "reader_take_many", cg_take_batch);
+		json_uint(&j, "writer_ir_base", r.base.writer_ir);
+		json_uint(&j, "writer_ir_full", r.full.writer_ir);
+		json_uint(&j, "reader_ir_base", r.base.reader_ir);
+		json_uint(&j, "reader_ir_full", r.full.reader_ir);
 	}
+	json_obj_end(&j);
+	json_finish(&j);
 	return r.ok ? 0 : 1;
 }

@@ -53,7 +53,6 @@
 #include "pingpong.h"
 #include "proc.h"
 #include "sddsd.h"
-#include "table.h"
 
 #define SC_MAX_POINTS 32
 #define SC_MAX_CLIENTS 256
@@ -532,34 +531,6 @@ static void sc_json(const struct sc_opts *o, const struct sc_point *pts, bool ok
 	json_finish(&j);
 }
 
-static void sc_table(const struct sc_opts *o, const struct sc_point *pts)
-{
-	printf("sdds-bench scale: sddsd %s, %u-byte samples, %llu iterations per point, background %s\n",
-	       o->poll ? "--poll (clients sleep)" : "blocking", o->b.size,
-	       (unsigned long long)o->b.iterations, o->bg_hz > 0 ? "writes" : "idle");
-	if (o->bg_hz > 0)
-		printf("every idle client writes %.1f samples/s and takes them back\n", o->bg_hz);
-	printf("one-way latency of the pair (N = 1: one client's write to its own take)\n\n");
-	printf("%-*s %10s %10s %10s %10s %10s %10s %10s\n", TABLE_LABEL + 2, "clients (us; KiB)", "median",
-	       "p99", "max", "rss", "pss", "rss/client", "pss/client");
-	for (int i = 0; i < o->n_points; i++) {
-		const struct sc_point *p = &pts[i];
-		char label[32];
-
-		snprintf(label, sizeof(label), "%u", p->clients);
-		if (!p->ok)
-			table_row(stdout, label, "failed: %s", p->why);
-		else
-			table_row(stdout, label, "%10.3f %10.3f %10.3f %10llu %10llu %10.1f %10.1f%s",
-				  p->st.median / 1e3, p->st.p99 / 1e3, p->st.max / 1e3,
-				  (unsigned long long)p->rss_kib, (unsigned long long)p->pss_kib,
-				  p->rss_per_client_kib, p->pss_per_client_kib,
-				  p->truncated ? "  (time cap)" : "");
-	}
-	printf("\nper client = (memory with N clients - memory before any) / N, KiB; figures on a shared\n"
-	       "2-CPU machine are noisy: compare points of one run, not runs.\n");
-}
-
 /* ---------------------------------------------------------------- options */
 
 static void sc_usage(FILE *f)
@@ -580,7 +551,7 @@ static void sc_usage(FILE *f)
 		"      --bg-hz HZ       every other client writes HZ samples/s (default 0: idle)\n"
 		"      --poll           run the daemon with --poll (clients still sleep)\n"
 		"      --sddsd PATH     the daemon binary (default: ../../daemon/sddsd from here)\n"
-		"      --json           print one JSON object instead of the table\n"
+		"      --json           print the JSON itself, not report.py's table of it\n"
 		"  -h, --help\n",
 		SC_MAX_CLIENTS, SC_DEFAULT_ITERATIONS, SC_DEFAULT_WARMUP, BENCH_MAX_SIZE, SC_DEFAULT_SIZE,
 		SC_DEFAULT_MAX_SECONDS);
@@ -704,9 +675,6 @@ int scale_main(int argc, char **argv)
 		if (!ok)
 			bench_why(why, "a point failed");
 	}
-	if (o.b.json)
-		sc_json(&o, pts, ok, why);
-	else
-		sc_table(&o, pts);
+	sc_json(&o, pts, ok, why);
 	return ok ? 0 : 1;
 }
