@@ -11,12 +11,11 @@
  * would add instructions per microsecond of wall time, not per sample.
  * Each run must deliver every sample, else there is no figure.
  *
- * The clients: the rerun under callgrind (--clients-dir DIR, internal)
- * does the same two runs with sddsd native; the writer and reader it forks
- * dump "sdds-bench writer" and "sdds-bench reader" files into DIR, read and
- * removed after each run, and it leaves the four counts in DIR/result for
- * the outer process. A client figure that could not be taken leaves the
- * daemon's standing (clients_why says why).
+ * The clients: this program reruns itself under callgrind once per run
+ * (--client-run, internal), sddsd native; the writer and reader it forks
+ * dump their loops as "sdds-bench writer" and "sdds-bench reader" files in
+ * a directory that is read and emptied after each run. A client figure
+ * that could not be taken leaves the daemon's standing (clients_why).
  */
 #include "callgrind.h"
 
@@ -49,7 +48,8 @@
 struct cg_opts {
 	struct bench_opts b; /* size, sddsd_path, take_batch (--take-many, the client runs only) */
 	uint64_t samples, base;
-	const char *valgrind, *clients_dir;
+	const char *valgrind;
+	bool client_run; /* internal: one run of -k samples, the one cg_clients counts */
 };
 
 /* The counts of one run: the daemon's, and the writer's and reader's loops. */
@@ -153,34 +153,29 @@ static int cg_sweep(const char *dir, struct cg_run *r)
 
 /*
  * One run: exactly `samples` samples writer -> reader through a daemon
- * started from daemon_bin, which is stopped again. cg_out: the daemon runs
- * under callgrind (daemon_bin is the script) and leaves its count there.
- * clients_dir: this process runs under callgrind and the roles' dumps are
- * collected from there. Either may be NULL. 0, or -errno with why.
+ * started from daemon_bin, then stopped. cg_out: the daemon runs under
+ * callgrind (daemon_bin is the script) and its count goes to *ret_ir;
+ * NULL: natively (a client run). 0, or -errno with why.
  */
-static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, const char *cg_out,
-		      const char *clients_dir, uint64_t samples, struct cg_run *r, char *why)
+static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, const char *cg_out, uint64_t samples,
+		      uint64_t *ret_ir, char *why)
 {
 	struct bench_placement pl = {BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
-	struct bench_opts o = {
-	    .size = co->b.size,
-	    .tput_seconds = 120,
-	    .tput_count = samples,
-	    .depth = 1024,
-	    .reliable = true,
-	    .take_batch = clients_dir ? co->b.take_batch : 0,
-	};
+	/* The daemon's figure stays comparable with the ones before --take-many: per-sample takes. */
+	struct bench_opts o = {.size = co->b.size,
+			       .tput_seconds = 120,
+			       .tput_count = samples,
+			       .depth = 1024,
+			       .reliable = true,
+			       .take_batch = cg_out ? 0 : co->b.take_batch};
 	char stop_why[BENCH_WHY_MAX];
 	struct tput_result t = {0};
 	struct sddsd_proc d;
 	int err;
 
-	if (cg_out) {
-		unlink(cg_out);
-		if (setenv("SDDS_BENCH_CG_OUT", cg_out, 1) < 0) {
-			bench_why(why, "setenv: %s", strerror(errno));
-			return -ENOMEM;
-		}
+	if (cg_out && setenv("SDDS_BENCH_CG_OUT", cg_out, 1) < 0) {
+		bench_why(why, "setenv: %s", strerror(errno));
+		return -ENOMEM;
 	}
 	err = sddsd_start(daemon_bin, false, BENCH_CPU_ANY, &d, why);
 	if (err < 0)
@@ -206,42 +201,20 @@ static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, const ch
 		bench_why(why, "%" PRIu64 "-sample run: %s", samples, stop_why);
 		return err;
 	}
-	if (clients_dir && cg_sweep(clients_dir, r) < 0) {
-		bench_why(why, "%" PRIu64 "-sample run: no writer and reader dumps in %s", samples,
-			  clients_dir);
-		return -ENOENT;
-	}
-	if (cg_out && cg_read_out(cg_out, NULL, 0, &r->ir) < 0) {
+	if (cg_out && cg_read_out(cg_out, NULL, 0, ret_ir) < 0) {
 		bench_why(why, "no instruction total in %s", cg_out);
 		return -ENOENT;
 	}
 	return 0;
 }
 
-/* The runs of B and of B + K samples into r->base and r->full (see cg_run_one). */
-static int cg_run_two(const struct cg_opts *co, const char *daemon_bin, const char *out_dir,
-		      const char *clients_dir, struct cg_result *r, char *why)
-{
-	char out[PATH_MAX + 32] = "";
-	int err;
-
-	for (int i = 0; i < 2; i++) {
-		uint64_t samples = i ? co->base + co->samples : co->base;
-
-		if (out_dir)
-			snprintf(out, sizeof(out), "%s/callgrind.%" PRIu64 ".out", out_dir, samples);
-		err = cg_run_one(co, daemon_bin, out_dir ? out : NULL, clients_dir, samples,
-				 i ? &r->full : &r->base, why);
-		if (err < 0)
-			return err;
-	}
-	return 0;
-}
-
-/* The daemon's count: both runs with sddsd under callgrind. */
+/* The daemon's counts: both runs with sddsd under callgrind, started by a script. */
 static void cg_daemon(const struct cg_opts *co, struct cg_result *r)
 {
-	char dir[] = "/tmp/sdds-bench-cg.XXXXXX", script[PATH_MAX];
+	static const char script_text[] =
+	    "#!/bin/sh\nexec \"$SDDS_BENCH_VALGRIND\" --tool=callgrind "
+	    "--callgrind-out-file=\"$SDDS_BENCH_CG_OUT\" \"$SDDS_BENCH_SDDSD\" \"$@\"\n";
+	char dir[] = "/tmp/sdds-bench-cg.XXXXXX", script[PATH_MAX], out[2][PATH_MAX + 16];
 	const char *v = co->valgrind;
 	FILE *f;
 
@@ -254,87 +227,40 @@ static void cg_daemon(const struct cg_opts *co, struct cg_result *r)
 		bench_why(r->why, "sddsd not found (give --sddsd PATH)");
 		return;
 	}
-	if (strchr(r->valgrind, '\'') || strchr(r->sddsd, '\'')) {
-		bench_why(r->why, "a quote in the valgrind or sddsd path");
-		return;
-	}
 	if (!mkdtemp(dir)) {
 		bench_why(r->why, "mkdtemp: %s", strerror(errno));
 		return;
 	}
 	snprintf(script, sizeof(script), "%s/sddsd-callgrind.sh", dir);
+	snprintf(out[0], sizeof(out[0]), "%s/base.out", dir);
+	snprintf(out[1], sizeof(out[1]), "%s/full.out", dir);
 	f = fopen(script, "we");
-	if (f)
-		fprintf(
-		    f,
-		    "#!/bin/sh\nexec '%s' --tool=callgrind --callgrind-out-file=\"$SDDS_BENCH_CG_OUT\" '%s' "
-		    "\"$@\"\n",
-		    r->valgrind, r->sddsd);
-	if (!f || fclose(f) != 0 || chmod(script, 0755) < 0)
+	if (!f || fputs(script_text, f) < 0 || fclose(f) != 0 || chmod(script, 0755) < 0 ||
+	    setenv("SDDS_BENCH_VALGRIND", r->valgrind, 1) < 0 || setenv("SDDS_BENCH_SDDSD", r->sddsd, 1) < 0)
 		bench_why(r->why, "%s: %s", script, strerror(errno));
-	else if (cg_run_two(co, script, dir, NULL, r, r->why) == 0 && r->full.ir > r->base.ir)
-		r->ok = true;
-	else if (!r->why[0])
+	else if (cg_run_one(co, script, out[0], co->base, &r->base.ir, r->why) == 0 &&
+		 cg_run_one(co, script, out[1], co->base + co->samples, &r->full.ir, r->why) == 0 &&
+		 r->full.ir <= r->base.ir)
 		bench_why(r->why, "the longer run counted no more instructions (%" PRIu64 " <= %" PRIu64 ")",
 			  r->full.ir, r->base.ir);
+	r->ok = !r->why[0];
 	cg_sweep(dir, NULL);
 	rmdir(dir);
 }
 
 #ifdef SDDS_BENCH_HAVE_CALLGRIND
-/*
- * The rerun under callgrind (--clients-dir DIR): both runs with sddsd
- * native, then "ok WB WF RB RF" (the writer's and reader's counts of both)
- * or "fail WHY" into DIR/result. Exit status 0 or 1.
- */
-static int cg_clients_inner(const struct cg_opts *co, const char *sddsd)
-{
-	static struct cg_result r;
-	char path[PATH_MAX];
-	bool ok = cg_run_two(co, sddsd, NULL, co->clients_dir, &r, r.why) == 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/result", co->clients_dir);
-	f = fopen(path, "we");
-	if (!f)
-		return 1;
-	if (ok)
-		fprintf(f, "ok %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", r.base.writer_ir,
-			r.full.writer_ir, r.base.reader_ir, r.full.reader_ir);
-	else
-		fprintf(f, "fail %s\n", r.why);
-	return fclose(f) == 0 && ok ? 0 : 1;
-}
-
-/* The clients' counts: rerun this program under callgrind and read its result. */
+/* The clients' counts: each run by this program rerun under callgrind, its roles' dumps in dir. */
 static void cg_clients(const struct cg_opts *co, struct cg_result *r)
 {
 	char self[PATH_MAX] = "", dir[] = "/tmp/sdds-bench-cgc.XXXXXX", out_opt[PATH_MAX + 64];
-	char log_opt[PATH_MAX + 64], k[24], b[24], s[24], m[32], path[PATH_MAX], line[BENCH_WHY_MAX + 16];
-	unsigned long long wb = 0, wf = 0, rb = 0, rf = 0;
-	char status[BENCH_WHY_MAX] = "";
-	const char *args[] = {r->valgrind,
-			      "-q",
-			      "--tool=callgrind",
-			      out_opt,
-			      log_opt,
-			      self,
-			      "callgrind",
-			      "-k",
-			      k,
-			      "--base",
-			      b,
-			      "-s",
-			      s,
-			      "--sddsd",
-			      r->sddsd,
-			      "--clients-dir",
-			      dir,
-			      co->b.take_batch > 1 ? m : NULL,
-			      NULL};
-	struct proc_exec x = {.argv = args, .name = "sdds-bench under callgrind"};
+	char vlog_opt[PATH_MAX + 64], log[PATH_MAX], k[24], s[24], m[32];
+	const char *args[] = {
+	    r->valgrind, "-q",	      "--tool=callgrind", out_opt,  vlog_opt,
+	    self,	 "callgrind", "--client-run",	  "-k",	    k,
+	    "-s",	 s,	      "--sddsd",	  r->sddsd, co->b.take_batch > 1 ? m : NULL,
+	    NULL};
+	struct proc_exec x = {.argv = args, .log = log, .name = "sdds-bench under callgrind"};
 	pid_t pid;
-	FILE *f;
 
 	if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
 		bench_why(r->clients_why, "cannot name this program (/proc/self/exe)");
@@ -346,32 +272,26 @@ static void cg_clients(const struct cg_opts *co, struct cg_result *r)
 	}
 	snprintf(out_opt, sizeof(out_opt), "--callgrind-out-file=%s/cl.%%p", dir);
 	/* Its warnings (pidfd_open is unknown to valgrind 3.19) are no figure. */
-	snprintf(log_opt, sizeof(log_opt), "--log-file=%s/valgrind.%%p.log", dir);
-	snprintf(k, sizeof(k), "%" PRIu64, co->samples);
-	snprintf(b, sizeof(b), "%" PRIu64, co->base);
+	snprintf(vlog_opt, sizeof(vlog_opt), "--log-file=%s/valgrind.%%p.log", dir);
+	snprintf(log, sizeof(log), "%s/log", dir);
 	snprintf(s, sizeof(s), "%" PRIu32, co->b.size);
 	snprintf(m, sizeof(m), "--take-many=%" PRIu32, co->b.take_batch);
-	/* No time cap: the rerun under callgrind takes as long as it takes. */
-	if (proc_exec_start(&x, &pid, r->clients_why) < 0)
-		goto out_rm;
-	proc_exec_stop(pid, 0, INT_MAX / 1000, x.name, NULL, status);
-	snprintf(path, sizeof(path), "%s/result", dir);
-	f = fopen(path, "re");
-	if (!f || !fgets(line, sizeof(line), f))
-		bench_why(r->clients_why, "the run under callgrind gave no result (%s)",
-			  status[0] ? status : "exit 0");
-	else if (strncmp(line, "fail ", 5) == 0)
-		bench_why(r->clients_why, "%.*s", (int)strcspn(line + 5, "\n"), line + 5);
-	else if (sscanf(line, "ok %llu %llu %llu %llu", &wb, &wf, &rb, &rf) != 4 || wf <= wb || rf <= rb)
+	for (int i = 0; i < 2; i++) {
+		uint64_t n = i ? co->base + co->samples : co->base;
+
+		snprintf(k, sizeof(k), "%" PRIu64, n);
+		/* No time cap: a run under callgrind takes as long as it takes. */
+		if (proc_exec_start(&x, &pid, r->clients_why) < 0 ||
+		    proc_exec_stop(pid, 0, INT_MAX / 1000, x.name, log, r->clients_why) < 0)
+			goto out_rm;
+		if (cg_sweep(dir, i ? &r->full : &r->base) < 0) {
+			bench_why(r->clients_why, "%" PRIu64 "-sample run: no writer and reader dumps", n);
+			goto out_rm;
+		}
+	}
+	r->clients_ok = r->full.writer_ir > r->base.writer_ir && r->full.reader_ir > r->base.reader_ir;
+	if (!r->clients_ok)
 		bench_why(r->clients_why, "the longer run counted no more client instructions");
-	else
-		r->clients_ok = true;
-	r->base.writer_ir = wb;
-	r->full.writer_ir = wf;
-	r->base.reader_ir = rb;
-	r->full.reader_ir = rf;
-	if (f)
-		fclose(f);
 out_rm:
 	cg_sweep(dir, NULL);
 	rmdir(dir);
@@ -431,7 +351,7 @@ static void cg_usage(FILE *f)
 		BENCH_MAX_SIZE, BENCH_MAX_TAKE_BATCH);
 }
 
-enum { CG_OPT_BASE = BENCH_OPT_OWN, CG_OPT_VALGRIND, CG_OPT_CLIENTS_DIR, CG_OPT_TAKE_MANY };
+enum { CG_OPT_BASE = BENCH_OPT_OWN, CG_OPT_VALGRIND, CG_OPT_CLIENT_RUN, CG_OPT_TAKE_MANY };
 
 static int cg_option(void *ctx, int c, const char *arg)
 {
@@ -447,7 +367,7 @@ static int cg_option(void *ctx, int c, const char *arg)
 	} else if (c == CG_OPT_VALGRIND) {
 		o->valgrind = arg;
 	} else {
-		o->clients_dir = arg;
+		o->client_run = true;
 	}
 	return 0;
 }
@@ -458,7 +378,7 @@ int callgrind_main(int argc, char **argv)
 	    {"samples", required_argument, NULL, 'k'},
 	    {"base", required_argument, NULL, CG_OPT_BASE},
 	    {"valgrind", required_argument, NULL, CG_OPT_VALGRIND},
-	    {"clients-dir", required_argument, NULL, CG_OPT_CLIENTS_DIR},
+	    {"client-run", no_argument, NULL, CG_OPT_CLIENT_RUN},
 	    {"take-many", required_argument, NULL, CG_OPT_TAKE_MANY},
 	    {NULL, 0, NULL, 0},
 	};
@@ -476,22 +396,15 @@ int callgrind_main(int argc, char **argv)
 
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	if (co.clients_dir) {
-#ifdef SDDS_BENCH_HAVE_CALLGRIND
+	if (co.client_run) {
 		char path[PATH_MAX];
 
-		if (!RUNNING_ON_VALGRIND || !co.b.sddsd_path ||
-		    sddsd_find(co.b.sddsd_path, path, sizeof(path)) < 0) {
-			fprintf(stderr,
-				"sdds-bench callgrind: --clients-dir is for the rerun under valgrind\n");
-			return 2;
+		if (sddsd_find(co.b.sddsd_path, path, sizeof(path)) < 0 ||
+		    cg_run_one(&co, path, NULL, co.samples, NULL, r.why) < 0) {
+			fprintf(stderr, "sdds-bench callgrind: %s\n", r.why[0] ? r.why : "sddsd not found");
+			return 1;
 		}
-		return cg_clients_inner(&co, path);
-#else
-		fprintf(stderr,
-			"sdds-bench callgrind: built without valgrind/callgrind.h: no --clients-dir\n");
-		return 2;
-#endif
+		return 0;
 	}
 	fprintf(stderr, "sdds-bench callgrind: sddsd under callgrind, %" PRIu64 " and %" PRIu64 " samples\n",
 		co.base, co.base + co.samples);
