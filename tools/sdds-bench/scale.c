@@ -3,19 +3,14 @@
  * scale.c - `sdds-bench scale` (see scale.h).
  *
  * OVERVIEW
- * One point = one private daemon, started and stopped here (sddsd.c). The
- * main process stays single-threaded and holds no client; every client
- * lives in a forked child (proc_spawn). They share struct sc_shm, a memfd
- * mapping made before the forks:
- *   - `registered` counts clients connected with their topic, writer and
- *     reader; the main process reads the daemon's memory when it reaches N;
- *   - `go`: the memory is read, the pair starts its ping-pong;
- *   - `helpers_stop`: the pair is done, the helpers end;
- *   - `pp`, the pair's ping-pong control block (pingpong.h), follows in the
- *     mapping: its `abort` is every role's, its rtt[] the ping side's (or
- *     the loopback client's) round trips.
- * Each role frees every handle before it exits 0, so the daemon sees
- * orderly goodbyes; an error exit leaves that to process exit.
+ * One point = one private daemon (sddsd.c). The main process stays
+ * single-threaded and holds no client: every client lives in a forked
+ * child. They share struct sc_shm, mapped before the forks: `registered`
+ * counts clients with topic, writer and reader (the main process reads the
+ * daemon's memory at N), `go` starts the pair, `helpers_stop` ends the
+ * others, and `pp`, the pair's ping-pong block, follows it in the mapping
+ * (its `abort` is every role's). A role frees its handles before it exits
+ * 0, so the daemon sees orderly goodbyes.
  *
  * Clients sleep when they wait (spin budget 0), in both daemon modes: on
  * two CPUs a polling daemon and spinning clients are three busy processes
@@ -26,6 +21,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdalign.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -111,20 +107,10 @@ static int sc_fail(struct sc_shm *s, int code, int err, const char *fmt, ...)
 	return code;
 }
 
-/* The topic of id: the pair's scale_ping and scale_pong, idle client K's scale_idle_K. */
-static void sc_topic_name(uint16_t id, char *buf, size_t cap)
-{
-	if (id >= SC_ID_IDLE0)
-		snprintf(buf, cap, "scale_idle_%u", id - SC_ID_IDLE0);
-	else
-		snprintf(buf, cap, "%s", id == SC_ID_PING ? "scale_ping" : "scale_pong");
-}
-
 /* Connect as name; a reader of topic rid and a writer of wid (one topic when equal). */
-static int sc_client_open(const struct sc_args *a, const char *name, uint16_t rid, uint16_t wid,
-			  struct local_side *x)
+static int sc_client_open(const struct sc_args *a, const char *name, uint16_t rid, const char *rname,
+			  uint16_t wid, const char *wname, struct local_side *x)
 {
-	char rname[24], wname[24];
 	sdds_field f_r[2], f_w[2];
 	sdds_topic_desc d_r, d_w;
 	sdds_client_options co;
@@ -137,8 +123,6 @@ static int sc_client_open(const struct sc_args *a, const char *name, uint16_t ri
 	co.spin_ns = 0;
 	/* A daemon that goes away ends the point; nothing to reconnect to. */
 	co.reconnect = 0;
-	sc_topic_name(rid, rname, sizeof(rname));
-	sc_topic_name(wid, wname, sizeof(wname));
 	local_topic_desc(rid, rname, a->o->b.size, f_r, &d_r);
 	local_topic_desc(wid, wname, a->o->b.size, f_w, &d_w);
 	sdds_qos_init(&q);
@@ -155,32 +139,33 @@ static int sc_client_open(const struct sc_args *a, const char *name, uint16_t ri
  */
 static int sc_pair(const struct sc_args *a)
 {
-	static const struct {
-		const char *who, *name;
+	static const struct sc_pair_role {
+		const char *who, *name, *rname, *wname;
 		uint16_t rid, wid;
 	} roles[] = {
-	    [SC_LOOP] = {"loopback client", "scale-loopback", SC_ID_PING, SC_ID_PING},
-	    [SC_PING] = {"ping side", "scale-ping", SC_ID_PONG, SC_ID_PING},
-	    [SC_PONG] = {"pong side", "scale-pong", SC_ID_PING, SC_ID_PONG},
+	    [SC_LOOP] = {"loopback client", "scale-loopback", "scale_ping", "scale_ping", SC_ID_PING,
+			 SC_ID_PING},
+	    [SC_PING] = {"ping side", "scale-ping", "scale_pong", "scale_ping", SC_ID_PONG, SC_ID_PING},
+	    [SC_PONG] = {"pong side", "scale-pong", "scale_ping", "scale_pong", SC_ID_PING, SC_ID_PONG},
 	};
-	const char *who = roles[a->role].who;
+	const struct sc_pair_role *r = &roles[a->role];
 	struct sc_shm *s = a->s;
 	struct local_side x;
-	int err = sc_client_open(a, roles[a->role].name, roles[a->role].rid, roles[a->role].wid, &x);
+	int err = sc_client_open(a, r->name, r->rid, r->rname, r->wid, r->wname, &x);
 
 	if (err < 0)
-		return sc_fail(s, 2, err, "%s: connect and register", who);
+		return sc_fail(s, 2, err, "%s: connect and register", r->who);
 	atomic_fetch_add_explicit(&s->registered, 1, memory_order_release);
 	if (a->role == SC_PONG) {
-		err = pingpong_pong(s->pp, &a->o->b, &local_pp_ops, &x, who);
+		err = pingpong_pong(s->pp, &a->o->b, &local_pp_ops, &x, r->who);
 	} else {
 		err = bench_wait_flag(&s->go, &s->pp->abort, SC_REGISTER_TIMEOUT_NS + 30 * SC_SEC_NS);
 		if (err < 0)
-			return sc_fail(s, 2, err, "%s: waiting for go", who);
+			return sc_fail(s, 2, err, "%s: waiting for go", r->who);
 		/* The loopback client has no pong side to say it is ready. */
 		if (a->role == SC_LOOP)
 			atomic_store_explicit(&s->pp->ready, 1, memory_order_release);
-		err = pingpong_ping(s->pp, &a->o->b, &local_pp_ops, &x, who);
+		err = pingpong_ping(s->pp, &a->o->b, &local_pp_ops, &x, r->who);
 	}
 	if (err == 0)
 		local_side_close(&x);
@@ -206,11 +191,12 @@ static int sc_helper(const struct sc_args *a)
 		return sc_fail(s, 2, -ENOMEM, "helper");
 	for (uint32_t k = 0; k < a->count; k++) {
 		uint32_t id = a->first + k;
-		char name[32];
+		char name[32], topic[32];
 		int err;
 
 		snprintf(name, sizeof(name), "scale-idle-%u", id);
-		err = sc_client_open(a, name, SC_ID_IDLE0 + id, SC_ID_IDLE0 + id, &x[k]);
+		snprintf(topic, sizeof(topic), "scale_idle_%u", id);
+		err = sc_client_open(a, name, SC_ID_IDLE0 + id, topic, SC_ID_IDLE0 + id, topic, &x[k]);
 		if (err < 0) {
 			rc = sc_fail(s, 2, err, "idle client %u: connect and register", id);
 			goto out_close;
@@ -258,36 +244,32 @@ static int sc_role(void *arg)
 	return a->role == SC_HELPER ? sc_helper(a) : sc_pair(a);
 }
 
-/* The "Key:   N kB" line of /proc/PID/file, in KiB. */
-static int sc_proc_kib(pid_t pid, const char *file, const char *key, uint64_t *ret)
-{
-	char path[64], line[256];
-	size_t klen = strlen(key);
-	unsigned long long v;
-	int err = -ENOENT;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (err < 0 && fgets(line, sizeof(line), f)) {
-		if (strncmp(line, key, klen) == 0 && line[klen] == ':' &&
-		    sscanf(line + klen + 1, "%llu", &v) == 1) {
-			*ret = v;
-			err = 0;
-		}
-	}
-	fclose(f);
-	return err;
-}
-
-/* The daemon's VmRSS and Pss (smaps_rollup: its share of pages it shares). */
+/* The daemon's VmRSS and its Pss (smaps_rollup: shared pages split among their users), in KiB. */
 static int sc_mem(pid_t pid, uint64_t *ret_rss, uint64_t *ret_pss)
 {
-	int err = sc_proc_kib(pid, "status", "VmRSS", ret_rss);
+	static const char *const file[] = {"status", "smaps_rollup"}, *const key[] = {"VmRSS:", "Pss:"};
+	uint64_t *ret[] = {ret_rss, ret_pss};
 
-	return err < 0 ? err : sc_proc_kib(pid, "smaps_rollup", "Pss", ret_pss);
+	for (int i = 0; i < 2; i++) {
+		char path[64], line[256];
+		unsigned long long v;
+		int err = -ENOENT;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file[i]);
+		f = fopen(path, "re");
+		if (!f)
+			return -errno;
+		while (err < 0 && fgets(line, sizeof(line), f))
+			if (strncmp(line, key[i], strlen(key[i])) == 0 &&
+			    sscanf(line + strlen(key[i]), "%llu", &v) == 1)
+				err = 0;
+		fclose(f);
+		if (err < 0)
+			return err;
+		*ret[i] = v;
+	}
+	return 0;
 }
 
 /* Wait until n clients registered, the deadline passed or a child ended. */
@@ -509,7 +491,7 @@ static int sc_option(void *ctx, int c, const char *arg)
 	return o->n_points > 0 ? 0 : -EINVAL;
 }
 
-static int sc_parse(int argc, char **argv, struct sc_opts *o)
+int scale_main(int argc, char **argv)
 {
 	static const struct option own[] = {
 	    {"clients", required_argument, NULL, SC_OPT_CLIENTS},
@@ -527,46 +509,29 @@ static int sc_parse(int argc, char **argv, struct sc_opts *o)
 	    .parse = sc_option,
 	    .usage = sc_usage,
 	};
-
-	*o = (struct sc_opts){
+	static struct sc_point pts[SC_MAX_POINTS];
+	struct sc_opts o = {
 	    .b = {.iterations = 20000, .warmup = 500, .size = 2, .max_seconds = 30},
 	    .clients = {1, 2, 4, 8, 16, 32, 64, 128, 256},
 	    .n_points = 9,
 	};
-	return bench_cli_parse(&cli, argc, argv, &o->b, o);
-}
-
-/*
- * A client holds five descriptors and the daemon some per client: raise the
- * soft RLIMIT_NOFILE to the hard one before any fork (children and daemon
- * inherit it). Returns the soft limit now.
- */
-static uint64_t sc_raise_nofile(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return 0;
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
-			getrlimit(RLIMIT_NOFILE, &rl);
-	}
-	return rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
-}
-
-int scale_main(int argc, char **argv)
-{
-	static struct sc_point pts[SC_MAX_POINTS];
 	char bin[PATH_MAX], why[BENCH_WHY_MAX] = "";
-	struct sc_opts o;
-	uint64_t nofile;
 	bool found, ok = true;
-	int rc = sc_parse(argc, argv, &o);
+	struct rlimit rl;
+	int rc = bench_cli_parse(&cli, argc, argv, &o.b, &o);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	nofile = sc_raise_nofile();
+	/*
+	 * A client holds five descriptors and the daemon some per client: the
+	 * soft limit goes up to the hard one before any fork (all inherit it).
+	 */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		rl.rlim_cur = 0;
 	found = sddsd_find(o.b.sddsd_path, bin, sizeof(bin)) == 0;
 	if (!found)
 		bench_why(why, "sddsd not found%s%s",
@@ -578,9 +543,9 @@ int scale_main(int argc, char **argv)
 		*p = (struct sc_point){.clients = o.clients[i]};
 		if (!found) {
 			bench_why(p->why, "%s", why);
-		} else if (nofile < (uint64_t)p->clients * 8 + 64) {
+		} else if (rl.rlim_cur < (rlim_t)p->clients * 8 + 64) {
 			bench_why(p->why, "RLIMIT_NOFILE %llu is too low for %u clients",
-				  (unsigned long long)nofile, p->clients);
+				  (unsigned long long)rl.rlim_cur, p->clients);
 		} else {
 			fprintf(stderr, "sdds-bench: scale, %u client%s\n", p->clients,
 				p->clients == 1 ? "" : "s");
