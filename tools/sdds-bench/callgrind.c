@@ -3,19 +3,17 @@
  * callgrind.c - `sdds-bench callgrind` (see callgrind.h).
  *
  * OVERVIEW
- * sddsd_start runs a binary with the daemon's arguments; here that binary
- * is a two-line shell script that execs valgrind with the real daemon, its
- * output file taken from SDDS_BENCH_CG_OUT (set before each start,
- * inherited). The workload is local.c's throughput writer and reader with
- * a fixed count (bench_opts.tput_count) in blocking mode: a polling daemon
- * would add instructions per microsecond of wall time, not per sample.
- * Each run must deliver every sample, else there is no figure.
+ * sddsd_start runs a binary with the daemon's arguments: for the daemon's
+ * runs, a shell script that execs valgrind with the real daemon and the
+ * output file named by SDDS_BENCH_CG_OUT. The workload is local.c's
+ * throughput loops with a fixed count (tput_count) in blocking mode: a
+ * polling daemon adds instructions per microsecond, not per sample. A run
+ * that did not deliver every sample gives no figure.
  *
  * The clients: this program reruns itself under callgrind once per run
- * (--client-run, internal), sddsd native; the writer and reader it forks
- * dump their loops as "sdds-bench writer" and "sdds-bench reader" files in
- * a directory that is read and emptied after each run. A client figure
- * that could not be taken leaves the daemon's standing (clients_why).
+ * (--client-run, internal); the writer and reader it forks dump their
+ * loops into a directory that is read and emptied after each run. A client
+ * figure that could not be taken leaves the daemon's standing.
  */
 #include "callgrind.h"
 
@@ -52,9 +50,9 @@ struct cg_opts {
 	bool client_run; /* internal: one run of -k samples, the one cg_clients counts */
 };
 
-/* The counts of one run: the daemon's, and the writer's and reader's loops. */
+/* The counts of one run: the daemon's, and the loops of the writer [0] and the reader [1]. */
 struct cg_run {
-	uint64_t ir, writer_ir, reader_ir;
+	uint64_t ir, client_ir[2];
 };
 
 struct cg_result {
@@ -85,33 +83,34 @@ void callgrind_role_end(const char *role)
 
 /*
  * A callgrind output file: its instruction total ("totals:", or an older
- * valgrind's "summary:") and, when role is not NULL, the ROLE of its dump
- * label ("" when it has none). 0, -ENOENT (no total) or -errno.
+ * valgrind's "summary:") and whose dump it is (0 writer, 1 reader, -1 no
+ * role's). 0, -ENOENT (no total) or -errno.
  */
-static int cg_read_out(const char *path, char *role, size_t cap, uint64_t *ret_ir)
+static int cg_read_out(const char *path, int *ret_role, uint64_t *ret_ir)
 {
-	size_t tlen = strlen(CG_TRIGGER);
 	unsigned long long v, ir = 0;
 	bool found = false;
 	char line[512];
+	int role = -1;
 	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return -errno;
-	if (role)
-		role[0] = '\0';
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "totals: %llu", &v) == 1 ||
 		    (!found && sscanf(line, "summary: %llu", &v) == 1)) {
 			ir = v;
 			found = true;
-		} else if (role && strncmp(line, CG_TRIGGER, tlen) == 0) {
-			snprintf(role, cap, "%.*s", (int)strcspn(line + tlen, "\n"), line + tlen);
+		} else if (strcmp(line, CG_TRIGGER "writer\n") == 0) {
+			role = 0;
+		} else if (strcmp(line, CG_TRIGGER "reader\n") == 0) {
+			role = 1;
 		}
 	}
 	fclose(f);
 	if (!found)
 		return -ENOENT;
+	*ret_role = role;
 	*ret_ir = ir;
 	return 0;
 }
@@ -130,20 +129,16 @@ static int cg_sweep(const char *dir, struct cg_run *r)
 	if (!d)
 		return -errno;
 	while ((e = readdir(d))) {
-		char path[PATH_MAX], role[32];
+		char path[PATH_MAX];
 		uint64_t ir;
+		int role;
 
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (r && cg_read_out(path, role, sizeof(role), &ir) == 0) {
-			if (strcmp(role, "writer") == 0) {
-				r->writer_ir = ir;
-				found |= 1;
-			} else if (strcmp(role, "reader") == 0) {
-				r->reader_ir = ir;
-				found |= 2;
-			}
+		if (r && cg_read_out(path, &role, &ir) == 0 && role >= 0) {
+			r->client_ir[role] = ir;
+			found |= 1u << role;
 		}
 		unlink(path);
 	}
@@ -171,7 +166,7 @@ static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, const ch
 	char stop_why[BENCH_WHY_MAX];
 	struct tput_result t = {0};
 	struct sddsd_proc d;
-	int err;
+	int err, role;
 
 	if (cg_out && setenv("SDDS_BENCH_CG_OUT", cg_out, 1) < 0) {
 		bench_why(why, "setenv: %s", strerror(errno));
@@ -201,7 +196,7 @@ static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, const ch
 		bench_why(why, "%" PRIu64 "-sample run: %s", samples, stop_why);
 		return err;
 	}
-	if (cg_out && cg_read_out(cg_out, NULL, 0, ret_ir) < 0) {
+	if (cg_out && cg_read_out(cg_out, &role, ret_ir) < 0) {
 		bench_why(why, "no instruction total in %s", cg_out);
 		return -ENOENT;
 	}
@@ -289,7 +284,8 @@ static void cg_clients(const struct cg_opts *co, struct cg_result *r)
 			goto out_rm;
 		}
 	}
-	r->clients_ok = r->full.writer_ir > r->base.writer_ir && r->full.reader_ir > r->base.reader_ir;
+	r->clients_ok =
+	    r->full.client_ir[0] > r->base.client_ir[0] && r->full.client_ir[1] > r->base.client_ir[1];
 	if (!r->clients_ok)
 		bench_why(r->clients_why, "the longer run counted no more client instructions");
 out_rm:
@@ -319,13 +315,15 @@ static void cg_json(const struct cg_opts *co, const struct cg_result *r)
 	json_bool(&j, "clients_ok", r->clients_ok);
 	json_str(&j, "clients_why", r->clients_ok ? "" : r->clients_why);
 	if (r->clients_ok) {
-		json_num(&j, "writer_ir_per_sample", (double)(r->full.writer_ir - r->base.writer_ir) / k);
-		json_num(&j, "reader_ir_per_sample", (double)(r->full.reader_ir - r->base.reader_ir) / k);
+		json_num(&j, "writer_ir_per_sample",
+			 (double)(r->full.client_ir[0] - r->base.client_ir[0]) / k);
+		json_num(&j, "reader_ir_per_sample",
+			 (double)(r->full.client_ir[1] - r->base.client_ir[1]) / k);
 		json_uint(&j, "reader_take_many", co->b.take_batch);
-		json_uint(&j, "writer_ir_base", r->base.writer_ir);
-		json_uint(&j, "writer_ir_full", r->full.writer_ir);
-		json_uint(&j, "reader_ir_base", r->base.reader_ir);
-		json_uint(&j, "reader_ir_full", r->full.reader_ir);
+		json_uint(&j, "writer_ir_base", r->base.client_ir[0]);
+		json_uint(&j, "writer_ir_full", r->full.client_ir[0]);
+		json_uint(&j, "reader_ir_base", r->base.client_ir[1]);
+		json_uint(&j, "reader_ir_full", r->full.client_ir[1]);
 	}
 	json_obj_end(&j);
 	json_finish(&j);
