@@ -272,25 +272,19 @@ static int sc_mem(pid_t pid, uint64_t *ret_rss, uint64_t *ret_pss)
 	return 0;
 }
 
-/* Wait until n clients registered, the deadline passed or a child ended. */
-static int sc_wait_registered(struct sc_shm *s, uint32_t n, const pid_t *pids, size_t n_pids,
-			      struct sddsd_proc *d)
+/* Wait until n clients registered, the deadline passed or a child (a role, the daemon) ended. */
+static int sc_wait_registered(struct sc_shm *s, uint32_t n)
 {
 	int64_t deadline = bench_now_ns() + SC_REGISTER_TIMEOUT_NS;
 
 	while (atomic_load_explicit(&s->registered, memory_order_acquire) < n) {
+		siginfo_t si = {0};
+
 		if (atomic_load_explicit(&s->pp->abort, memory_order_relaxed))
 			return -ECANCELED;
-		if (!sddsd_alive(d))
+		/* Ending before `go` is failing; WNOWAIT leaves the reaping to the child's owner. */
+		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0)
 			return -ECHILD;
-		for (size_t i = 0; i < n_pids; i++) {
-			siginfo_t si = {0};
-
-			/* Ending before `go` is failing; WNOWAIT leaves the reaping to proc_wait_all. */
-			if (waitid(P_PID, (id_t)pids[i], &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-			    si.si_pid == pids[i])
-				return -ECHILD;
-		}
 		if (bench_now_ns() > deadline)
 			return -ETIMEDOUT;
 		usleep(2000);
@@ -347,7 +341,7 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 			break;
 	}
 	if (err == 0)
-		err = sc_wait_registered(s, p->clients, pids, n_pids, &d);
+		err = sc_wait_registered(s, p->clients);
 	if (err == 0)
 		err = sc_mem(d.pid, &p->rss_kib, &p->pss_kib);
 	if (err < 0) {
