@@ -38,6 +38,7 @@
 #include "mdrun.h"
 #include "proc.h"
 #include "sddsd.h"
+#include "sddsd_run.h"
 
 /* The label of a role's dump is "sdds-bench ROLE"; callgrind files it under this line. */
 #define CG_ROLE_PREFIX "sdds-bench "
@@ -211,7 +212,6 @@ static void cg_daemon(const struct cg_opts *co, struct cg_result *r)
 	    "--callgrind-out-file=\"$SDDS_BENCH_CG_OUT\" \"$SDDS_BENCH_SDDSD\" \"$@\"\n";
 	char dir[] = "/tmp/sdds-bench-cg.XXXXXX", script[PATH_MAX], out[2][PATH_MAX + 16];
 	const char *v = co->valgrind;
-	FILE *f;
 
 	if (mdrun_which(v, r->valgrind, sizeof(r->valgrind)) < 0) {
 		bench_why(r->why, "valgrind not found%s%s (apt-get install valgrind)",
@@ -229,8 +229,7 @@ static void cg_daemon(const struct cg_opts *co, struct cg_result *r)
 	snprintf(script, sizeof(script), "%s/sddsd-callgrind.sh", dir);
 	snprintf(out[0], sizeof(out[0]), "%s/base.out", dir);
 	snprintf(out[1], sizeof(out[1]), "%s/full.out", dir);
-	f = fopen(script, "we");
-	if (!f || fputs(script_text, f) < 0 || fclose(f) != 0 || chmod(script, 0755) < 0 ||
+	if (sddsd_run_write(script, script_text) < 0 || chmod(script, 0700) < 0 ||
 	    setenv("SDDS_BENCH_VALGRIND", r->valgrind, 1) < 0 || setenv("SDDS_BENCH_SDDSD", r->sddsd, 1) < 0)
 		bench_why(r->why, "%s: %s", script, strerror(errno));
 	else if (cg_run_one(co, script, out[0], co->base, &r->base.ir, r->why) == 0 &&
