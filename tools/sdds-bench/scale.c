@@ -89,7 +89,7 @@ struct sc_args {
 	struct sc_shm *s;
 	const char *sock;
 	int role;
-	uint32_t first, count; /* SC_HELPER: idle clients [first, first + count) */
+	uint32_t first, count; /* its clients: 1 of the pair, or idle clients [first, first + count) */
 };
 
 /* Record why a role failed (the first one wins), tell the others; returns code. */
@@ -132,78 +132,35 @@ static int sc_client_open(const struct sc_args *a, const char *name, uint16_t ri
 			       &what);
 }
 
-/*
- * A role of the measured pair. N = 1 is one client that takes its own
- * samples (the ping loop with no pong side); else the ping or pong side.
- * The ping sides start at `go`, the pong side at the first ping.
- */
-static int sc_pair(const struct sc_args *a)
+/* The pair's side on x: the pong side answers from the first ping, the others start at `go`. */
+static int sc_pingpong(const struct sc_args *a, const char *who, struct local_side *x)
 {
-	static const struct sc_pair_role {
-		const char *who, *name, *rname, *wname;
-		uint16_t rid, wid;
-	} roles[] = {
-	    [SC_LOOP] = {"loopback client", "scale-loopback", "scale_ping", "scale_ping", SC_ID_PING,
-			 SC_ID_PING},
-	    [SC_PING] = {"ping side", "scale-ping", "scale_pong", "scale_ping", SC_ID_PONG, SC_ID_PING},
-	    [SC_PONG] = {"pong side", "scale-pong", "scale_ping", "scale_pong", SC_ID_PING, SC_ID_PONG},
-	};
-	const struct sc_pair_role *r = &roles[a->role];
 	struct sc_shm *s = a->s;
-	struct local_side x;
-	int err = sc_client_open(a, r->name, r->rid, r->rname, r->wid, r->wname, &x);
+	int err;
 
+	if (a->role == SC_PONG)
+		return pingpong_pong(s->pp, &a->o->b, &local_pp_ops, x, who);
+	err = bench_wait_flag(&s->go, &s->pp->abort, SC_REGISTER_TIMEOUT_NS + 30 * SC_SEC_NS);
 	if (err < 0)
-		return sc_fail(s, 2, err, "%s: connect and register", r->who);
-	atomic_fetch_add_explicit(&s->registered, 1, memory_order_release);
-	if (a->role == SC_PONG) {
-		err = pingpong_pong(s->pp, &a->o->b, &local_pp_ops, &x, r->who);
-	} else {
-		err = bench_wait_flag(&s->go, &s->pp->abort, SC_REGISTER_TIMEOUT_NS + 30 * SC_SEC_NS);
-		if (err < 0)
-			return sc_fail(s, 2, err, "%s: waiting for go", r->who);
-		/* The loopback client has no pong side to say it is ready. */
-		if (a->role == SC_LOOP)
-			atomic_store_explicit(&s->pp->ready, 1, memory_order_release);
-		err = pingpong_ping(s->pp, &a->o->b, &local_pp_ops, &x, r->who);
-	}
-	if (err == 0)
-		local_side_close(&x);
-	return err;
+		return sc_fail(s, 2, err, "%s: waiting for go", who);
+	/* The loopback client takes its own samples: no pong side to say it is ready. */
+	if (a->role == SC_LOOP)
+		atomic_store_explicit(&s->pp->ready, 1, memory_order_release);
+	return pingpong_ping(s->pp, &a->o->b, &local_pp_ops, x, who);
 }
 
 /*
- * A helper: clients [first, first + count), each its own connection, topic,
- * writer and reader. Idle, or every 1/bg_hz seconds each writes one sample
- * and takes what its reader holds.
+ * The other clients until the pair is done: idle, or every 1/bg_hz
+ * seconds each writes one sample and takes what its reader holds.
  */
-static int sc_helper(const struct sc_args *a)
+static int sc_background(const struct sc_args *a, struct local_side *x)
 {
 	const struct sc_opts *o = a->o;
 	struct sc_shm *s = a->s;
-	struct local_side *x = calloc(a->count, sizeof(*x));
 	uint8_t out[BENCH_MAX_SIZE] = {0}, in[BENCH_MAX_SIZE];
-	int64_t period = o->bg_hz > 0 ? (int64_t)(1e9 / o->bg_hz) : 0, next;
+	int64_t period = o->bg_hz > 0 ? (int64_t)(1e9 / o->bg_hz) : 0, next = bench_now_ns() + period;
 	uint64_t tick = 0;
-	int rc = 0;
 
-	if (!x)
-		return sc_fail(s, 2, -ENOMEM, "helper");
-	for (uint32_t k = 0; k < a->count; k++) {
-		uint32_t id = a->first + k;
-		char name[32], topic[32];
-		int err;
-
-		snprintf(name, sizeof(name), "scale-idle-%u", id);
-		snprintf(topic, sizeof(topic), "scale_idle_%u", id);
-		err = sc_client_open(a, name, SC_ID_IDLE0 + id, topic, SC_ID_IDLE0 + id, topic, &x[k]);
-		if (err < 0) {
-			rc = sc_fail(s, 2, err, "idle client %u: connect and register", id);
-			goto out_close;
-		}
-		atomic_fetch_add_explicit(&s->registered, 1, memory_order_release);
-	}
-	next = bench_now_ns() + period;
 	while (!atomic_load_explicit(&s->helpers_stop, memory_order_acquire) &&
 	       !atomic_load_explicit(&s->pp->abort, memory_order_relaxed)) {
 		int64_t sleep_ns = period ? next - bench_now_ns() : SC_NAP_NS;
@@ -219,10 +176,8 @@ static int sc_helper(const struct sc_args *a)
 			size_t len;
 			int err = sdds_writer_write(x[k].w, out, o->b.size);
 
-			if (err < 0) {
-				rc = sc_fail(s, 3, err, "idle client: background write");
-				goto out_close;
-			}
+			if (err < 0)
+				return sc_fail(s, 3, err, "idle client: background write");
 			while (sdds_reader_take(x[k].r, in, sizeof(in), &len, 0) == 0)
 				;
 		}
@@ -230,18 +185,51 @@ static int sc_helper(const struct sc_args *a)
 		if (next < bench_now_ns())
 			next = bench_now_ns() + period; /* overloaded: skip ticks rather than burst */
 	}
-out_close:
+	return 0;
+}
+
+/* A role: its clients connect and register, then the pair's side or the background runs. */
+static int sc_role(void *arg)
+{
+	static const struct sc_pair_role {
+		const char *who, *name, *rname, *wname;
+		uint16_t rid, wid;
+	} pair[] = {
+	    [SC_LOOP] = {"loopback client", "scale-loopback", "scale_ping", "scale_ping", SC_ID_PING,
+			 SC_ID_PING},
+	    [SC_PING] = {"ping side", "scale-ping", "scale_pong", "scale_ping", SC_ID_PONG, SC_ID_PING},
+	    [SC_PONG] = {"pong side", "scale-pong", "scale_ping", "scale_pong", SC_ID_PING, SC_ID_PONG},
+	};
+	const struct sc_args *a = arg;
+	const struct sc_pair_role *r = a->role == SC_HELPER ? NULL : &pair[a->role];
+	struct local_side *x = calloc(a->count, sizeof(*x));
+	int rc = 0;
+
+	if (!x)
+		return sc_fail(a->s, 2, -ENOMEM, "role");
+	for (uint32_t k = 0; k < a->count && rc == 0; k++) {
+		uint32_t id = a->first + k;
+		char name[32], topic[32];
+		int err;
+
+		snprintf(name, sizeof(name), "scale-idle-%u", id);
+		snprintf(topic, sizeof(topic), "scale_idle_%u", id);
+		if (r)
+			err = sc_client_open(a, r->name, r->rid, r->rname, r->wid, r->wname, &x[k]);
+		else
+			err =
+			    sc_client_open(a, name, SC_ID_IDLE0 + id, topic, SC_ID_IDLE0 + id, topic, &x[k]);
+		if (err < 0)
+			rc = sc_fail(a->s, 2, err, "%s: connect and register", r ? r->who : name);
+		else
+			atomic_fetch_add_explicit(&a->s->registered, 1, memory_order_release);
+	}
+	if (rc == 0)
+		rc = r ? sc_pingpong(a, r->who, x) : sc_background(a, x);
 	for (uint32_t k = 0; k < a->count; k++)
 		local_side_close(&x[k]);
 	free(x);
 	return rc;
-}
-
-static int sc_role(void *arg)
-{
-	const struct sc_args *a = arg;
-
-	return a->role == SC_HELPER ? sc_helper(a) : sc_pair(a);
 }
 
 /* The daemon's VmRSS and its Pss (smaps_rollup: shared pages split among their users), in KiB. */
@@ -335,7 +323,8 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 		uint32_t first = (uint32_t)n_pids * SC_PER_HELPER;
 		int role = n_pids < n_help ? SC_HELPER : pair[n_pair - 1][n_pids - n_help];
 
-		a[n_pids] = (struct sc_args){o, s, d.sock, role, first, MIN(n_idle - first, SC_PER_HELPER)};
+		a[n_pids] = (struct sc_args){
+		    o, s, d.sock, role, first, role == SC_HELPER ? MIN(n_idle - first, SC_PER_HELPER) : 1};
 		err = proc_spawn(BENCH_CPU_ANY, sc_role, &a[n_pids], &pids[n_pids]);
 		if (err < 0)
 			break;
