@@ -149,12 +149,12 @@ static int cg_sweep(const char *dir, struct cg_run *r)
 
 /*
  * One run: exactly `samples` samples writer -> reader through a daemon
- * started from daemon_bin, then stopped. cg_out: the daemon runs under
- * callgrind (daemon_bin is the script) and its count goes to *ret_ir;
- * NULL: natively (a client run). 0, or -errno with why.
+ * started from daemon_bin, then stopped. ret_ir: the daemon runs under
+ * callgrind (daemon_bin is the script, the output $SDDS_BENCH_CG_OUT) and
+ * its count goes there; NULL: natively (a client run). 0, or -errno with why.
  */
-static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, const char *cg_out, uint64_t samples,
-		      uint64_t *ret_ir, char *why)
+static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, uint64_t samples, uint64_t *ret_ir,
+		      char *why)
 {
 	struct bench_placement pl = {BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
 	/* The daemon's figure stays comparable with the ones before --take-many: per-sample takes. */
@@ -163,16 +163,14 @@ static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, const ch
 			       .tput_count = samples,
 			       .depth = 1024,
 			       .reliable = true,
-			       .take_batch = cg_out ? 0 : co->b.take_batch};
+			       .take_batch = ret_ir ? 0 : co->b.take_batch};
 	char stop_why[BENCH_WHY_MAX];
 	struct tput_result t = {0};
 	struct sddsd_proc d;
 	int err, role;
 
-	if (cg_out && setenv("SDDS_BENCH_CG_OUT", cg_out, 1) < 0) {
-		bench_why(why, "setenv: %s", strerror(errno));
-		return -ENOMEM;
-	}
+	if (ret_ir)
+		unlink(getenv("SDDS_BENCH_CG_OUT")); /* no total of the run before */
 	err = sddsd_start(daemon_bin, false, BENCH_CPU_ANY, &d, why);
 	if (err < 0)
 		return err;
@@ -197,57 +195,19 @@ static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, const ch
 		bench_why(why, "%" PRIu64 "-sample run: %s", samples, stop_why);
 		return err;
 	}
-	if (cg_out && cg_read_out(cg_out, &role, ret_ir) < 0) {
-		bench_why(why, "no instruction total in %s", cg_out);
+	if (ret_ir && cg_read_out(getenv("SDDS_BENCH_CG_OUT"), &role, ret_ir) < 0) {
+		bench_why(why, "%" PRIu64 "-sample run: no instruction total from callgrind", samples);
 		return -ENOENT;
 	}
 	return 0;
 }
 
-/* The daemon's counts: both runs with sddsd under callgrind, started by a script. */
-static void cg_daemon(const struct cg_opts *co, struct cg_result *r)
-{
-	static const char script_text[] =
-	    "#!/bin/sh\nexec \"$SDDS_BENCH_VALGRIND\" --tool=callgrind "
-	    "--callgrind-out-file=\"$SDDS_BENCH_CG_OUT\" \"$SDDS_BENCH_SDDSD\" \"$@\"\n";
-	char dir[] = "/tmp/sdds-bench-cg.XXXXXX", script[PATH_MAX], out[2][PATH_MAX + 16];
-	const char *v = co->valgrind;
-
-	if (mdrun_which(v, r->valgrind, sizeof(r->valgrind)) < 0) {
-		bench_why(r->why, "valgrind not found%s%s (apt-get install valgrind)",
-			  strchr(v, '/') ? " at " : "", strchr(v, '/') ? v : "");
-		return;
-	}
-	if (sddsd_find(co->b.sddsd_path, r->sddsd, sizeof(r->sddsd)) < 0) {
-		bench_why(r->why, "sddsd not found (give --sddsd PATH)");
-		return;
-	}
-	if (!mkdtemp(dir)) {
-		bench_why(r->why, "mkdtemp: %s", strerror(errno));
-		return;
-	}
-	snprintf(script, sizeof(script), "%s/sddsd-callgrind.sh", dir);
-	snprintf(out[0], sizeof(out[0]), "%s/base.out", dir);
-	snprintf(out[1], sizeof(out[1]), "%s/full.out", dir);
-	if (sddsd_run_write(script, script_text) < 0 || chmod(script, 0700) < 0 ||
-	    setenv("SDDS_BENCH_VALGRIND", r->valgrind, 1) < 0 || setenv("SDDS_BENCH_SDDSD", r->sddsd, 1) < 0)
-		bench_why(r->why, "%s: %s", script, strerror(errno));
-	else if (cg_run_one(co, script, out[0], co->base, &r->base.ir, r->why) == 0 &&
-		 cg_run_one(co, script, out[1], co->base + co->samples, &r->full.ir, r->why) == 0 &&
-		 r->full.ir <= r->base.ir)
-		bench_why(r->why, "the longer run counted no more instructions (%" PRIu64 " <= %" PRIu64 ")",
-			  r->full.ir, r->base.ir);
-	r->ok = !r->why[0];
-	cg_sweep(dir, NULL);
-	rmdir(dir);
-}
-
 #ifdef SDDS_BENCH_HAVE_CALLGRIND
 /* The clients' counts: each run by this program rerun under callgrind, its roles' dumps in dir. */
-static void cg_clients(const struct cg_opts *co, struct cg_result *r)
+static void cg_clients(const struct cg_opts *co, const char *dir, struct cg_result *r)
 {
-	char self[PATH_MAX] = "", dir[] = "/tmp/sdds-bench-cgc.XXXXXX", out_opt[PATH_MAX + 64];
-	char vlog_opt[PATH_MAX + 64], log[PATH_MAX], k[24], s[24], m[32];
+	char self[PATH_MAX] = "", out_opt[PATH_MAX + 64], vlog_opt[PATH_MAX + 64], log[PATH_MAX];
+	char k[24], s[24], m[32];
 	const char *args[] = {
 	    r->valgrind, "-q",	      "--tool=callgrind", out_opt,  vlog_opt,
 	    self,	 "callgrind", "--client-run",	  "-k",	    k,
@@ -258,10 +218,6 @@ static void cg_clients(const struct cg_opts *co, struct cg_result *r)
 
 	if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
 		bench_why(r->clients_why, "cannot name this program (/proc/self/exe)");
-		return;
-	}
-	if (!mkdtemp(dir)) {
-		bench_why(r->clients_why, "mkdtemp: %s", strerror(errno));
 		return;
 	}
 	snprintf(out_opt, sizeof(out_opt), "--callgrind-out-file=%s/cl.%%p", dir);
@@ -277,21 +233,72 @@ static void cg_clients(const struct cg_opts *co, struct cg_result *r)
 		/* No time cap: a run under callgrind takes as long as it takes. */
 		if (proc_exec_start(&x, &pid, r->clients_why) < 0 ||
 		    proc_exec_stop(pid, 0, INT_MAX / 1000, x.name, log, r->clients_why) < 0)
-			goto out_rm;
+			return;
 		if (cg_sweep(dir, i ? &r->full : &r->base) < 0) {
 			bench_why(r->clients_why, "%" PRIu64 "-sample run: no writer and reader dumps", n);
-			goto out_rm;
+			return;
 		}
 	}
 	r->clients_ok =
 	    r->full.client_ir[0] > r->base.client_ir[0] && r->full.client_ir[1] > r->base.client_ir[1];
 	if (!r->clients_ok)
 		bench_why(r->clients_why, "the longer run counted no more client instructions");
-out_rm:
+}
+#endif /* SDDS_BENCH_HAVE_CALLGRIND */
+
+/*
+ * The daemon's counts (sddsd under callgrind, started by a script), then,
+ * when they stand, the clients'. One directory holds every file of both.
+ */
+static void cg_measure(const struct cg_opts *co, struct cg_result *r)
+{
+	static const char script_text[] =
+	    "#!/bin/sh\nexec \"$SDDS_BENCH_VALGRIND\" --tool=callgrind "
+	    "--callgrind-out-file=\"$SDDS_BENCH_CG_OUT\" \"$SDDS_BENCH_SDDSD\" \"$@\"\n";
+	char dir[] = "/tmp/sdds-bench-cg.XXXXXX", script[PATH_MAX], out[PATH_MAX + 16];
+	const char *v = co->valgrind;
+
+	/* The clients' reason until they are counted. */
+#ifdef SDDS_BENCH_HAVE_CALLGRIND
+	bench_why(r->clients_why, "the daemon's runs failed first");
+#else
+	bench_why(r->clients_why, "built without valgrind/callgrind.h: clients not counted");
+#endif
+	if (mdrun_which(v, r->valgrind, sizeof(r->valgrind)) < 0) {
+		bench_why(r->why, "valgrind not found%s%s (apt-get install valgrind)",
+			  strchr(v, '/') ? " at " : "", strchr(v, '/') ? v : "");
+		return;
+	}
+	if (sddsd_find(co->b.sddsd_path, r->sddsd, sizeof(r->sddsd)) < 0) {
+		bench_why(r->why, "sddsd not found (give --sddsd PATH)");
+		return;
+	}
+	if (!mkdtemp(dir)) {
+		bench_why(r->why, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	snprintf(script, sizeof(script), "%s/sddsd-callgrind.sh", dir);
+	snprintf(out, sizeof(out), "%s/sddsd.out", dir);
+	if (sddsd_run_write(script, script_text) < 0 || chmod(script, 0700) < 0 ||
+	    setenv("SDDS_BENCH_VALGRIND", r->valgrind, 1) < 0 ||
+	    setenv("SDDS_BENCH_SDDSD", r->sddsd, 1) < 0 || setenv("SDDS_BENCH_CG_OUT", out, 1) < 0)
+		bench_why(r->why, "%s: %s", script, strerror(errno));
+	for (int i = 0; i < 2 && !r->why[0]; i++)
+		cg_run_one(co, script, i ? co->base + co->samples : co->base, i ? &r->full.ir : &r->base.ir,
+			   r->why);
+	if (!r->why[0] && r->full.ir <= r->base.ir)
+		bench_why(r->why, "the longer run counted no more instructions (%" PRIu64 " <= %" PRIu64 ")",
+			  r->full.ir, r->base.ir);
+	r->ok = !r->why[0];
+#ifdef SDDS_BENCH_HAVE_CALLGRIND
+	if (r->ok) {
+		fprintf(stderr, "sdds-bench callgrind: writer and reader under callgrind, sddsd native\n");
+		cg_clients(co, dir, r);
+	}
+#endif
 	cg_sweep(dir, NULL);
 	rmdir(dir);
 }
-#endif /* SDDS_BENCH_HAVE_CALLGRIND */
 
 static void cg_json(const struct cg_opts *co, const struct cg_result *r)
 {
@@ -397,7 +404,7 @@ int callgrind_main(int argc, char **argv)
 		char path[PATH_MAX];
 
 		if (sddsd_find(co.b.sddsd_path, path, sizeof(path)) < 0 ||
-		    cg_run_one(&co, path, NULL, co.samples, NULL, r.why) < 0) {
+		    cg_run_one(&co, path, co.samples, NULL, r.why) < 0) {
 			fprintf(stderr, "sdds-bench callgrind: %s\n", r.why[0] ? r.why : "sddsd not found");
 			return 1;
 		}
@@ -405,17 +412,7 @@ int callgrind_main(int argc, char **argv)
 	}
 	fprintf(stderr, "sdds-bench callgrind: sddsd under callgrind, %" PRIu64 " and %" PRIu64 " samples\n",
 		co.base, co.base + co.samples);
-	cg_daemon(&co, &r);
-#ifdef SDDS_BENCH_HAVE_CALLGRIND
-	if (r.ok) {
-		fprintf(stderr, "sdds-bench callgrind: writer and reader under callgrind, sddsd native\n");
-		cg_clients(&co, &r);
-	} else {
-		bench_why(r.clients_why, "the daemon's runs failed first");
-	}
-#else
-	bench_why(r.clients_why, "built without valgrind/callgrind.h: clients not counted");
-#endif
+	cg_measure(&co, &r);
 	cg_json(&co, &r);
 	return r.ok ? 0 : 1;
 }
