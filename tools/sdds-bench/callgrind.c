@@ -4,8 +4,8 @@
  *
  * OVERVIEW
  * sddsd_start runs a binary with the daemon's arguments: for the daemon's
- * runs, a shell script that execs valgrind with the real daemon and the
- * output file named by SDDS_BENCH_CG_OUT. The workload is local.c's
+ * runs, a shell script that execs valgrind on the real daemon, both paths
+ * and the output file taken from the environment. The workload is local.c's
  * throughput loops with a fixed count (tput_count) in blocking mode: a
  * polling daemon adds instructions per microsecond, not per sample. A run
  * that did not deliver every sample gives no figure.
