@@ -236,11 +236,10 @@ static int sc_role(void *arg)
 static int sc_mem(pid_t pid, uint64_t *ret_rss, uint64_t *ret_pss)
 {
 	static const char *const file[] = {"status", "smaps_rollup"}, *const key[] = {"VmRSS:", "Pss:"};
-	uint64_t *ret[] = {ret_rss, ret_pss};
+	unsigned long long v[2];
 
 	for (int i = 0; i < 2; i++) {
 		char path[64], line[256];
-		unsigned long long v;
 		int err = -ENOENT;
 		FILE *f;
 
@@ -250,13 +249,14 @@ static int sc_mem(pid_t pid, uint64_t *ret_rss, uint64_t *ret_pss)
 			return -errno;
 		while (err < 0 && fgets(line, sizeof(line), f))
 			if (strncmp(line, key[i], strlen(key[i])) == 0 &&
-			    sscanf(line + strlen(key[i]), "%llu", &v) == 1)
+			    sscanf(line + strlen(key[i]), "%llu", &v[i]) == 1)
 				err = 0;
 		fclose(f);
 		if (err < 0)
 			return err;
-		*ret[i] = v;
 	}
+	*ret_rss = v[0];
+	*ret_pss = v[1];
 	return 0;
 }
 
