@@ -107,31 +107,6 @@ static int sc_fail(struct sc_shm *s, int code, int err, const char *fmt, ...)
 	return code;
 }
 
-/* Connect as name; a reader of topic rid and a writer of wid (one topic when equal). */
-static int sc_client_open(const struct sc_args *a, const char *name, uint16_t rid, const char *rname,
-			  uint16_t wid, const char *wname, struct local_side *x)
-{
-	sdds_field f_r[2], f_w[2];
-	sdds_topic_desc d_r, d_w;
-	sdds_client_options co;
-	const char *what;
-	sdds_qos q;
-
-	sdds_client_options_init(&co);
-	co.socket_path = a->sock;
-	co.name = name;
-	co.spin_ns = 0;
-	/* A daemon that goes away ends the point; nothing to reconnect to. */
-	co.reconnect = 0;
-	local_topic_desc(rid, rname, a->o->b.size, f_r, &d_r);
-	local_topic_desc(wid, wname, a->o->b.size, f_w, &d_w);
-	sdds_qos_init(&q);
-	q.reliability = SDDS_RELIABLE;
-	q.max_blocking_ms = 1000;
-	return local_side_open(&co, &d_r, wid != rid ? &d_w : NULL, LOCAL_READER | LOCAL_WRITER, &q, x,
-			       &what);
-}
-
 /* The pair's side on x: the pong side answers from the first ping, the others start at `go`. */
 static int sc_pingpong(const struct sc_args *a, const char *who, struct local_side *x)
 {
@@ -203,22 +178,36 @@ static int sc_role(void *arg)
 	const struct sc_args *a = arg;
 	const struct sc_pair_role *r = a->role == SC_HELPER ? NULL : &pair[a->role];
 	struct local_side *x = calloc(a->count, sizeof(*x));
+	sdds_client_options co;
+	sdds_qos q;
 	int rc = 0;
 
 	if (!x)
 		return sc_fail(a->s, 2, -ENOMEM, "role");
+	sdds_client_options_init(&co);
+	co.socket_path = a->sock;
+	co.spin_ns = 0;
+	/* A daemon that goes away ends the point; nothing to reconnect to. */
+	co.reconnect = 0;
+	sdds_qos_init(&q);
+	q.reliability = SDDS_RELIABLE;
+	q.max_blocking_ms = 1000;
 	for (uint32_t k = 0; k < a->count && rc == 0; k++) {
-		uint32_t id = a->first + k;
+		uint16_t id = (uint16_t)(SC_ID_IDLE0 + a->first + k);
 		char name[32], topic[32];
+		sdds_field f_r[2], f_w[2];
+		sdds_topic_desc d_r, d_w;
+		const char *what;
 		int err;
 
-		snprintf(name, sizeof(name), "scale-idle-%u", id);
-		snprintf(topic, sizeof(topic), "scale_idle_%u", id);
-		if (r)
-			err = sc_client_open(a, r->name, r->rid, r->rname, r->wid, r->wname, &x[k]);
-		else
-			err =
-			    sc_client_open(a, name, SC_ID_IDLE0 + id, topic, SC_ID_IDLE0 + id, topic, &x[k]);
+		/* An idle client reads and writes a topic of its own; the pair's sides cross over. */
+		snprintf(name, sizeof(name), "scale-idle-%u", a->first + k);
+		snprintf(topic, sizeof(topic), "scale_idle_%u", a->first + k);
+		co.name = r ? r->name : name;
+		local_topic_desc(r ? r->rid : id, r ? r->rname : topic, a->o->b.size, f_r, &d_r);
+		local_topic_desc(r ? r->wid : id, r ? r->wname : topic, a->o->b.size, f_w, &d_w);
+		err = local_side_open(&co, &d_r, d_w.id != d_r.id ? &d_w : NULL, LOCAL_READER | LOCAL_WRITER,
+				      &q, &x[k], &what);
 		if (err < 0)
 			rc = sc_fail(a->s, 2, err, "%s: connect and register", r ? r->who : name);
 		else
