@@ -83,13 +83,13 @@ void callgrind_role_end(const char *role)
 }
 
 /*
- * A callgrind output file: its instruction total ("totals:", or an older
- * valgrind's "summary:") and whose dump it is (0 writer, 1 reader, -1 no
- * role's). 0, -ENOENT (no total) or -errno.
+ * A callgrind output file: its instruction total ("summary:" or the newer
+ * "totals:", which say the same) and whose dump it is (0 writer, 1
+ * reader, -1 no role's). 0, -ENOENT (no total) or -errno.
  */
 static int cg_read_out(const char *path, int *ret_role, uint64_t *ret_ir)
 {
-	unsigned long long v, ir = 0;
+	unsigned long long ir = 0;
 	bool found = false;
 	char line[512];
 	int role = -1;
@@ -98,15 +98,13 @@ static int cg_read_out(const char *path, int *ret_role, uint64_t *ret_ir)
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "totals: %llu", &v) == 1 ||
-		    (!found && sscanf(line, "summary: %llu", &v) == 1)) {
-			ir = v;
-			found = true;
-		} else if (strcmp(line, CG_TRIGGER "writer\n") == 0) {
+		if (strcmp(line, CG_TRIGGER "writer\n") == 0)
 			role = 0;
-		} else if (strcmp(line, CG_TRIGGER "reader\n") == 0) {
+		else if (strcmp(line, CG_TRIGGER "reader\n") == 0)
 			role = 1;
-		}
+		else if (!found)
+			found =
+			    sscanf(line, "totals: %llu", &ir) == 1 || sscanf(line, "summary: %llu", &ir) == 1;
 	}
 	fclose(f);
 	if (!found)
