@@ -3,29 +3,21 @@
  * callgrind.c - `sdds-bench callgrind` (see callgrind.h).
  *
  * OVERVIEW
- * sddsd_start runs a binary with the daemon's arguments; here that binary
- * is a two-line shell script in the run's directory that execs valgrind
- * with the real daemon, its output file taken from the environment
- * (SDDS_BENCH_CG_OUT, set before each start and inherited). The workload
- * is local.c's throughput writer and reader with a fixed count
- * (bench_opts.tput_count), blocking mode (a polling daemon would add
- * instructions per microsecond of wall time, not per sample). Both runs
- * must deliver every sample, else no figure. Exit status 0, 1 (a run
- * failed: JSON with ok false and why), 2 usage.
+ * sddsd_start runs a binary with the daemon's arguments: for the daemon's
+ * runs, a shell script that execs valgrind on the real daemon, both paths
+ * and the output file taken from the environment. The workload is local.c's
+ * throughput loops with a fixed count (tput_count) in blocking mode: a
+ * polling daemon adds instructions per microsecond, not per sample. A run
+ * that did not deliver every sample gives no figure.
  *
- * The clients (see callgrind.h): when built with <valgrind/callgrind.h>,
- * after the daemon's runs callgrind_main (cg_clients) runs itself again as
- * `valgrind -q --tool=callgrind --callgrind-out-file=DIR/cl.%p ...
- * --clients-dir DIR` and waits for it. That rerun (cg_clients_inner) does
- * the two runs with sddsd running natively; the writer and reader it forks
- * dump "sdds-bench writer" / "sdds-bench reader" files into DIR, which it
- * reads and removes after each run, and it leaves the four counts in
- * DIR/result. The outer process reads them and removes DIR. A client
- * figure that could not be taken leaves the daemon's figure standing
- * (clients_why says why).
+ * The clients: this program reruns itself under callgrind once per run
+ * (--client-run, internal); the writer and reader it forks dump their
+ * loops into a directory that is read and emptied after each run. A client
+ * figure that could not be taken leaves the daemon's standing.
  */
 #include "callgrind.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -34,8 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <dirent.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef SDDS_BENCH_HAVE_CALLGRIND
@@ -48,38 +38,29 @@
 #include "mdrun.h"
 #include "proc.h"
 #include "sddsd.h"
-#include "table.h"
+#include "sddsd_run.h"
 
-#define CG_DEFAULT_SAMPLES 50000
-#define CG_DEFAULT_BASE 1000
-#define CG_DEFAULT_SIZE 2
-#define CG_RUN_SECONDS 120.0
-
-/* The labels of the role dumps: "sdds-bench " + role. */
+/* The label of a role's dump is "sdds-bench ROLE"; callgrind files it under this line. */
 #define CG_ROLE_PREFIX "sdds-bench "
 #define CG_TRIGGER "desc: Trigger: Client Request: " CG_ROLE_PREFIX
 
-struct cg_run {
-	uint64_t samples;
-	uint64_t ir;
-	struct tput_result t;
-	uint64_t writer_ir, reader_ir; /* the role dumps, when clients_found */
-	bool clients_found;
+struct cg_opts {
+	struct bench_opts b; /* size, sddsd_path, take_batch (--take-many, the client runs only) */
+	uint64_t samples, base;
+	const char *valgrind;
+	bool client_run; /* internal: one run of -k samples, the one cg_clients counts */
 };
 
-/* --take-many: the reader of the client runs takes that many per call (0: per sample). */
-static uint32_t cg_take_batch;
+/* The counts of one run: the daemon's, and the loops of the writer [0] and the reader [1]. */
+struct cg_run {
+	uint64_t ir, client_ir[2];
+};
 
 struct cg_result {
-	bool ok;
-	char why[BENCH_WHY_MAX];
-	char valgrind[PATH_MAX];
-	char sddsd[PATH_MAX];
-	struct cg_run base, full;
-	double ir_per_sample;
-	bool clients_ok;
-	char clients_why[BENCH_WHY_MAX];
-	double writer_ir_per_sample, reader_ir_per_sample;
+	bool ok, clients_ok;
+	char why[BENCH_WHY_MAX], clients_why[BENCH_WHY_MAX];
+	char valgrind[PATH_MAX], sddsd[PATH_MAX];
+	struct cg_run base, full; /* B samples, B + K */
 };
 
 void callgrind_role_begin(void)
@@ -101,428 +82,296 @@ void callgrind_role_end(const char *role)
 #endif
 }
 
-/* The "totals:" (or older "summary:") line of a callgrind output file: 0 and *ret, or -ENOENT. */
-static int cg_read_ir(const char *path, uint64_t *ret)
+/*
+ * A callgrind output file: its instruction total ("summary:" or the newer
+ * "totals:", which say the same) and whose dump it is (0 writer, 1
+ * reader, -1 no role's). 0, -ENOENT (no total) or -errno.
+ */
+static int cg_read_out(const char *path, int *ret_role, uint64_t *ret_ir)
 {
+	unsigned long long ir = 0;
+	bool found = false;
 	char line[512];
-	int rc = -ENOENT;
+	int role = -1;
 	FILE *f = fopen(path, "re");
 
-	if (f == NULL)
+	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		unsigned long long v;
-
-		if ((sscanf(line, "totals: %llu", &v) == 1) ||
-		    (rc != 0 && sscanf(line, "summary: %llu", &v) == 1)) {
-			*ret = v;
-			rc = 0;
-		}
+	while (fgets(line, sizeof(line), f)) {
+		if (strcmp(line, CG_TRIGGER "writer\n") == 0)
+			role = 0;
+		else if (strcmp(line, CG_TRIGGER "reader\n") == 0)
+			role = 1;
+		else if (!found)
+			found =
+			    sscanf(line, "totals: %llu", &ir) == 1 || sscanf(line, "summary: %llu", &ir) == 1;
 	}
 	fclose(f);
-	return rc;
-}
-
-/*
- * A role dump: the role of its trigger label into role (cap bytes) and its
- * instruction count. 0, -ENOENT (not a role dump, or no count), or -errno.
- */
-static int cg_read_role(const char *path, char *role, size_t cap, uint64_t *ret_ir)
-{
-	char line[512];
-	bool labelled = false;
-	uint64_t ir = 0;
-	FILE *f;
-	int rc;
-
-	if (cg_read_ir(path, &ir) < 0)
+	if (!found)
 		return -ENOENT;
-	f = fopen(path, "re");
-	if (f == NULL)
-		return -errno;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (strncmp(line, CG_TRIGGER, strlen(CG_TRIGGER)) == 0) {
-			size_t n = strcspn(line + strlen(CG_TRIGGER), "\n");
-
-			if (n >= cap)
-				n = cap - 1;
-			memcpy(role, line + strlen(CG_TRIGGER), n);
-			role[n] = '\0';
-			labelled = true;
-			break;
-		}
-	}
-	fclose(f);
-	rc = labelled ? 0 : -ENOENT;
-	if (rc == 0)
-		*ret_ir = ir;
-	return rc;
+	*ret_role = role;
+	*ret_ir = ir;
+	return 0;
 }
 
 /*
- * After a run: read the writer's and the reader's dumps in dir into r and
- * remove every file the run's processes left there (the children's
- * end-of-process dumps too). Both must be there.
+ * Remove every file in dir (there are no subdirectories), reading the
+ * writer's and reader's dumps into r first when r is not NULL. Returns 0,
+ * or -ENOENT when r did not get both.
  */
-static int cg_collect_roles(const char *dir, struct cg_run *r, char *why)
+static int cg_sweep(const char *dir, struct cg_run *r)
 {
 	unsigned found = 0;
 	struct dirent *e;
 	DIR *d = opendir(dir);
 
-	if (d == NULL) {
-		bench_why(why, "%s: %s", dir, strerror(errno));
+	if (!d)
 		return -errno;
-	}
-	while ((e = readdir(d)) != NULL) {
-		char path[PATH_MAX], role[32];
-		uint64_t ir = 0;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+		uint64_t ir;
+		int role;
 
-		if (strncmp(e->d_name, "cl.", 3) != 0)
+		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (cg_read_role(path, role, sizeof(role), &ir) == 0) {
-			if (strcmp(role, "writer") == 0) {
-				r->writer_ir = ir;
-				found |= 1;
-			} else if (strcmp(role, "reader") == 0) {
-				r->reader_ir = ir;
-				found |= 2;
-			}
+		if (r && cg_read_out(path, &role, &ir) == 0 && role >= 0) {
+			r->client_ir[role] = ir;
+			found |= 1u << role;
 		}
-		/* This process's own dump is written at its exit, after the last look. */
 		unlink(path);
 	}
 	closedir(d);
-	if (found != 3) {
-		bench_why(why, "%" PRIu64 "-sample run: no %s dump in %s", r->samples,
-			  (found & 1) ? "reader" : "writer", dir);
-		return -ENOENT;
-	}
-	r->clients_found = true;
-	return 0;
+	return !r || found == 3 ? 0 : -ENOENT;
 }
 
 /*
- * One run: exactly `samples` samples writer -> reader through a private
- * daemon started from daemon_bin, then stop it. cg_out: the daemon runs
- * under callgrind (daemon_bin is the script) and writes its count there;
- * NULL: it runs natively. clients_dir: this process runs under callgrind
- * and the writer's and reader's role dumps are collected from there; NULL:
- * none. why gets the reason of a failure.
+ * One run: exactly `samples` samples writer -> reader through a daemon
+ * started from daemon_bin, then stopped. ret_ir: the daemon runs under
+ * callgrind (daemon_bin is the script, the output $SDDS_BENCH_CG_OUT) and
+ * its count goes there; NULL: natively (a client run). 0, or -errno with why.
  */
-static int cg_run_one(const char *daemon_bin, const char *cg_out, const char *clients_dir, uint32_t size,
-		      uint64_t samples, struct cg_run *r, char *why)
+static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, uint64_t samples, uint64_t *ret_ir,
+		      char *why)
 {
 	struct bench_placement pl = {BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
-	struct bench_opts o = {
-	    .size = size,
-	    .tput_seconds = CG_RUN_SECONDS,
-	    .tput_count = samples,
-	    .depth = 1024,
-	    .reliable = true,
-	    .poll_spin_ns = 0,
-	    .take_batch = clients_dir != NULL ? cg_take_batch : 0,
-	};
+	/* The daemon's figure stays comparable with the ones before --take-many: per-sample takes. */
+	struct bench_opts o = {.size = co->b.size,
+			       .tput_seconds = 120,
+			       .tput_count = samples,
+			       .depth = 1024,
+			       .reliable = true,
+			       .take_batch = ret_ir ? 0 : co->b.take_batch};
 	char stop_why[BENCH_WHY_MAX];
+	struct tput_result t = {0};
 	struct sddsd_proc d;
-	int err;
+	int err, role;
 
-	r->samples = samples;
-	if (cg_out != NULL) {
-		unlink(cg_out);
-		if (setenv("SDDS_BENCH_CG_OUT", cg_out, 1) < 0)
-			return -errno;
-	}
+	if (ret_ir)
+		unlink(getenv("SDDS_BENCH_CG_OUT")); /* no total of the run before */
 	err = sddsd_start(daemon_bin, false, BENCH_CPU_ANY, &d, why);
 	if (err < 0)
 		return err;
-	local_throughput(&o, d.sock, false, &pl, &r->t);
+	local_throughput(&o, d.sock, false, &pl, &t);
 	err = sddsd_stop(&d, stop_why);
 	/*
-	 * Every sample delivered is what counts here, not a rate: a reader
-	 * that caught up before the writer said it is done has no time mark
-	 * (not ok) but all the samples.
+	 * Every sample delivered is what counts, not a rate: a reader that
+	 * caught up before the writer said it is done has no time mark (not
+	 * ok) but all the samples.
 	 */
-	if (!r->t.ok && (r->t.written != samples || r->t.received != samples)) {
-		bench_why(why, "%" PRIu64 "-sample run: %s", samples, r->t.why);
-		return -EIO;
-	}
-	if (r->t.written != samples || r->t.received != samples) {
-		bench_why(why, "%" PRIu64 "-sample run: %" PRIu64 " written, %" PRIu64 " taken (a 120 s cap)",
-			  samples, r->t.written, r->t.received);
+	if (t.written != samples || t.received != samples) {
+		if (!t.ok)
+			bench_why(why, "%" PRIu64 "-sample run: %s", samples, t.why);
+		else
+			bench_why(why,
+				  "%" PRIu64 "-sample run: %" PRIu64 " written, %" PRIu64
+				  " taken (a 120 s cap)",
+				  samples, t.written, t.received);
 		return -EIO;
 	}
 	if (err < 0) {
 		bench_why(why, "%" PRIu64 "-sample run: %s", samples, stop_why);
 		return err;
 	}
-	if (clients_dir != NULL) {
-		err = cg_collect_roles(clients_dir, r, why);
-		if (err < 0)
-			return err;
-	}
-	if (cg_out != NULL) {
-		err = cg_read_ir(cg_out, &r->ir);
-		if (err < 0) {
-			bench_why(why, "no instruction total in %s", cg_out);
-			return err;
-		}
+	if (ret_ir && cg_read_out(getenv("SDDS_BENCH_CG_OUT"), &role, ret_ir) < 0) {
+		bench_why(why, "%" PRIu64 "-sample run: no instruction total from callgrind", samples);
+		return -ENOENT;
 	}
 	return 0;
 }
 
-static void cg_measure(uint32_t size, uint64_t base, uint64_t samples, const char *valgrind_arg,
-		       const char *sddsd_arg, struct cg_result *r)
+#ifdef SDDS_BENCH_HAVE_CALLGRIND
+/* The clients' counts: each run by this program rerun under callgrind, its roles' dumps in dir. */
+static void cg_clients(const struct cg_opts *co, const char *dir, struct cg_result *r)
 {
-	char dir[] = "/tmp/sdds-bench-cg.XXXXXX", script[PATH_MAX];
-	char out_base[PATH_MAX + 64] = "", out_full[PATH_MAX + 64] = "";
-	FILE *f;
+	char self[PATH_MAX] = "", out_opt[PATH_MAX + 64], vlog_opt[PATH_MAX + 64], log[PATH_MAX];
+	char k[24], s[24], m[32];
+	const char *args[] = {
+	    r->valgrind, "-q",	      "--tool=callgrind", out_opt,  vlog_opt,
+	    self,	 "callgrind", "--client-run",	  "-k",	    k,
+	    "-s",	 s,	      "--sddsd",	  r->sddsd, co->b.take_batch > 1 ? m : NULL,
+	    NULL};
+	struct proc_exec x = {.argv = args, .log = log, .name = "sdds-bench under callgrind"};
+	pid_t pid;
 
-	if (mdrun_which(valgrind_arg, r->valgrind, sizeof(r->valgrind)) < 0) {
-		bench_why(r->why, "valgrind not found%s%s (apt-get install valgrind)",
-			  strchr(valgrind_arg, '/') ? " at " : "",
-			  strchr(valgrind_arg, '/') ? valgrind_arg : "");
+	if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
+		bench_why(r->clients_why, "cannot name this program (/proc/self/exe)");
 		return;
 	}
-	if (sddsd_find(sddsd_arg, r->sddsd, sizeof(r->sddsd)) < 0) {
+	snprintf(out_opt, sizeof(out_opt), "--callgrind-out-file=%s/cl.%%p", dir);
+	/* Its warnings (pidfd_open is unknown to valgrind 3.19) are no figure. */
+	snprintf(vlog_opt, sizeof(vlog_opt), "--log-file=%s/valgrind.%%p.log", dir);
+	snprintf(log, sizeof(log), "%s/log", dir);
+	snprintf(s, sizeof(s), "%" PRIu32, co->b.size);
+	snprintf(m, sizeof(m), "--take-many=%" PRIu32, co->b.take_batch);
+	for (int i = 0; i < 2; i++) {
+		uint64_t n = i ? co->base + co->samples : co->base;
+
+		snprintf(k, sizeof(k), "%" PRIu64, n);
+		/* No time cap: a run under callgrind takes as long as it takes. */
+		if (proc_exec_start(&x, &pid, r->clients_why) < 0 ||
+		    proc_exec_stop(pid, 0, INT_MAX / 1000, x.name, log, r->clients_why) < 0)
+			return;
+		if (cg_sweep(dir, i ? &r->full : &r->base) < 0) {
+			bench_why(r->clients_why, "%" PRIu64 "-sample run: no writer and reader dumps", n);
+			return;
+		}
+	}
+	r->clients_ok =
+	    r->full.client_ir[0] > r->base.client_ir[0] && r->full.client_ir[1] > r->base.client_ir[1];
+	if (!r->clients_ok)
+		bench_why(r->clients_why, "the longer run counted no more client instructions");
+}
+#endif /* SDDS_BENCH_HAVE_CALLGRIND */
+
+/*
+ * The daemon's counts (sddsd under callgrind, started by a script), then,
+ * when they stand, the clients'. One directory holds every file of both.
+ */
+static void cg_measure(const struct cg_opts *co, struct cg_result *r)
+{
+	static const char script_text[] =
+	    "#!/bin/sh\nexec \"$SDDS_BENCH_VALGRIND\" --tool=callgrind "
+	    "--callgrind-out-file=\"$SDDS_BENCH_CG_OUT\" \"$SDDS_BENCH_SDDSD\" \"$@\"\n";
+	char dir[] = "/tmp/sdds-bench-cg.XXXXXX", script[PATH_MAX], out[PATH_MAX + 16];
+	const char *v = co->valgrind;
+
+	/* The clients' reason until they are counted. */
+#ifdef SDDS_BENCH_HAVE_CALLGRIND
+	bench_why(r->clients_why, "the daemon's runs failed first");
+#else
+	bench_why(r->clients_why, "built without valgrind/callgrind.h: clients not counted");
+#endif
+	if (mdrun_which(v, r->valgrind, sizeof(r->valgrind)) < 0) {
+		bench_why(r->why, "valgrind not found%s%s (apt-get install valgrind)",
+			  strchr(v, '/') ? " at " : "", strchr(v, '/') ? v : "");
+		return;
+	}
+	if (sddsd_find(co->b.sddsd_path, r->sddsd, sizeof(r->sddsd)) < 0) {
 		bench_why(r->why, "sddsd not found (give --sddsd PATH)");
 		return;
 	}
-	if (strchr(r->valgrind, '\'') || strchr(r->sddsd, '\'')) {
-		bench_why(r->why, "a quote in the valgrind or sddsd path");
-		return;
-	}
-	if (mkdtemp(dir) == NULL) {
+	if (!mkdtemp(dir)) {
 		bench_why(r->why, "mkdtemp: %s", strerror(errno));
 		return;
 	}
 	snprintf(script, sizeof(script), "%s/sddsd-callgrind.sh", dir);
-	f = fopen(script, "we");
-	if (f == NULL) {
+	snprintf(out, sizeof(out), "%s/sddsd.out", dir);
+	if (sddsd_run_write(script, script_text) < 0 || chmod(script, 0700) < 0 ||
+	    setenv("SDDS_BENCH_VALGRIND", r->valgrind, 1) < 0 ||
+	    setenv("SDDS_BENCH_SDDSD", r->sddsd, 1) < 0 || setenv("SDDS_BENCH_CG_OUT", out, 1) < 0)
 		bench_why(r->why, "%s: %s", script, strerror(errno));
-		goto out_rmdir;
-	}
-	fprintf(
-	    f,
-	    "#!/bin/sh\nexec '%s' --tool=callgrind --callgrind-out-file=\"$SDDS_BENCH_CG_OUT\" '%s' \"$@\"\n",
-	    r->valgrind, r->sddsd);
-	if (fclose(f) != 0 || chmod(script, 0755) < 0) {
-		bench_why(r->why, "%s: %s", script, strerror(errno));
-		goto out_rm;
-	}
-	snprintf(out_base, sizeof(out_base), "%s/callgrind.%" PRIu64 ".out", dir, base);
-	snprintf(out_full, sizeof(out_full), "%s/callgrind.%" PRIu64 ".out", dir, base + samples);
-	if (cg_run_one(script, out_base, NULL, size, base, &r->base, r->why) < 0)
-		goto out_rm;
-	if (cg_run_one(script, out_full, NULL, size, base + samples, &r->full, r->why) < 0)
-		goto out_rm;
-	if (r->full.ir <= r->base.ir) {
+	for (int i = 0; i < 2 && !r->why[0]; i++)
+		cg_run_one(co, script, i ? co->base + co->samples : co->base, i ? &r->full.ir : &r->base.ir,
+			   r->why);
+	if (!r->why[0] && r->full.ir <= r->base.ir)
 		bench_why(r->why, "the longer run counted no more instructions (%" PRIu64 " <= %" PRIu64 ")",
 			  r->full.ir, r->base.ir);
-		goto out_rm;
-	}
-	r->ir_per_sample = (double)(r->full.ir - r->base.ir) / (double)samples;
-	r->ok = true;
-out_rm:
-	unlink(script);
-	unlink(out_base);
-	unlink(out_full);
-out_rmdir:
-	rmdir(dir);
-}
-
+	r->ok = !r->why[0];
 #ifdef SDDS_BENCH_HAVE_CALLGRIND
-/* Remove dir and the files in it (no subdirectories are made there). */
-static void cg_rm_dir(const char *dir)
-{
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (d != NULL) {
-		while ((e = readdir(d)) != NULL) {
-			char path[PATH_MAX];
-
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-			unlink(path);
-		}
-		closedir(d);
+	if (r->ok) {
+		fprintf(stderr, "sdds-bench callgrind: writer and reader under callgrind, sddsd native\n");
+		cg_clients(co, dir, r);
 	}
+#endif
+	cg_sweep(dir, NULL);
 	rmdir(dir);
 }
 
-/*
- * The rerun under callgrind (--clients-dir DIR): two runs, B and B + K
- * samples, through the daemon at sddsd (natively), with the writer and
- * reader (forked from here, so under callgrind too) dumping their loops
- * into dir. Writes one line to DIR/result: "ok WB WF RB RF" (the writer's
- * and reader's counts of both runs) or "fail WHY". Exit status 0 or 1.
- */
-static int cg_clients_inner(uint32_t size, uint64_t base, uint64_t samples, const char *sddsd,
-			    const char *dir)
+static void cg_json(const struct cg_opts *co, const struct cg_result *r)
 {
-	static struct cg_run rb, rf;
-	char path[PATH_MAX], why[BENCH_WHY_MAX] = "";
-	bool ok = cg_run_one(sddsd, NULL, dir, size, base, &rb, why) == 0 &&
-		  cg_run_one(sddsd, NULL, dir, size, base + samples, &rf, why) == 0;
-	FILE *f;
+	double k = (double)co->samples;
+	struct json j;
 
-	snprintf(path, sizeof(path), "%s/result", dir);
-	f = fopen(path, "we");
-	if (f == NULL)
-		return 1;
-	if (ok)
-		fprintf(f, "ok %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", rb.writer_ir, rf.writer_ir,
-			rb.reader_ir, rf.reader_ir);
-	else
-		fprintf(f, "fail %s\n", why);
-	return fclose(f) == 0 && ok ? 0 : 1;
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "bench", "callgrind");
+	json_bool(&j, "ok", r->ok);
+	json_str(&j, "why", r->ok ? "" : r->why);
+	json_uint(&j, "size", co->b.size);
+	json_uint(&j, "base_samples", co->base);
+	json_uint(&j, "samples", co->samples);
+	if (r->ok) {
+		json_uint(&j, "ir_base", r->base.ir);
+		json_uint(&j, "ir_full", r->full.ir);
+		json_num(&j, "ir_per_sample", (double)(r->full.ir - r->base.ir) / k);
+	}
+	json_bool(&j, "clients_ok", r->clients_ok);
+	json_str(&j, "clients_why", r->clients_ok ? "" : r->clients_why);
+	if (r->clients_ok) {
+		json_num(&j, "writer_ir_per_sample",
+			 (double)(r->full.client_ir[0] - r->base.client_ir[0]) / k);
+		json_num(&j, "reader_ir_per_sample",
+			 (double)(r->full.client_ir[1] - r->base.client_ir[1]) / k);
+		json_uint(&j, "reader_take_many", co->b.take_batch);
+		json_uint(&j, "writer_ir_base", r->base.client_ir[0]);
+		json_uint(&j, "writer_ir_full", r->full.client_ir[0]);
+		json_uint(&j, "reader_ir_base", r->base.client_ir[1]);
+		json_uint(&j, "reader_ir_full", r->full.client_ir[1]);
+	}
+	json_obj_end(&j);
+	json_finish(&j);
 }
-
-/*
- * Count the clients (see the OVERVIEW): rerun this program under callgrind
- * with --clients-dir, read its result, fill r's client figures or
- * r->clients_why.
- */
-static void cg_clients(uint32_t size, uint64_t base, uint64_t samples, struct cg_result *r)
-{
-	char self[PATH_MAX], dir[] = "/tmp/sdds-bench-cgc.XXXXXX", outopt[PATH_MAX + 64],
-			     logopt[PATH_MAX + 64];
-	char path[PATH_MAX], line[BENCH_WHY_MAX + 16], k_arg[32], b_arg[32], s_arg[32], m_arg[32];
-	unsigned long long wb, wf, rb, rf;
-	ssize_t n;
-	char status[BENCH_WHY_MAX] = "";
-	pid_t pid;
-	FILE *f;
-
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0) {
-		bench_why(r->clients_why, "cannot name this program (/proc/self/exe)");
-		return;
-	}
-	self[n] = '\0';
-	if (mkdtemp(dir) == NULL) {
-		bench_why(r->clients_why, "mkdtemp: %s", strerror(errno));
-		return;
-	}
-	snprintf(outopt, sizeof(outopt), "--callgrind-out-file=%s/cl.%%p", dir);
-	/* Its warnings (pidfd_open is unknown to valgrind 3.19) are no figure. */
-	snprintf(logopt, sizeof(logopt), "--log-file=%s/valgrind.%%p.log", dir);
-	snprintf(k_arg, sizeof(k_arg), "%" PRIu64, samples);
-	snprintf(b_arg, sizeof(b_arg), "%" PRIu64, base);
-	snprintf(s_arg, sizeof(s_arg), "%" PRIu32, size);
-	snprintf(m_arg, sizeof(m_arg), "--take-many=%" PRIu32, cg_take_batch);
-	{
-		const char *args[] = {r->valgrind,
-				      "-q",
-				      "--tool=callgrind",
-				      outopt,
-				      logopt,
-				      self,
-				      "callgrind",
-				      "-k",
-				      k_arg,
-				      "--base",
-				      b_arg,
-				      "-s",
-				      s_arg,
-				      "--sddsd",
-				      r->sddsd,
-				      "--clients-dir",
-				      dir,
-				      cg_take_batch > 1 ? m_arg : NULL,
-				      NULL};
-		struct proc_exec x = {.argv = args, .name = "sdds-bench under callgrind"};
-
-		/* No cap: the rerun under callgrind takes as long as it takes. */
-		if (proc_exec_start(&x, &pid, r->clients_why) < 0)
-			goto out_rm;
-		proc_exec_stop(pid, 0, INT_MAX / 1000, x.name, NULL, status);
-	}
-	snprintf(path, sizeof(path), "%s/result", dir);
-	f = fopen(path, "re");
-	if (f == NULL || fgets(line, sizeof(line), f) == NULL) {
-		bench_why(r->clients_why, "the run under callgrind gave no result (%s)",
-			  status[0] ? status : "exit 0");
-	} else if (strncmp(line, "fail ", 5) == 0) {
-		line[strcspn(line, "\n")] = '\0';
-		bench_why(r->clients_why, "%s", line + 5);
-	} else if (sscanf(line, "ok %llu %llu %llu %llu", &wb, &wf, &rb, &rf) != 4 || wf <= wb || rf <= rb) {
-		bench_why(r->clients_why, "the longer run counted no more client instructions");
-	} else {
-		r->base.writer_ir = wb;
-		r->full.writer_ir = wf;
-		r->base.reader_ir = rb;
-		r->full.reader_ir = rf;
-		r->writer_ir_per_sample = (double)(wf - wb) / (double)samples;
-		r->reader_ir_per_sample = (double)(rf - rb) / (double)samples;
-		r->clients_ok = true;
-	}
-	if (f != NULL)
-		fclose(f);
-out_rm:
-	cg_rm_dir(dir);
-}
-#endif /* SDDS_BENCH_HAVE_CALLGRIND */
 
 static void cg_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sdds-bench callgrind [options]\n"
 		"\n"
-		"Instructions per sample through the daemon: sddsd (blocking mode) runs under\n"
-		"valgrind --tool=callgrind twice, once for B samples writer -> reader and once\n"
-		"for B + K; (Ir(B + K) - Ir(B)) / K is printed. Exact: no timing involved.\n"
-		"Then the writer and reader processes are counted the same way (their write\n"
-		"and take loops only; sddsd native; this program reruns itself under callgrind\n"
-		"for it) when built with valgrind's callgrind.h.\n"
+		"Instructions per sample: sddsd (blocking) under valgrind --tool=callgrind for B\n"
+		"samples writer -> reader, then for B + K: (Ir(B + K) - Ir(B)) / K. Then the\n"
+		"writer's and reader's loops the same way (sddsd native), when built with\n"
+		"valgrind's callgrind.h.\n"
 		"\n"
-		"  -k, --samples K    samples the figure is taken over (default %d)\n"
-		"      --base B       samples of the reference run (default %d)\n"
-		"  -s, --size N       sample bytes, 1..%u (default %d)\n"
+		"  -k, --samples K    samples the figure is taken over (default 50000)\n"
+		"      --base B       samples of the reference run (default 1000)\n"
+		"  -s, --size N       sample bytes, 1..%u (default 2)\n"
 		"      --valgrind P   the valgrind binary (default: valgrind in PATH)\n"
-		"      --sddsd PATH   the daemon binary (default: ../../daemon/sddsd from here)\n"
-		"      --take-many N  the reader of the client runs takes up to N (2..%u) per\n"
-		"                     call with sdds_reader_take_many (default: sdds_reader_take)\n"
-		"      --json         print one JSON object\n"
-		"  -h, --help\n",
-		CG_DEFAULT_SAMPLES, CG_DEFAULT_BASE, BENCH_MAX_SIZE, CG_DEFAULT_SIZE, BENCH_MAX_TAKE_BATCH);
+		"      --sddsd PATH   the daemon (default: ../../daemon/sddsd from here)\n"
+		"      --take-many N  the clients' reader takes up to N (2..%u) per call\n"
+		"      --json         print the JSON itself, not report.py's table of it\n",
+		BENCH_MAX_SIZE, BENCH_MAX_TAKE_BATCH);
 }
 
-enum { CG_OPT_BASE = BENCH_OPT_OWN, CG_OPT_VALGRIND, CG_OPT_CLIENTS_DIR, CG_OPT_TAKE_MANY };
-
-/* What `callgrind` takes beyond the common options (bench_cli). */
-struct cg_opts {
-	uint64_t samples, base;
-	const char *valgrind, *clients_dir;
-};
+enum { CG_OPT_BASE = BENCH_OPT_OWN, CG_OPT_VALGRIND, CG_OPT_CLIENT_RUN, CG_OPT_TAKE_MANY };
 
 static int cg_option(void *ctx, int c, const char *arg)
 {
 	struct cg_opts *o = ctx;
-	uint64_t v = 0;
-	int err = 0;
+	uint64_t v;
 
-	switch (c) {
-	case 'k':
-		return bench_parse_u64(arg, 0, 1, 100000000, &o->samples);
-	case CG_OPT_BASE:
-		return bench_parse_u64(arg, 0, 1, 100000000, &o->base);
-	case CG_OPT_VALGRIND:
+	if (c == 'k' || c == CG_OPT_BASE)
+		return bench_parse_u64(arg, 0, 1, 100000000, c == 'k' ? &o->samples : &o->base);
+	if (c == CG_OPT_TAKE_MANY) {
+		if (bench_parse_u64(arg, 0, 2, BENCH_MAX_TAKE_BATCH, &v) < 0)
+			return -EINVAL;
+		o->b.take_batch = (uint32_t)v;
+	} else if (c == CG_OPT_VALGRIND) {
 		o->valgrind = arg;
-		break;
-	case CG_OPT_CLIENTS_DIR:
-		/* Internal: the rerun under callgrind (cg_clients). */
-		o->clients_dir = arg;
-		break;
-	case CG_OPT_TAKE_MANY:
-		err = bench_parse_u64(arg, 0, 2, BENCH_MAX_TAKE_BATCH, &v);
-		cg_take_batch = (uint32_t)v;
-		break;
+	} else {
+		o->client_run = true;
 	}
-	return err;
+	return 0;
 }
 
 int callgrind_main(int argc, char **argv)
@@ -531,7 +380,7 @@ int callgrind_main(int argc, char **argv)
 	    {"samples", required_argument, NULL, 'k'},
 	    {"base", required_argument, NULL, CG_OPT_BASE},
 	    {"valgrind", required_argument, NULL, CG_OPT_VALGRIND},
-	    {"clients-dir", required_argument, NULL, CG_OPT_CLIENTS_DIR},
+	    {"client-run", no_argument, NULL, CG_OPT_CLIENT_RUN},
 	    {"take-many", required_argument, NULL, CG_OPT_TAKE_MANY},
 	    {NULL, 0, NULL, 0},
 	};
@@ -544,107 +393,24 @@ int callgrind_main(int argc, char **argv)
 	    .usage = cg_usage,
 	};
 	static struct cg_result r;
-	struct bench_opts b = {.size = CG_DEFAULT_SIZE};
-	struct cg_opts co = {.samples = CG_DEFAULT_SAMPLES, .base = CG_DEFAULT_BASE, .valgrind = "valgrind"};
-	uint64_t samples, base, size;
-	const char *sddsd, *clients_dir;
-	bool as_json;
-	int rc = bench_cli_parse(&cli, argc, argv, &b, &co);
+	struct cg_opts co = {.b = {.size = 2}, .samples = 50000, .base = 1000, .valgrind = "valgrind"};
+	int rc = bench_cli_parse(&cli, argc, argv, &co.b, &co);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	samples = co.samples;
-	base = co.base;
-	size = b.size;
-	sddsd = b.sddsd_path;
-	clients_dir = co.clients_dir;
-	as_json = b.json;
-	if (clients_dir != NULL) {
-#ifdef SDDS_BENCH_HAVE_CALLGRIND
+	if (co.client_run) {
 		char path[PATH_MAX];
 
-		/* Internal: the rerun under callgrind that counts the clients (cg_clients). */
-		if (!RUNNING_ON_VALGRIND || sddsd == NULL || sddsd_find(sddsd, path, sizeof(path)) < 0) {
-			fprintf(stderr,
-				"sdds-bench callgrind: --clients-dir is for the rerun under valgrind\n");
-			return 2;
+		if (sddsd_find(co.b.sddsd_path, path, sizeof(path)) < 0 ||
+		    cg_run_one(&co, path, co.samples, NULL, r.why) < 0) {
+			fprintf(stderr, "sdds-bench callgrind: %s\n", r.why[0] ? r.why : "sddsd not found");
+			return 1;
 		}
-		return cg_clients_inner((uint32_t)size, base, samples, path, clients_dir);
-#else
-		fprintf(stderr,
-			"sdds-bench callgrind: built without valgrind/callgrind.h: no --clients-dir\n");
-		return 2;
-#endif
+		return 0;
 	}
 	fprintf(stderr, "sdds-bench callgrind: sddsd under callgrind, %" PRIu64 " and %" PRIu64 " samples\n",
-		base, base + samples);
-	cg_measure((uint32_t)size, base, samples, co.valgrind, sddsd, &r);
-#ifdef SDDS_BENCH_HAVE_CALLGRIND
-	if (r.ok) {
-		fprintf(stderr, "sdds-bench callgrind: writer and reader under callgrind (sddsd native), the "
-				"same counts\n");
-		cg_clients((uint32_t)size, base, samples, &r);
-	} else {
-		bench_why(r.clients_why, "the daemon's runs failed first");
-	}
-#else
-	bench_why(r.clients_why, "built without valgrind/callgrind.h: clients not counted");
-#endif
-	if (as_json) {
-		struct json j;
-
-		json_init(&j, stdout);
-		json_obj_begin(&j, NULL);
-		json_str(&j, "bench", "callgrind");
-		json_bool(&j, "ok", r.ok);
-		json_str(&j, "why", r.ok ? "" : r.why);
-		json_uint(&j, "size", size);
-		json_uint(&j, "base_samples", base);
-		json_uint(&j, "samples", samples);
-		if (r.ok) {
-			json_uint(&j, "ir_base", r.base.ir);
-			json_uint(&j, "ir_full", r.full.ir);
-			json_num(&j, "ir_per_sample", r.ir_per_sample);
-		}
-		json_bool(&j, "clients_ok", r.clients_ok);
-		json_str(&j, "clients_why", r.clients_ok ? "" : r.clients_why);
-		if (r.clients_ok) {
-			json_num(&j, "writer_ir_per_sample", r.writer_ir_per_sample);
-			json_num(&j, "reader_ir_per_sample", r.reader_ir_per_sample);
-			json_uint(&j, "reader_take_many", cg_take_batch);
-			json_uint(&j, "writer_ir_base", r.base.writer_ir);
-			json_uint(&j, "writer_ir_full", r.full.writer_ir);
-			json_uint(&j, "reader_ir_base", r.base.reader_ir);
-			json_uint(&j, "reader_ir_full", r.full.reader_ir);
-		}
-		json_str(
-		    &j, "method",
-		    "sddsd (blocking) under valgrind --tool=callgrind; Ir of all its threads from start to "
-		    "SIGTERM; (Ir of base+samples run - Ir of base run) / samples; writer and reader: "
-		    "two more runs of the same counts with sddsd native and sdds-bench under callgrind, "
-		    "every thread of each client process over its write or take loop (the bench's "
-		    "loop included), same difference");
-		json_obj_end(&j);
-		json_finish(&j);
-		return r.ok ? 0 : 1;
-	}
-	printf("%-*s %10s\n", TABLE_LABEL + 2, "instructions per sample (Ir)", "per sample");
-	if (r.ok)
-		table_row(stdout, "sddsd",
-			  "%10.1f  ((%" PRIu64 " - %" PRIu64 ") Ir / %" PRIu64 " samples, %" PRIu64
-			  "-byte, reliable, blocking mode)",
-			  r.ir_per_sample, r.full.ir, r.base.ir, samples, size);
-	else
-		table_row(stdout, "sddsd", "not measured: %s", r.why);
-	if (r.clients_ok) {
-		table_row(stdout, "writer",
-			  "%10.1f  (each client process over its write / take loop, bench "
-			  "loop included; sddsd native in those runs)",
-			  r.writer_ir_per_sample);
-		table_row(stdout, cg_take_batch > 1 ? "reader (sdds_reader_take_many)" : "reader", "%10.1f",
-			  r.reader_ir_per_sample);
-	} else if (r.ok) {
-		table_row(stdout, "writer and reader", "not measured: %s", r.clients_why);
-	}
+		co.base, co.base + co.samples);
+	cg_measure(&co, &r);
+	cg_json(&co, &r);
 	return r.ok ? 0 : 1;
 }

@@ -4,17 +4,13 @@
  * number of connected clients.
  *
  * OVERVIEW
- * For each N of the client list (1..256), a private sddsd (blocking mode,
- * --poll on request) gets N connected clients in total: two of them are the
- * ping-pong pair of `sdds-bench local` measuring one-way latency (RTT/2);
- * the other N - 2 are real clients, each its own sdds_client connection
- * (its own segment on the daemon side) with its own topic, a writer and a
- * reader, held by helper processes of at most SCALE_PER_HELPER clients,
- * idle or writing at --bg-hz. N = 1 is one client writing and taking on
- * one topic (loopback through the daemon; one-way = write to take).
- * Daemon memory (VmRSS, and Pss from /proc/PID/smaps_rollup) is read once
- * every client is connected and registered, before the latency run, and
- * compared with the same daemon before any client connected.
+ * For each N of the client list (1..256), a private sddsd (blocking, or
+ * --poll) gets N clients in all: the ping-pong pair of `sdds-bench local`
+ * measuring one-way latency (RTT/2), and N - 2 others, each its own
+ * connection with its own topic, writer and reader, idle or writing at
+ * --bg-hz. N = 1 is one client writing and taking on one topic (one-way =
+ * write to take). The daemon's VmRSS and Pss are read before any client
+ * connects and again once all have registered, before the latency run.
  */
 #ifndef SDDS_BENCH_SCALE_H
 #define SDDS_BENCH_SCALE_H
