@@ -6,10 +6,10 @@
  * The main process parses the options, starts one private RouDi (roudi.c)
  * for both modes, forks leader and follower for each mode (proc_spawn;
  * the main process never becomes an iceoryx runtime, so each child's
- * runtime is its own), waits for them, stops RouDi and prints a table or
- * one JSON object. SIGINT, SIGTERM and SIGHUP stop RouDi and remove its
- * files before the default action; the children die with their parent
- * (PR_SET_PDEATHSIG).
+ * runtime is its own), waits for them, stops RouDi and prints one JSON
+ * object (report.py makes the table). SIGINT, SIGTERM and SIGHUP stop
+ * RouDi and remove its files before the default action; the children die
+ * with their parent (PR_SET_PDEATHSIG).
  *
  * The leader (ping) and the follower (pong) are the ping-pong harness
  * (pingpong.h) over iceoryx publishers and subscribers. Service "sdds-bench"/<instance>/"ping" and "pong",
@@ -45,7 +45,6 @@
 #include "pingpong.h"
 #include "proc.h"
 #include "roudi.h"
-#include "table.h"
 
 #ifdef SDDS_BENCH_HAVE_ICEORYX
 #include <iceoryx_binding_c/log.h>
@@ -449,34 +448,6 @@ static void ix_json(const struct ix_opts *o, const struct ix_results *r)
 	json_finish(&j);
 }
 
-static void ix_table(const struct ix_opts *o, const struct ix_results *r)
-{
-	char a[16], b[16];
-
-	ix_cpu_str(o->cpu[0], a, sizeof(a));
-	ix_cpu_str(o->cpu[1], b, sizeof(b));
-	printf(
-	    "sdds-bench iceoryx: ping-pong through the iceoryx C binding, %u-byte payload, one-way = RTT/2\n",
-	    o->b.size);
-	printf("leader %s, follower %s, RouDi unpinned (%s); load average %.2f -> %.2f\n", a, b,
-	       r->roudi[0] ? r->roudi : "iox-roudi not found", r->load_start, r->load_end);
-	table_lat_head(stdout, "one-way latency, us (RTT/2)");
-	for (int m = 0; m < IX_N_MODES; m++) {
-		if (r->mode[m].ran)
-			table_lat(stdout, ix_mode_name[m], &r->mode[m]);
-		else
-			table_row(stdout, ix_mode_name[m], "failed: %s", r->why);
-	}
-	if (r->roudi_note[0])
-		printf("\nRouDi: %s\n", r->roudi_note);
-	if (r->removed > 0)
-		printf("removed %d iceoryx file(s) RouDi left behind\n", r->removed);
-	if (r->leftovers[0])
-		printf("iceoryx files present after the run (not ours): %s\n", r->leftovers);
-	printf("\nFigures on a shared 2-CPU machine are noisy: compare with sdds-bench local run at the same "
-	       "time.\n");
-}
-
 /* ---------------------------------------------------------------- options */
 
 static void ix_usage(FILE *f)
@@ -496,7 +467,7 @@ static void ix_usage(FILE *f)
 		"                       default: two different CPUs when there are two\n"
 		"      --roudi PATH     the iox-roudi binary (default: from PATH)\n"
 		"      --raw PREFIX     write one-way ns per iteration to PREFIX-iceoryx-<mode>.txt\n"
-		"      --json           print one JSON object instead of the table\n"
+		"      --json           accepted; the output is always one JSON object\n"
 		"  -h, --help\n",
 		IX_DEFAULT_ITERATIONS, IX_DEFAULT_WARMUP, BENCH_MAX_SIZE, IX_DEFAULT_SIZE,
 		IX_DEFAULT_MAX_SECONDS);
@@ -567,9 +538,6 @@ int iceoryx_main(int argc, char **argv)
 	ix_run(&o, &r);
 	roudi_leftovers(r.leftovers, sizeof(r.leftovers));
 	r.load_end = getloadavg(&l, 1) == 1 ? l : -1;
-	if (o.b.json)
-		ix_json(&o, &r);
-	else
-		ix_table(&o, &r);
+	ix_json(&o, &r);
 	return r.ok ? 0 : 1;
 }

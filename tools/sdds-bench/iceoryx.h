@@ -16,7 +16,7 @@
 #ifndef SDDS_BENCH_ICEORYX_H
 #define SDDS_BENCH_ICEORYX_H
 
-/* argv[0] is "iceoryx". Returns the exit status: 0, 1 when a mode failed, 2 usage. */
+/* argv[0] is "iceoryx". Prints one JSON object; returns 0, 1 when a mode failed, 2 usage. */
 int iceoryx_main(int argc, char **argv);
 
 #endif /* SDDS_BENCH_ICEORYX_H */
