@@ -60,6 +60,8 @@
 #define IX_DEFAULT_MAX_SECONDS 30.0
 #define IX_CONNECT_TIMEOUT_NS (10 * 1000000000LL)
 #define IX_NOT_BUILT "not built: iceoryx C binding not found at build time"
+/* Runtime names of the benchmark's processes start with this (the test looks for them in /tmp). */
+#define IX_APP_PREFIX "sddsbench-iox-"
 
 enum { IX_POLLING = 0, IX_WAITSET = 1, IX_N_MODES = 2 };
 
@@ -90,13 +92,9 @@ struct ix_args {
 	char name_a[64], name_b[64];
 };
 
-/*
- * For the signal handler: the RouDi of the run, the children of the mode
- * running and the /tmp files their runtimes make (socket and lock each).
- */
+/* For the signal handler: the RouDi of the run and the children of the mode running. */
 static struct roudi_proc *ix_roudi;
 static volatile pid_t ix_children[2];
-static char ix_app_files[4][PATH_MAX];
 
 static void ix_on_signal(int sig)
 {
@@ -111,9 +109,6 @@ static void ix_on_signal(int sig)
 	}
 	if (ix_roudi)
 		roudi_stop_on_signal(ix_roudi);
-	for (int i = 0; i < 4; i++)
-		if (ix_app_files[i][0])
-			unlink(ix_app_files[i]);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -317,14 +312,11 @@ static void ix_run_mode(const struct ix_opts *o, int mode, struct lat_result *re
 
 	snprintf(name, sizeof(name), "iceoryx-%s", ix_mode_name[mode]);
 	snprintf(a.instance, sizeof(a.instance), "run%d-%s", (int)getpid(), ix_mode_name[mode]);
-	snprintf(a.name_a, sizeof(a.name_a), ROUDI_APP_PREFIX "%d-%s-leader", (int)getpid(),
+	snprintf(a.name_a, sizeof(a.name_a), IX_APP_PREFIX "%d-%s-leader", (int)getpid(), ix_mode_name[mode]);
+	snprintf(a.name_b, sizeof(a.name_b), IX_APP_PREFIX "%d-%s-follower", (int)getpid(),
 		 ix_mode_name[mode]);
-	snprintf(a.name_b, sizeof(a.name_b), ROUDI_APP_PREFIX "%d-%s-follower", (int)getpid(),
-		 ix_mode_name[mode]);
-	snprintf(ix_app_files[0], sizeof(ix_app_files[0]), "/tmp/%s", a.name_a);
-	snprintf(ix_app_files[1], sizeof(ix_app_files[1]), "/tmp/%s.lock", a.name_a);
-	snprintf(ix_app_files[2], sizeof(ix_app_files[2]), "/tmp/%s", a.name_b);
-	snprintf(ix_app_files[3], sizeof(ix_app_files[3]), "/tmp/%s.lock", a.name_b);
+	roudi_claim_runtime(ix_roudi, a.name_a);
+	roudi_claim_runtime(ix_roudi, a.name_b);
 	pingpong_run(&o->b, &r, ret);
 }
 
@@ -354,17 +346,8 @@ static void ix_run(const struct ix_opts *o, struct ix_results *r)
 	for (int m = 0; m < IX_N_MODES; m++) {
 		fprintf(stderr, "sdds-bench: iceoryx %s latency\n", ix_mode_name[m]);
 		ix_run_mode(o, m, &r->mode[m]);
-		if (!r->mode[m].ok) {
-			char tail[160];
-
-			roudi_log_tail(&rp, tail, sizeof(tail));
-			if (tail[0]) {
-				size_t len = strlen(r->mode[m].why);
-
-				snprintf(r->mode[m].why + len, sizeof(r->mode[m].why) - len,
-					 "; RouDi said: %s", tail);
-			}
-		}
+		if (!r->mode[m].ok)
+			roudi_explain(&rp, r->mode[m].why);
 	}
 	err = roudi_stop(&rp, &r->removed, why);
 	ix_roudi = NULL;
