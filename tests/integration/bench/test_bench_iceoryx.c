@@ -9,13 +9,16 @@
  * the group setup
  *   sdds-bench iceoryx -n 2000 --warmup 200 --json
  * and checks: built, exit 0 and one JSON object (python3's json module; 77
- * without python3) with both modes ok and every figure positive and in
- * order; not built, exit 1 and both modes not ok with the "not built"
- * reason. Then, holding the lock every sdds-bench iceoryx run holds while
- * its RouDi lives (so another worktree's run cannot be mistaken for ours),
- * that /dev/shm has no iceoryx_mgmt nor *iceoryx* entry and /tmp no RouDi
- * socket nor a file of this run's runtimes. A bad size is a usage error
- * (2). Figures are never compared with a bound: this is not a timed test.
+ * without python3) with both modes ok, every figure positive and in
+ * order, and what was asked and done; not built, exit 1 and both modes not
+ * ok with the "not built" reason. Either way every key of the run's
+ * parameters and of its RouDi (binary, note, files removed and left) is
+ * there: the output is JSON only, so report.py shows them. Then, holding the lock
+ * every sdds-bench iceoryx run holds while its RouDi lives (so another
+ * worktree's run cannot be mistaken for ours), that /dev/shm has no
+ * iceoryx_mgmt nor *iceoryx* entry and /tmp no RouDi socket nor a file of
+ * this run's runtimes. A bad size is a usage error (2). Figures are never
+ * compared with a bound: this is not a timed test.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -52,6 +55,9 @@ static const char *const check_py =
     "built = sys.argv[2] == 'built'\n"
     "assert d['bench'] == 'iceoryx' and d['size'] == 2 and d['n'] == 2000, d\n"
     "assert d['built'] is built, d\n"
+    "for k in ('warmup', 'roudi', 'leader_cpu', 'follower_cpu', 'roudi_note', 'leftovers_removed',\n"
+    "          'leftovers', 'load_start', 'load_end'):\n"
+    "    assert k in d, (k, d)\n"
     "modes = d['modes']\n"
     "assert [m['mode'] for m in modes] == ['polling', 'waitset'], modes\n"
     "if built:\n"
@@ -61,6 +67,7 @@ static const char *const check_py =
     "        for f in ('median_us', 'p99_us', 'p999_us', 'max_us'):\n"
     "            assert m[f] > 0, (f, m)\n"
     "        assert m['median_us'] <= m['p99_us'] <= m['p999_us'] <= m['max_us'], m\n"
+    "        assert m['requested'] == 2000 and 'done' in m and 'capped' in m, m\n"
     "else:\n"
     "    assert d['ok'] is False and d['why'].startswith('not built'), d\n"
     "    for m in modes:\n"
