@@ -1,46 +1,44 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * mdrun.c - finding a program and json-c lookups (see mdrun.h).
- */
+/* mdrun.c - finding a program and json-c lookups (see mdrun.h). */
 #include "mdrun.h"
 
 #include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+static bool mdrun_is_exec(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 int mdrun_which(const char *prog, char *buf, size_t cap)
 {
 	const char *path = getenv("PATH");
-	struct stat st;
+	char cand[PATH_MAX];
 
 	if (strchr(prog, '/') != NULL) {
-		if (stat(prog, &st) < 0 || !S_ISREG(st.st_mode) || access(prog, X_OK) < 0)
+		if (!mdrun_is_exec(prog))
 			return -ENOENT;
-		if (snprintf(buf, cap, "%s", prog) >= (int)cap)
-			return -ENAMETOOLONG;
-		return 0;
+		return snprintf(buf, cap, "%s", prog) < (int)cap ? 0 : -ENAMETOOLONG;
 	}
 	if (path == NULL)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t len = strcspn(path, ":");
-		char cand[PATH_MAX];
 
 		if (len > 0 &&
 		    snprintf(cand, sizeof(cand), "%.*s/%s", (int)len, path, prog) < (int)sizeof(cand) &&
-		    stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
-			if (snprintf(buf, cap, "%s", cand) >= (int)cap)
-				return -ENAMETOOLONG;
-			return 0;
-		}
-		path += len;
-		if (*path == ':')
-			path++;
+		    mdrun_is_exec(cand))
+			return snprintf(buf, cap, "%s", cand) < (int)cap ? 0 : -ENAMETOOLONG;
+		path += len + (path[len] == ':');
 	}
 	return -ENOENT;
 }
@@ -67,7 +65,8 @@ void mdrun_json_free(struct json_object *o)
 		json_object_put(o);
 }
 
-struct json_object *mdrun_jget(struct json_object *o, const char *path)
+/* The member at a dotted path (owned by o), or NULL. */
+static struct json_object *mdrun_jget(struct json_object *o, const char *path)
 {
 	char key[128];
 
