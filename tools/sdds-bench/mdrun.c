@@ -61,8 +61,7 @@ struct json_object *mdrun_json_parse(const char *s)
 
 void mdrun_json_free(struct json_object *o)
 {
-	if (o != NULL)
-		json_object_put(o);
+	json_object_put(o); /* NULL is a no-op */
 }
 
 /* The member at a dotted path (owned by o), or NULL. */
@@ -72,30 +71,22 @@ static struct json_object *mdrun_jget(struct json_object *o, const char *path)
 
 	while (o != NULL && *path) {
 		size_t len = strcspn(path, ".");
+		struct json_object *m = NULL;
 		char *end;
 
 		if (len >= sizeof(key))
 			return NULL;
-		memcpy(key, path, len);
-		key[len] = '\0';
-		path += len;
-		if (*path == '.')
-			path++;
+		snprintf(key, sizeof(key), "%.*s", (int)len, path);
+		path += len + (path[len] == '.');
 		if (json_object_is_type(o, json_type_array)) {
 			unsigned long idx = strtoul(key, &end, 10);
 
-			if (end == key || *end != '\0' || idx >= json_object_array_length(o))
-				return NULL;
-			o = json_object_array_get_idx(o, idx);
+			if (end != key && *end == '\0' && idx < json_object_array_length(o))
+				m = json_object_array_get_idx(o, idx);
 		} else if (json_object_is_type(o, json_type_object)) {
-			struct json_object *m;
-
-			if (!json_object_object_get_ex(o, key, &m))
-				return NULL;
-			o = m;
-		} else {
-			return NULL;
+			json_object_object_get_ex(o, key, &m);
 		}
+		o = m;
 	}
 	return o;
 }
