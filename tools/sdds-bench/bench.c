@@ -177,13 +177,9 @@ int bench_cli_parse(const struct bench_cli *cli, int argc, char **argv, struct b
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		int err;
 
-		if (c == 'h') {
-			cli->usage(stdout);
-			return 1;
-		}
-		if (c == '?') {
-			cli->usage(stderr);
-			return -EINVAL;
+		if (c == 'h' || c == '?') {
+			cli->usage(c == 'h' ? stdout : stderr);
+			return c == 'h' ? 1 : -EINVAL;
 		}
 		if (c == 'n' || c == 's' || c == 't' || (c >= 256 && c < BENCH_OPT_OWN))
 			err = bench_common_parse(cli, c, optarg, o);

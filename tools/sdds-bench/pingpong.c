@@ -73,11 +73,9 @@ static int pp_recv(struct pingpong_shm *s, const struct pingpong_ops *ops, void 
 		now = bench_now_ns();
 		if (lost_at > 0 && now > lost_at)
 			return PP_LOST;
-		if (!started)
-			continue;
-		if (deadline < 0)
+		if (started && deadline < 0)
 			deadline = now + PP_HOP_TIMEOUT_NS;
-		else if (now > deadline)
+		else if (started && now > deadline)
 			return -ETIMEDOUT;
 	}
 }

@@ -5,31 +5,27 @@
  * --max-seconds cap and the RTT/2 result.
  *
  * OVERVIEW
- * A run is two processes forked from the single-threaded main process
- * (pingpong_run, or the caller's own forks) that share one struct
- * pingpong_shm, mapped before the fork:
+ * A run is two processes forked from the single-threaded main process that
+ * share one struct pingpong_shm, mapped before the fork:
  *   - `ready`: the pong side can answer. The ping side sends nothing
  *     before it, since a best-effort writer would lose its first ping.
  *   - `abort`: a side failed; the other gives up at its next slice instead
  *     of waiting out the hop timeout.
- *   - `stop`: the ping side is done. It sets it (release), then sends one
- *     last ping, which carries the flag through the transport's own
- *     acquire/release chain: a pong side that receives a ping while `stop`
+ *   - `stop`: the ping side is done. It sets it (release), then sends a
+ *     last ping that carries the flag through the transport's own
+ *     acquire/release chain; a pong side that receives a ping while `stop`
  *     is set exits without answering. It also checks the flag after every
  *     empty receive slice, in case that ping is lost.
- *   - the figures, written by the ping side only: one round-trip time per
- *     measured round in rtt[], the rounds measured, the pings lost,
- *     whether the cap ended the run; and a reason per side.
+ *   - the figures, written by the ping side, and a reason per side.
  *
- * Ping i carries i in its first bytes (the benchmark topics' big-endian
- * 16-bit sequence number; one byte when the sample has one), and the pong
- * side echoes it. The ping side reads the clock once per round, a round
- * trip being the difference of consecutive reads, so every transport pays
- * for one clock read per sample alike. Warm-up lasts o->warmup rounds or a
- * quarter of max_seconds; the cap counts from the first measured round.
+ * Ping i carries i in its first bytes (the topics' big-endian 16-bit
+ * sequence number), which the pong side echoes. The ping side reads the
+ * clock once per round, a round trip being the difference of consecutive
+ * reads, so every transport pays for one clock read per sample alike.
+ * Warm-up lasts o->warmup rounds or a quarter of max_seconds; the cap
+ * counts from the first measured round.
  *
- * A recv callback waits at most one slice and returns -EAGAIN (or
- * -ETIMEDOUT) when nothing came, so the loops can check the flags between
+ * recv waits at most one slice, so the loops can check the flags between
  * slices. A lossless transport fails a round without an answer within 5 s
  * or with a wrong one. A lossy one (lost_ms > 0, a wire) counts a ping
  * unanswered for lost_ms as lost, skips late answers to earlier pings, and
