@@ -148,11 +148,6 @@ int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid)
 	return 0;
 }
 
-static bool proc_failed(int status)
-{
-	return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-}
-
 static void proc_kill_left(const pid_t *pids, const bool *done, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -199,7 +194,7 @@ int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuse
 				statuses[i] = 0x7f00; /* reaped elsewhere: report as exit 127 */
 			done[i] = true;
 			left--;
-			failed |= proc_failed(statuses[i]);
+			failed |= !WIFEXITED(statuses[i]) || WEXITSTATUS(statuses[i]) != 0;
 			/* An exited process's pidfd stays readable: poll no more on it. */
 			close(pfd[i].fd);
 			pfd[i].fd = -1;

@@ -45,16 +45,15 @@ int proc_pin_self(int cpu);
 typedef int (*proc_role_fn)(void *arg);
 
 /*
- * Forks a child that pins itself to cpu (< 0: not pinned; exit 120 when
- * that fails) and _exits with fn(arg). 0 with *ret_pid, or -errno.
+ * Forks a child that pins itself to cpu (< 0: not pinned) and _exits with
+ * fn(arg). 0 with *ret_pid, or -errno.
  */
 int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid);
 
 /*
- * Waits for the n children in pids until deadline_ns (CLOCK_MONOTONIC),
- * each one's wait status into statuses[i], all reaped on return. Returns 0
- * when all exited 0, -ETIMEDOUT when the deadline killed one, -ECHILD when
- * one failed, or another -errno.
+ * Reaps the n children in pids, their wait statuses into statuses: 0 when
+ * all exited 0, -ETIMEDOUT when deadline_ns killed one, -ECHILD when one
+ * failed, or another -errno.
  */
 int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuses);
 
@@ -72,9 +71,8 @@ struct proc_pair {
 };
 
 /*
- * Forks role 1, then role 0 (role 1 announces that it is ready), and waits
- * for both as proc_wait_all does. 0, or -errno with a reason in why
- * (BENCH_WHY_MAX bytes): the roles' own reasons, else their wait statuses.
+ * Forks and waits for the roles as proc_wait_all does: 0, or -errno with a
+ * reason in why (BENCH_WHY_MAX bytes), the roles' own or their statuses.
  */
 int proc_run_pair(const struct proc_pair *p, int64_t deadline_ns, char *why);
 
