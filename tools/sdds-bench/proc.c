@@ -196,7 +196,8 @@ int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuse
 			left--;
 			failed |= !WIFEXITED(statuses[i]) || WEXITSTATUS(statuses[i]) != 0;
 			/* An exited process's pidfd stays readable: poll no more on it. */
-			close(pfd[i].fd);
+			if (pfd[i].fd >= 0)
+				close(pfd[i].fd);
 			pfd[i].fd = -1;
 		}
 		/* The peer of a failed role would only wait for it: stop it now. */
