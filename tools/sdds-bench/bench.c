@@ -1,17 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * bench.c - the two helpers every part of sdds-bench uses (see bench.h).
- *
- * OVERVIEW
- * CLOCK_MONOTONIC through the vDSO: one read costs some 20 ns on a
- * kvm-clock guest, which is why the latency loops read it once per
- * iteration (see baseline.c).
- */
+/* bench.c - the clock, reasons and command-line parsing of sdds-bench (see bench.h). */
 #include "bench.h"
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,24 +50,22 @@ int bench_parse_cpus(const char *s, int n, int *cpus)
 
 	if (n < 1 || n > 8)
 		return -EINVAL;
-	for (int i = 0; i < n; i++) {
-		const char *c = strchr(s, ',');
-		size_t len = c ? (size_t)(c - s) : strlen(s);
+	for (int i = 0; i < n; i++, s++) {
+		size_t len = strcspn(s, ",");
 		char buf[16];
 		uint64_t u;
 
 		/* Exactly n fields. */
-		if ((i < n - 1) != (c != NULL) || len == 0 || len >= sizeof(buf))
+		if ((i < n - 1) != (s[len] == ',') || len == 0 || len >= sizeof(buf))
 			return -EINVAL;
-		memcpy(buf, s, len);
-		buf[len] = '\0';
+		snprintf(buf, sizeof(buf), "%.*s", (int)len, s);
+		s += len;
 		if (strcmp(buf, "-") == 0 || strcmp(buf, "any") == 0)
 			v[i] = BENCH_CPU_ANY;
 		else if (bench_parse_u64(buf, 0, 0, 1023, &u) == 0)
 			v[i] = (int)u;
 		else
 			return -EINVAL;
-		s += len + (c != NULL);
 	}
 	memcpy(cpus, v, (size_t)n * sizeof(*cpus));
 	return 0;
@@ -93,28 +83,6 @@ int bench_parse_double(const char *s, double min, double max, double *ret)
 		return -EINVAL;
 	*ret = v;
 	return 0;
-}
-
-void bench_lat_finish(const struct bench_opts *o, const char *name, uint64_t *rtt, uint64_t n,
-		      struct lat_result *ret)
-{
-	if (n == 0) {
-		ret->ok = false;
-		bench_why(ret->why, "no iteration completed");
-		return;
-	}
-	if (o->raw_prefix) {
-		char path[PATH_MAX];
-		int err;
-
-		snprintf(path, sizeof(path), "%s-%s.txt", o->raw_prefix, name);
-		err = stats_dump(path, rtt, n, 0.5);
-		if (err < 0)
-			fprintf(stderr, "sdds-bench: cannot write %s: %s (figures are kept)\n", path,
-				strerror(-err));
-	}
-	stats_compute(rtt, n, 0.5, &ret->st);
-	ret->ok = true;
 }
 
 int bench_wait_flag(_Atomic uint32_t *flag, _Atomic uint32_t *abort, int64_t timeout_ns)
@@ -209,13 +177,9 @@ int bench_cli_parse(const struct bench_cli *cli, int argc, char **argv, struct b
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		int err;
 
-		if (c == 'h') {
-			cli->usage(stdout);
-			return 1;
-		}
-		if (c == '?') {
-			cli->usage(stderr);
-			return -EINVAL;
+		if (c == 'h' || c == '?') {
+			cli->usage(c == 'h' ? stdout : stderr);
+			return c == 'h' ? 1 : -EINVAL;
 		}
 		if (c == 'n' || c == 's' || c == 't' || (c >= 256 && c < BENCH_OPT_OWN))
 			err = bench_common_parse(cli, c, optarg, o);

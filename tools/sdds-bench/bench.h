@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench.h - options and result records shared by the parts of sdds-bench.
+ * bench.h - options, result records and command-line parsing shared by the
+ * parts of sdds-bench.
  *
  * OVERVIEW
- * sdds-bench is a program that prints figures; it is never a timed test.
- * main.c parses the command line into struct bench_opts, runs the baselines
- * (baseline.c), the path through sddsd (local.c, with sddsd.c starting the
- * daemon) and monolithic mode, and hands the filled result records to
- * report.c. A run that failed keeps ok == false and a reason in `why`; no
- * figure and no ratio is ever printed for it.
- *
- * Latency results are one-way figures in nanoseconds: every measured
+ * sdds-bench prints figures; it is never a timed test. Each subcommand
+ * parses its command line into struct bench_opts (bench_cli_parse), runs
+ * its benchmarks and prints the filled result records as JSON. A run that
+ * failed keeps ok == false and a reason in `why`, and no figure of it is
+ * printed. Latencies are one-way figures in nanoseconds: every measured
  * iteration is a round trip, and one-way = RTT / 2.
  */
 #ifndef SDDS_BENCH_BENCH_H
@@ -25,12 +23,11 @@
 
 #define BENCH_WHY_MAX 256
 #define BENCH_MAX_SIZE 4096u
-/* The largest --take-many batch. */
 #define BENCH_MAX_TAKE_BATCH 64u
 /* Not pinned. */
 #define BENCH_CPU_ANY (-1)
 
-/* Where the three processes of the sddsd path run (CPU ids, or BENCH_CPU_ANY). */
+/* CPU ids (or BENCH_CPU_ANY) of the three processes of the sddsd path. */
 struct bench_placement {
 	int daemon_cpu;
 	int a_cpu; /* ping side; writer in the throughput run */
@@ -38,42 +35,42 @@ struct bench_placement {
 };
 
 struct bench_opts {
-	uint32_t size;	     /* sample bytes */
+	uint32_t size;
 	uint64_t iterations; /* measured round trips per latency run */
 	uint64_t warmup;     /* unmeasured round trips before them (cut at max_seconds / 4) */
 	double max_seconds;  /* cap on the measured part of one latency run */
-	double tput_seconds; /* length of one throughput run */
+	double tput_seconds;
 	uint64_t tput_count; /* 0, or the writer stops after this many samples (callgrind.c) */
 	uint32_t depth;	     /* reader history depth in the throughput run */
 	uint32_t take_many;  /* > 1: an extra throughput run per mode taking that many per call */
-	uint32_t take_batch; /* the reader of a run: > 1 takes with sdds_reader_take_many (local.c) */
-	bool reliable;	     /* QoS of every writer and reader */
+	uint32_t take_batch; /* > 1: this run's reader takes with sdds_reader_take_many */
+	bool reliable;
 	bool json;
-	bool pin;			 /* pin anything at all */
-	bool pin_sweep;			 /* try every placement of pin_list */
-	struct bench_placement pin_spec; /* the placement when pin && !pin_sweep */
-	int64_t poll_spin_ns;		 /* client spin budget in polling mode */
-	int64_t poll_yield_ns;		 /* polling clients yield after this much pure spin; -1: never */
-	const char *sddsd_path;		 /* the daemon binary */
-	const char *raw_prefix;		 /* NULL, or write per-iteration values to PREFIX-<run>.txt */
+	bool pin;
+	bool pin_sweep; /* try every placement of pin_list */
+	struct bench_placement pin_spec;
+	int64_t poll_spin_ns;  /* client spin budget in polling mode */
+	int64_t poll_yield_ns; /* polling clients yield after this much pure spin; -1: never */
+	const char *sddsd_path;
+	const char *raw_prefix; /* NULL, or write per-iteration values to PREFIX-<run>.txt */
 };
 
-/* One latency run (a baseline or a path through sddsd). */
+/* One latency run. */
 struct lat_result {
-	bool ran; /* attempted at all */
+	bool ran;
 	bool ok;
 	char why[BENCH_WHY_MAX];
-	uint64_t requested; /* iterations asked for */
-	uint64_t done;	    /* iterations measured */
-	uint64_t lost;	    /* pings never answered (a lossy wire: sdds-bench net) */
-	bool capped;	    /* the --max-seconds cap stopped it before `requested` (why says so) */
-	struct stats st;    /* one-way, ns */
+	uint64_t requested;
+	uint64_t done;
+	uint64_t lost;	 /* pings never answered (a lossy wire: sdds-bench net) */
+	bool capped;	 /* --max-seconds stopped it before `requested` */
+	struct stats st; /* one-way, ns */
 };
 
 /*
- * Measured in full: it ran, and neither the time cap nor a failure cut it
- * short. A ratio or a goal is computed only from figures measured in full
- * (a capped run's median is of the easy part of it).
+ * Measured in full: neither the time cap nor a failure cut it short. Only
+ * such figures make a ratio or meet a goal, since a capped run's median is
+ * that of its easy part.
  */
 static inline bool bench_lat_full(const struct lat_result *l)
 {
@@ -85,9 +82,9 @@ struct tput_result {
 	bool ran;
 	bool ok;
 	char why[BENCH_WHY_MAX];
-	uint64_t written;   /* samples the writer wrote */
-	uint64_t received;  /* samples the reader took */
-	uint64_t lost;	    /* samples the reader lost (best effort) */
+	uint64_t written;
+	uint64_t received;
+	uint64_t lost;	    /* best effort */
 	double seconds;	    /* reader: first to last counted sample */
 	double rate;	    /* samples/s at the reader */
 	double writer_rate; /* samples/s at the writer */
@@ -98,23 +95,23 @@ struct mode_result {
 	struct bench_placement pl;
 	struct lat_result lat;
 	struct tput_result tput;
-	struct tput_result tput_many; /* --take-many: the reader takes in batches (sdds_reader_take_many) */
+	struct tput_result tput_many;	 /* --take-many */
 	char daemon_note[BENCH_WHY_MAX]; /* the daemon misbehaved at stop; figures kept */
 };
 
 #define BENCH_MAX_PLACEMENTS 8
 
 struct bench_results {
-	int n_cpus;			/* CPUs this process may run on */
-	const char *sddsd_path;		/* resolved daemon binary, or NULL */
-	double load_start, load_end;	/* 1-minute load average before and after; < 0 unknown */
+	int n_cpus;
+	const char *sddsd_path;
+	double load_start, load_end;	/* 1-minute load average; < 0 unknown */
 	struct bench_placement base_pl; /* where the baselines ran (daemon_cpu unused) */
 	struct lat_result spin;
 	struct lat_result futex;
 	struct lat_result futex_same; /* only when pinning: both on one CPU */
 	/*
-	 * Both sides yield-spinning on one CPU, floor_cpu (the polling clients'
-	 * CPU): the context switch that polling on two CPUs pays per hop.
+	 * Both sides yield-spinning on floor_cpu, the polling clients' CPU:
+	 * the context switch that polling on two CPUs pays per hop.
 	 */
 	struct lat_result yield_same;
 	int floor_cpu;
@@ -132,49 +129,33 @@ struct bench_results {
 #define BENCH_GOAL_BLOCKING_HOPS 2.1
 #define BENCH_GOAL_TPUT 10e6
 
-/* Monotonic clock in nanoseconds. */
+/*
+ * CLOCK_MONOTONIC in ns. Through the vDSO a read costs some 20 ns on a
+ * kvm-clock guest, so the latency loops read it once per iteration.
+ */
 int64_t bench_now_ns(void);
 
-/*
- * Finish a latency run: dump the n round trips in rtt (owned by the caller,
- * sorted in place here) when o->raw_prefix is set, to PREFIX-<name>.txt as
- * one-way values, then fill ret->st with one-way statistics and ret->ok.
- * n == 0 leaves ret->ok false with a reason.
- */
-void bench_lat_finish(const struct bench_opts *o, const char *name, uint64_t *rtt, uint64_t n,
-		      struct lat_result *ret);
-
-/* snprintf into a result's why; returns nothing, truncates silently. */
+/* snprintf into a result's why (BENCH_WHY_MAX bytes), truncating silently. */
 void bench_why(char *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
- * The whole of s (borrowed) as an unsigned number in strtoull's base
- * (0: 0x.. hex and 0.. octal too), in [min, max]; no sign. 0 with *ret,
- * or -EINVAL (*ret untouched). The option values of every subcommand.
+ * The option parsers: the whole of s (borrowed), in [min, max]. 0 with
+ * *ret, or -EINVAL with *ret untouched. bench_parse_u64 takes strtoull's
+ * base but no sign. bench_parse_cpus reads n comma-separated CPU ids
+ * (0..1023, or "-" / "any" for BENCH_CPU_ANY) into cpus[0..n).
  */
 int bench_parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_t *ret);
-
-/*
- * s (borrowed) as n comma-separated CPU ids (0..1023), each "-" or "any"
- * for BENCH_CPU_ANY: the --pin and --cpus values. 0 with cpus[0..n), or
- * -EINVAL (cpus untouched).
- */
+int bench_parse_double(const char *s, double min, double max, double *ret);
 int bench_parse_cpus(const char *s, int n, int *cpus);
 
-/* The whole of s (borrowed) as a number in [min, max]: 0 with *ret, or -EINVAL. */
-int bench_parse_double(const char *s, double min, double max, double *ret);
-
 /*
- * Waits until *flag is set (acquire), polling every millisecond: 0, or
+ * Waits, polling every millisecond, until *flag is set (acquire): 0, or
  * -ECANCELED when *abort (NULL: none) is set first, -ETIMEDOUT after
- * timeout_ns. The start signals between the roles of a run.
+ * timeout_ns.
  */
 int bench_wait_flag(_Atomic uint32_t *flag, _Atomic uint32_t *abort, int64_t timeout_ns);
 
-/*
- * The options every subcommand spells alike, one bit each in
- * bench_cli.common; the values go into struct bench_opts.
- */
+/* The options every subcommand spells alike; the values go into struct bench_opts. */
 enum {
 	BENCH_OPT_ITERATIONS = 1 << 0,	 /* -n, --iterations N */
 	BENCH_OPT_WARMUP = 1 << 1,	 /* --warmup N */
@@ -204,9 +185,9 @@ struct bench_cli {
 };
 
 /*
- * Parses argv into o (defaults already in it) and, for the subcommand's own
- * options, through cli->parse into ctx. Returns 0, 1 for --help (usage
- * printed to stdout) or -EINVAL (message or usage printed to stderr).
+ * Parses argv into o (defaults already in it) and the subcommand's own
+ * options through cli->parse into ctx. Returns 0, 1 for --help (usage on
+ * stdout) or -EINVAL (message or usage on stderr).
  */
 int bench_cli_parse(const struct bench_cli *cli, int argc, char **argv, struct bench_opts *o, void *ctx);
 

@@ -1,46 +1,44 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * mdrun.c - finding a program and json-c lookups (see mdrun.h).
- */
+/* mdrun.c - finding a program and json-c lookups (see mdrun.h). */
 #include "mdrun.h"
 
 #include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+static bool mdrun_is_exec(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 int mdrun_which(const char *prog, char *buf, size_t cap)
 {
 	const char *path = getenv("PATH");
-	struct stat st;
+	char cand[PATH_MAX];
 
 	if (strchr(prog, '/') != NULL) {
-		if (stat(prog, &st) < 0 || !S_ISREG(st.st_mode) || access(prog, X_OK) < 0)
+		if (!mdrun_is_exec(prog))
 			return -ENOENT;
-		if (snprintf(buf, cap, "%s", prog) >= (int)cap)
-			return -ENAMETOOLONG;
-		return 0;
+		return snprintf(buf, cap, "%s", prog) < (int)cap ? 0 : -ENAMETOOLONG;
 	}
 	if (path == NULL)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	while (*path) {
 		size_t len = strcspn(path, ":");
-		char cand[PATH_MAX];
 
 		if (len > 0 &&
 		    snprintf(cand, sizeof(cand), "%.*s/%s", (int)len, path, prog) < (int)sizeof(cand) &&
-		    stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
-			if (snprintf(buf, cap, "%s", cand) >= (int)cap)
-				return -ENAMETOOLONG;
-			return 0;
-		}
-		path += len;
-		if (*path == ':')
-			path++;
+		    mdrun_is_exec(cand))
+			return snprintf(buf, cap, "%s", cand) < (int)cap ? 0 : -ENAMETOOLONG;
+		path += len + (path[len] == ':');
 	}
 	return -ENOENT;
 }
@@ -63,40 +61,32 @@ struct json_object *mdrun_json_parse(const char *s)
 
 void mdrun_json_free(struct json_object *o)
 {
-	if (o != NULL)
-		json_object_put(o);
+	json_object_put(o); /* NULL is a no-op */
 }
 
-struct json_object *mdrun_jget(struct json_object *o, const char *path)
+/* The member at a dotted path (owned by o), or NULL. */
+static struct json_object *mdrun_jget(struct json_object *o, const char *path)
 {
 	char key[128];
 
 	while (o != NULL && *path) {
 		size_t len = strcspn(path, ".");
+		struct json_object *m = NULL;
 		char *end;
 
 		if (len >= sizeof(key))
 			return NULL;
-		memcpy(key, path, len);
-		key[len] = '\0';
-		path += len;
-		if (*path == '.')
-			path++;
+		snprintf(key, sizeof(key), "%.*s", (int)len, path);
+		path += len + (path[len] == '.');
 		if (json_object_is_type(o, json_type_array)) {
 			unsigned long idx = strtoul(key, &end, 10);
 
-			if (end == key || *end != '\0' || idx >= json_object_array_length(o))
-				return NULL;
-			o = json_object_array_get_idx(o, idx);
+			if (end != key && *end == '\0' && idx < json_object_array_length(o))
+				m = json_object_array_get_idx(o, idx);
 		} else if (json_object_is_type(o, json_type_object)) {
-			struct json_object *m;
-
-			if (!json_object_object_get_ex(o, key, &m))
-				return NULL;
-			o = m;
-		} else {
-			return NULL;
+			json_object_object_get_ex(o, key, &m);
 		}
+		o = m;
 	}
 	return o;
 }

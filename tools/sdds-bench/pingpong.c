@@ -1,23 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * pingpong.c - the ping-pong harness of the latency benchmarks (see
- * pingpong.h).
- *
- * OVERVIEW
- * The ping side's clock: warm-up rounds until o->warmup of them are done or
- * a quarter of max_seconds has passed, then one round-trip time per round
- * (the end of the previous round to the end of this one), until
- * o->iterations are measured or max_seconds has passed since the first
- * measured round. A lost ping (lossy transports) is not a round: the clock
- * restarts after it.
- */
+/* pingpong.c - the ping-pong harness of the latency benchmarks (see pingpong.h). */
 #include "pingpong.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "json.h"
 #include "proc.h"
@@ -25,8 +14,7 @@
 /* A hop slower than this is a failure, not a figure (lossless transports). */
 #define PP_HOP_TIMEOUT_NS (5 * 1000000000LL)
 #define PP_READY_TIMEOUT_NS (10 * 1000000000LL)
-/* recv found nothing for lost_ms: the ping is lost. */
-#define PP_LOST 2
+#define PP_LOST 2 /* pp_recv: nothing came for lost_ms */
 
 enum { PP_PING = 0, PP_PONG = 1 };
 
@@ -65,9 +53,9 @@ static int pp_recv(struct pingpong_shm *s, const struct pingpong_ops *ops, void 
 		   size_t *ret_len, bool pong, bool started, int64_t lost_at)
 {
 	/*
-	 * The clock is read only once a slice has passed empty: a read costs
-	 * up to a fifth of a microsecond on a VM, and the pong side's next
-	 * receive is on the measured path.
+	 * The clock is read only after an empty slice: a read costs up to a
+	 * fifth of a microsecond on a VM, and the pong side's next receive is
+	 * on the measured path.
 	 */
 	int64_t deadline = -1;
 
@@ -84,24 +72,11 @@ static int pp_recv(struct pingpong_shm *s, const struct pingpong_ops *ops, void 
 		now = bench_now_ns();
 		if (lost_at > 0 && now > lost_at)
 			return PP_LOST;
-		if (!started)
-			continue;
-		if (deadline < 0)
+		if (started && deadline < 0)
 			deadline = now + PP_HOP_TIMEOUT_NS;
-		else if (now > deadline)
+		else if (started && now > deadline)
 			return -ETIMEDOUT;
 	}
-}
-
-static void pp_put_seq(uint8_t *p, uint32_t size, uint64_t i)
-{
-	/* Big-endian like the marshalled 16-bit seq field of the benchmark topics. */
-	if (size == 1) {
-		p[0] = (uint8_t)i;
-		return;
-	}
-	p[0] = (uint8_t)(i >> 8);
-	p[1] = (uint8_t)i;
 }
 
 int pingpong_ping(struct pingpong_shm *s, const struct bench_opts *o, const struct pingpong_ops *ops,
@@ -125,18 +100,18 @@ int pingpong_ping(struct pingpong_shm *s, const struct bench_opts *o, const stru
 		size_t len = 0;
 		int64_t t;
 
-		pp_put_seq(out, o->size, i);
+		/* Big-endian like the benchmark topics' 16-bit seq field. */
+		out[0] = (uint8_t)(o->size == 1 ? i : i >> 8);
+		if (o->size > 1)
+			out[1] = (uint8_t)i;
 		err = ops->send(ctx, out, o->size);
 		if (err < 0)
 			return pingpong_fail(s, PP_PING, 3, "%s: send ping %llu: %s", who,
 					     (unsigned long long)i, pp_strerror(ops, err));
-		for (;;) {
+		/* A lossy wire may bring the late answer to an earlier ping: skip it. */
+		do {
 			err = pp_recv(s, ops, ctx, in, &len, false, true, lost_at);
-			/* A lossy wire may bring the late answer to an earlier ping: skip it. */
-			if (err == 0 && ops->lost_ms && (len < seq_len || memcmp(in, out, seq_len) != 0))
-				continue;
-			break;
-		}
+		} while (err == 0 && ops->lost_ms && (len < seq_len || memcmp(in, out, seq_len) != 0));
 		if (err == 0 && !ops->lost_ms && (len != o->size || memcmp(in, out, o->size) != 0))
 			err = -EPROTO;
 		if (err < 0)
@@ -184,9 +159,7 @@ int pingpong_pong(struct pingpong_shm *s, const struct bench_opts *o, const stru
 		size_t len = 0;
 
 		err = pp_recv(s, ops, ctx, buf, &len, true, i > 0, 0);
-		if (err == 0 && atomic_load_explicit(&s->stop, memory_order_acquire))
-			return 0;
-		if (err == 1)
+		if (err == 1 || (err == 0 && atomic_load_explicit(&s->stop, memory_order_acquire)))
 			return 0;
 		if (err == 0 && len != o->size)
 			err = -EPROTO;
@@ -211,16 +184,30 @@ size_t pingpong_shm_size(const struct bench_opts *o)
 	return sizeof(struct pingpong_shm) + o->iterations * sizeof(uint64_t);
 }
 
-void pingpong_result(const struct bench_opts *o, const char *name, struct pingpong_shm *s,
-		     struct lat_result *ret)
+/* The figures of a run whose roles both exited 0; sorts rtt[] in place. */
+static void pp_result(const struct bench_opts *o, const char *name, struct pingpong_shm *s,
+		      struct lat_result *ret)
 {
-	ret->ran = true;
-	ret->requested = o->iterations;
 	ret->done = s->done;
 	ret->lost = s->lost;
 	ret->capped = s->capped != 0;
-	bench_lat_finish(o, name, s->rtt, s->done, ret);
-	if (ret->ok && ret->capped)
+	if (s->done == 0) {
+		bench_why(ret->why, "no iteration completed");
+		return;
+	}
+	if (o->raw_prefix) {
+		char path[PATH_MAX];
+		int err;
+
+		snprintf(path, sizeof(path), "%s-%s.txt", o->raw_prefix, name);
+		err = stats_dump(path, s->rtt, s->done, 0.5);
+		if (err < 0)
+			fprintf(stderr, "sdds-bench: cannot write %s: %s (figures are kept)\n", path,
+				strerror(-err));
+	}
+	stats_compute(s->rtt, s->done, 0.5, &ret->st);
+	ret->ok = true;
+	if (ret->capped)
 		bench_why(ret->why, "capped: --max-seconds %g ended it after %llu of %llu round trips",
 			  o->max_seconds, (unsigned long long)ret->done, (unsigned long long)ret->requested);
 }
@@ -251,9 +238,7 @@ void pingpong_run(const struct bench_opts *o, const struct pingpong_run_args *r,
 	struct proc_shm shm;
 	int err;
 
-	memset(ret, 0, sizeof(*ret));
-	ret->ran = true;
-	ret->requested = o->iterations;
+	*ret = (struct lat_result){.ran = true, .requested = o->iterations};
 	err = proc_shm_new(pingpong_shm_size(o), &shm);
 	if (err < 0) {
 		bench_why(ret->why, "shared memory: %s", strerror(-err));
@@ -264,7 +249,7 @@ void pingpong_run(const struct bench_opts *o, const struct pingpong_run_args *r,
 	pair.why[1] = ping.s->why[1];
 	/* Warm-up and the capped measured part, plus room for slow hops and the start. */
 	if (proc_run_pair(&pair, bench_now_ns() + (int64_t)((o->max_seconds * 2 + 60) * 1e9), ret->why) == 0)
-		pingpong_result(o, r->name, ping.s, ret);
+		pp_result(o, r->name, ping.s, ret);
 	proc_shm_free(&shm);
 }
 

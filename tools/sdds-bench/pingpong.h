@@ -1,42 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pingpong.h - the one ping-pong harness of every latency benchmark: the
- * shared control block, the ping and pong loops over a transport given as
- * two callbacks, warm-up, the iteration count, the --max-seconds cap and
- * the RTT/2 result.
+ * ping and pong loops over a transport given as callbacks, warm-up, the
+ * --max-seconds cap and the RTT/2 result.
  *
  * OVERVIEW
- * A run is two processes forked from the single-threaded main process
- * (pingpong_run, or the caller's own forks calling pingpong_ping and
- * pingpong_pong) that share one struct pingpong_shm, a memfd mapping made
- * before the fork:
- *   - `ready`: the pong side can answer; the ping side sends nothing before
- *     it (a best-effort writer would lose its first ping silently);
+ * A run is two processes forked from the single-threaded main process that
+ * share one struct pingpong_shm, mapped before the fork:
+ *   - `ready`: the pong side can answer. The ping side sends nothing
+ *     before it, since a best-effort writer would lose its first ping.
  *   - `abort`: a side failed; the other gives up at its next slice instead
- *     of waiting out the hop timeout;
- *   - `stop`: the ping side is done. It sets it (release) and then sends one
- *     last ping, which carries the flag to the pong side through the
- *     transport's own acquire/release chain: a pong side that received a
- *     ping while `stop` is set exits without answering. It also checks the
- *     flag whenever a receive slice passes empty, in case the last ping is
- *     lost;
- *   - the figures: rounds measured (`done`), pings lost, whether the cap
- *     ended the run, a reason per side, and rtt[], one round-trip time per
- *     measured round, written by the ping side only.
+ *     of waiting out the hop timeout.
+ *   - `stop`: the ping side is done. It sets it (release), then sends a
+ *     last ping that carries the flag through the transport's own
+ *     acquire/release chain; a pong side that receives a ping while `stop`
+ *     is set exits without answering. It also checks the flag after every
+ *     empty receive slice, in case that ping is lost.
+ *   - the figures, written by the ping side, and a reason per side.
  *
- * Ping i carries its number in its first bytes (the 16-bit sequence number
- * of the benchmark topics, big-endian; one byte when the sample has one);
- * the pong side echoes the sample it received. The ping side reads the
- * clock once per round: a round trip is the difference of consecutive
- * reads, so a clock read is paid once per sample, on every transport alike.
+ * Ping i carries i in its first bytes (the topics' big-endian 16-bit
+ * sequence number), which the pong side echoes. The ping side reads the
+ * clock once per round, a round trip being the difference of consecutive
+ * reads, so every transport pays for one clock read per sample alike.
+ * Warm-up lasts o->warmup rounds or a quarter of max_seconds; the cap
+ * counts from the first measured round.
  *
- * Transports: recv waits at most one slice (about 100 ms, or a bounded
- * spin) and returns -EAGAIN (or -ETIMEDOUT) when nothing came; the loops
- * check the flags and the deadlines between slices. A lossless transport
- * fails a round that gets no answer within 5 s or a wrong answer; a lossy
- * one (lost_ms > 0, a wire) counts a ping unanswered for lost_ms as lost,
- * skips late answers to earlier pings and fails only when more than 10%
- * are lost.
+ * recv waits at most one slice, so the loops can check the flags between
+ * slices. A lossless transport fails a round without an answer within 5 s
+ * or with a wrong one. A lossy one (lost_ms > 0, a wire) counts a ping
+ * unanswered for lost_ms as lost, skips late answers to earlier pings, and
+ * fails only when more than 10% are lost.
  */
 #ifndef SDDS_BENCH_PINGPONG_H
 #define SDDS_BENCH_PINGPONG_H
@@ -54,62 +47,49 @@
 /* What a recv callback waits at most before it returns -EAGAIN. */
 #define PINGPONG_SLICE_NS (100 * 1000000LL)
 
-/* The shared control block; see the OVERVIEW. */
 struct pingpong_shm {
 	alignas(PINGPONG_CACHELINE) _Atomic uint32_t ready;
 	_Atomic uint32_t abort;
 	alignas(PINGPONG_CACHELINE) _Atomic uint32_t stop;
-	uint64_t done;	 /* measured rounds; written by the ping side before it exits */
-	uint64_t lost;	 /* pings without an answer (lossy transports) */
-	uint32_t capped; /* the --max-seconds cap ended the run */
+	uint64_t done;
+	uint64_t lost;
+	uint32_t capped;
 	char why[2][BENCH_WHY_MAX];
 	alignas(PINGPONG_CACHELINE) uint64_t rtt[];
 };
 
 _Static_assert(offsetof(struct pingpong_shm, rtt) % PINGPONG_CACHELINE == 0, "rtt[] starts a cache line");
 
-/* The transport of one side. ctx is the side's own (in its process). */
+/* The transport of one side; ctx is the side's own. */
 struct pingpong_ops {
 	/* Sends len bytes of buf (borrowed). 0 or -errno. */
 	int (*send)(void *ctx, const void *buf, uint32_t len);
 	/*
-	 * Waits at most one slice for one message into buf (cap bytes, the
-	 * caller's). 0 with *ret_len; -EAGAIN or -ETIMEDOUT when nothing came;
-	 * any other -errno fails the run.
+	 * Waits at most one slice for one message into buf (cap bytes). 0 with
+	 * *ret_len; -EAGAIN or -ETIMEDOUT when nothing came; any other -errno
+	 * fails the run.
 	 */
 	int (*recv)(void *ctx, void *buf, size_t cap, size_t *ret_len);
-	/* NULL, or the text of a transport's -errno (sdds_strerror). */
+	/* NULL, or the text of the transport's -errno. */
 	const char *(*strerror)(int err);
-	/*
-	 * NULL, or called by the ping side for measured round k (ping i, the
-	 * answer in `in`), which started at t0 and ended at t1 (CLOCK_MONOTONIC).
-	 */
+	/* NULL, or told of measured round k (ping i, answer `in`) from t0 to t1. */
 	void (*measured)(void *ctx, uint64_t k, uint64_t i, int64_t t0, int64_t t1, const void *in);
-	/* 0: lossless. Else a ping unanswered this long is lost and the next one goes out. */
+	/* 0: lossless. Else a ping unanswered this long is lost. */
 	unsigned lost_ms;
 };
 
 /*
- * The ping side's loop: waits for `ready`, runs o->warmup unmeasured
- * rounds (at most max_seconds / 4), then measured rounds into s->rtt until
- * o->iterations are done or max_seconds passed, then sets `stop` and sends
- * the last ping. who names the side in s->why[0] ("ping side"). Returns 0
- * or an exit code for the role (abort set, reason written).
+ * The two loops. who names the side in its reason. Each returns 0, or an
+ * exit code for the role with `abort` set and the reason in s->why.
  */
 int pingpong_ping(struct pingpong_shm *s, const struct bench_opts *o, const struct pingpong_ops *ops,
 		  void *ctx, const char *who);
-
-/*
- * The pong side's loop: sets `ready`, then echoes every ping of o->size
- * bytes until it sees `stop`. Returns 0 or an exit code (abort set, reason
- * in s->why[1]).
- */
 int pingpong_pong(struct pingpong_shm *s, const struct bench_opts *o, const struct pingpong_ops *ops,
 		  void *ctx, const char *who);
 
 /*
- * Records why side (0 ping, 1 pong) failed, unless a reason is there, and
- * sets `abort`. Returns code. For the roles' own set-up errors.
+ * Records why side (0 ping, 1 pong) failed, unless it has a reason, and
+ * sets `abort`. Returns code.
  */
 int pingpong_fail(struct pingpong_shm *s, int side, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -122,40 +102,31 @@ int pingpong_side(struct pingpong_shm *s, int side, const struct bench_opts *o,
 		  const struct pingpong_ops *ops, void *ctx, const char *ping_who, const char *pong_who);
 
 /*
- * The role of pingpong_run, in each forked child: open side's endpoints
- * (0 pings, 1 answers) and run pingpong_side on s. Returns the exit code.
+ * The role of pingpong_run in each forked child: opens side's endpoints
+ * (0 pings, 1 answers) and runs pingpong_side. Returns the exit code.
  */
 typedef int (*pingpong_role_fn)(struct pingpong_shm *s, void *arg, int side);
 
 struct pingpong_run_args {
 	pingpong_role_fn role;
-	void *arg;		 /* to both roles (copied into each child by the fork) */
+	void *arg;		 /* to both roles */
 	int ping_cpu, pong_cpu;	 /* BENCH_CPU_ANY: not pinned */
-	const char *name;	 /* labels the raw dump (--raw) */
-	volatile pid_t *running; /* NULL, or 2 slots holding the children while they run (signal handlers) */
+	const char *name;	 /* labels the --raw dump */
+	volatile pid_t *running; /* NULL, or 2 slots holding the children while they run */
 };
 
 /*
- * One run: maps the control block, forks the role as pong then as ping,
- * waits for both (killing them after 2 * max_seconds + 60 s) and fills
- * *ret: the one-way figures, requested, done and capped, or why it failed.
- * The control block is unmapped before this returns.
+ * One run: forks the role as pong then as ping, waits for both (killing
+ * them after 2 * max_seconds + 60 s) and fills *ret with the one-way
+ * figures or why it failed.
  */
 void pingpong_run(const struct bench_opts *o, const struct pingpong_run_args *r, struct lat_result *ret);
 
-/*
- * Fills ret from the control block of a run whose roles all exited 0
- * (rtt[] is sorted in place); for callers that fork the roles themselves.
- */
-void pingpong_result(const struct bench_opts *o, const char *name, struct pingpong_shm *s,
-		     struct lat_result *ret);
-
 struct json;
 /*
- * l in the JSON object open in j: when it succeeded its figures (median_us,
+ * l's figures into the open JSON object j when it succeeded (median_us,
  * p99_us, p999_us, max_us, min_us, mean_us when `mean`, truncated), then
- * always its completeness (requested, done, capped). The one latency
- * writer of the benchmarks that report these keys.
+ * always requested, done and capped.
  */
 void pingpong_json(struct json *j, const struct lat_result *l, bool mean);
 

@@ -1,12 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * proc.c - shared memory, pinning and role processes (see proc.h).
- *
- * OVERVIEW
- * proc_wait_all holds one pidfd per child (pidfd_open, Linux 5.3) and polls
- * them: a pidfd becomes readable when its process exits, which lets the
- * parent sleep with a deadline instead of polling waitpid.
- */
+/* proc.c - shared memory, pinning and role processes (see proc.h). */
 #include "proc.h"
 
 #include <errno.h>
@@ -27,6 +20,7 @@
 #include "sddsd_run.h"
 
 #define PROC_MAX_CHILDREN 8
+#define PROC_MAX_SHM 8
 #define PROC_EXIT_PIN 120
 
 /* The live mappings and their memfds; a forked child has its copy of the table. */
@@ -50,25 +44,17 @@ int proc_shm_new(size_t size, struct proc_shm *ret)
 	fd = memfd_create("sdds-bench", MFD_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (ftruncate(fd, (off_t)size) < 0) {
-		err = -errno;
-		goto fail_close_fd;
-	}
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	base = ftruncate(fd, (off_t)size) < 0 ? MAP_FAILED
+					      : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (base == MAP_FAILED) {
 		err = -errno;
-		goto fail_close_fd;
+		close(fd);
+		return err;
 	}
-	/* Kept for proc_shm_fd: a role that execs hands the memory over by it. */
 	proc_shms[slot].base = base;
 	proc_shms[slot].fd = fd;
-	ret->base = base;
-	ret->size = size;
+	*ret = (struct proc_shm){base, size};
 	return 0;
-
-fail_close_fd:
-	close(fd);
-	return err;
 }
 
 void proc_shm_free(struct proc_shm *s)
@@ -81,8 +67,7 @@ void proc_shm_free(struct proc_shm *s)
 	}
 	if (s->base)
 		munmap(s->base, s->size);
-	s->base = NULL;
-	s->size = 0;
+	*s = (struct proc_shm){NULL, 0};
 }
 
 int proc_shm_fd(const void *base)
@@ -96,29 +81,22 @@ int proc_shm_fd(const void *base)
 int proc_cpu_count(void)
 {
 	cpu_set_t set;
-	int n;
 
-	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+	if (sched_getaffinity(0, sizeof(set), &set) < 0 || CPU_COUNT(&set) < 1)
 		return 1;
-	n = CPU_COUNT(&set);
-	return n > 0 ? n : 1;
+	return CPU_COUNT(&set);
 }
 
 int proc_cpu_nth(int idx)
 {
 	cpu_set_t set;
-	int n = proc_cpu_count();
-	int seen = 0;
 
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return idx;
-	idx %= n;
-	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (!CPU_ISSET(cpu, &set))
-			continue;
-		if (seen++ == idx)
+	idx %= CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+		if (CPU_ISSET(cpu, &set) && idx-- == 0)
 			return cpu;
-	}
 	return 0;
 }
 
@@ -138,31 +116,18 @@ int proc_pin_self(int cpu)
 	return 0;
 }
 
-/*
- * In a forked child about to exec: stdin from /dev/null, stdout and stderr
- * to log. The copies on 0, 1 and 2 are not close-on-exec.
- */
-static int proc_child_to_log(const char *log)
+/* Buffered output would be written twice, once by each process. */
+static pid_t proc_fork(void)
 {
-	int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0 || nul < 0)
-		return -errno;
-	/* dup2 clears close-on-exec on the copies only. */
-	if (dup2(nul, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
-		return -errno;
-	return 0;
+	fflush(stdout);
+	fflush(stderr);
+	return fork();
 }
 
 int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid)
 {
-	pid_t pid;
+	pid_t pid = proc_fork();
 
-	/* Buffered output would be written twice, once by each process. */
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
@@ -183,92 +148,76 @@ int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid)
 	return 0;
 }
 
-static int proc_pidfd_open(pid_t pid)
+static void proc_kill_left(const pid_t *pids, const bool *done, size_t n)
 {
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
-static bool proc_failed(int status)
-{
-	return !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	for (size_t i = 0; i < n; i++)
+		if (!done[i])
+			kill(pids[i], SIGKILL);
 }
 
 int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuses)
 {
 	struct pollfd pfd[PROC_MAX_CHILDREN];
-	int pidfd[PROC_MAX_CHILDREN];
 	bool done[PROC_MAX_CHILDREN] = {false};
-	size_t left = n;
 	bool timed_out = false, failed = false, killed = false;
+	size_t left = n;
 	int err = 0;
 
 	if (n > PROC_MAX_CHILDREN)
 		return -EINVAL;
-	/* Without a pidfd (old kernel) poll just times out and waitpid still reaps. */
+	/*
+	 * A pidfd (Linux 5.3) becomes readable when its process exits, so the
+	 * parent sleeps in poll with a deadline. Without one (an old kernel)
+	 * poll just times out and waitpid still reaps.
+	 */
 	for (size_t i = 0; i < n; i++)
-		pidfd[i] = proc_pidfd_open(pids[i]);
+		pfd[i] = (struct pollfd){.fd = (int)syscall(SYS_pidfd_open, pids[i], 0), .events = POLLIN};
 	while (left > 0) {
 		int64_t now = bench_now_ns();
 		int timeout_ms;
 
 		if (now >= deadline_ns && !killed) {
-			timed_out = true;
-			killed = true;
-			for (size_t i = 0; i < n; i++)
-				if (!done[i])
-					kill(pids[i], SIGKILL);
+			timed_out = killed = true;
+			proc_kill_left(pids, done, n);
 		}
 		timeout_ms = killed ? 100 : (int)((deadline_ns - now) / 1000000 + 1);
-		if (timeout_ms > 1000)
-			timeout_ms = 1000;
-		for (size_t i = 0; i < n; i++) {
-			pfd[i].fd = done[i] ? -1 : pidfd[i];
-			pfd[i].events = POLLIN;
-			pfd[i].revents = 0;
-		}
-		if (poll(pfd, n, timeout_ms) < 0 && errno != EINTR) {
+		if (poll(pfd, n, timeout_ms > 1000 ? 1000 : timeout_ms) < 0 && errno != EINTR) {
 			err = -errno;
 			break;
 		}
 		for (size_t i = 0; i < n; i++) {
-			int st;
 			pid_t r;
 
-			if (done[i])
-				continue;
-			r = waitpid(pids[i], &st, WNOHANG);
-			if (r == 0)
+			if (done[i] || (r = waitpid(pids[i], &statuses[i], WNOHANG)) == 0)
 				continue;
 			if (r < 0)
-				st = 0x7f00; /* reaped elsewhere: report as exit 127 */
+				statuses[i] = 0x7f00; /* reaped elsewhere: report as exit 127 */
 			done[i] = true;
 			left--;
-			statuses[i] = st;
-			if (proc_failed(st))
-				failed = true;
+			failed |= !WIFEXITED(statuses[i]) || WEXITSTATUS(statuses[i]) != 0;
+			/* An exited process's pidfd stays readable: poll no more on it. */
+			if (pfd[i].fd >= 0)
+				close(pfd[i].fd);
+			pfd[i].fd = -1;
 		}
+		/* The peer of a failed role would only wait for it: stop it now. */
 		if (failed && !killed && left > 0) {
-			/* The peer of a failed role would only wait for it: stop it now. */
 			killed = true;
-			for (size_t i = 0; i < n; i++)
-				if (!done[i])
-					kill(pids[i], SIGKILL);
+			proc_kill_left(pids, done, n);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
+		/* Only after a poll error: make sure nobody is left behind. */
 		if (!done[i]) {
-			/* Only after a poll error: make sure nobody is left behind. */
 			kill(pids[i], SIGKILL);
 			waitpid(pids[i], &statuses[i], 0);
 		}
-		if (pidfd[i] >= 0)
-			close(pidfd[i]);
+		if (pfd[i].fd >= 0)
+			close(pfd[i].fd);
 	}
 	if (err)
 		return err;
-	if (timed_out)
-		return -ETIMEDOUT;
-	return failed ? -ECHILD : 0;
+	return timed_out ? -ETIMEDOUT : failed ? -ECHILD : 0;
 }
 
 void proc_status_str(int status, char *buf, size_t cap)
@@ -289,20 +238,17 @@ int proc_run_pair(const struct proc_pair *p, int64_t deadline_ns, char *why)
 	char s0[64], s1[64];
 	const char *w0 = p->why[0] ? p->why[0] : "", *w1 = p->why[1] ? p->why[1] : "";
 
-	/* pids[0] is role 1 when there are two: it goes first. */
-	for (size_t i = 0; i < n && err == 0; i++) {
-		size_t role = n - 1 - i;
-
+	/* Role 1 goes first: role 0 waits until it is ready. */
+	for (int role = (int)n - 1; role >= 0 && err == 0; role--) {
 		err = proc_spawn(p->cpu[role], p->fn[role], p->arg[role], &pids[role]);
 		if (err == 0 && p->running)
 			p->running[role] = pids[role];
 	}
 	if (err < 0) {
 		bench_why(why, "fork: %s", strerror(-err));
-		if (n == 2 && pids[1] > 0) {
-			kill(pids[1], SIGKILL);
+		/* A deadline already past kills the role forked first, and reaps it. */
+		if (pids[1] > 0)
 			proc_wait_all(&pids[1], 1, 0, &st[1]);
-		}
 	} else {
 		err = proc_wait_all(pids, n, deadline_ns, st);
 		proc_status_str(st[0], s0, sizeof(s0));
@@ -335,30 +281,32 @@ int proc_exec_start(const struct proc_exec *x, pid_t *ret_pid, char *why)
 {
 	int64_t deadline = bench_now_ns() + (int64_t)x->ready_s * 1000000000;
 	char log[8192], tail[160];
-	pid_t pid;
+	pid_t pid = proc_fork();
 	int st;
 
-	fflush(stdout);
-	fflush(stderr);
-	pid = fork();
 	if (pid < 0) {
 		bench_why(why, "fork: %s", strerror(errno));
 		return -errno;
 	}
 	if (pid == 0) {
-		if (x->log && proc_child_to_log(x->log) < 0)
-			_exit(126);
+		if (x->log) {
+			int fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+			/* dup2 clears close-on-exec on the copies only. */
+			if (fd < 0 || nul < 0 || dup2(nul, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 ||
+			    dup2(fd, STDERR_FILENO) < 0)
+				_exit(126);
+		}
 		if (x->pdeathsig)
 			prctl(PR_SET_PDEATHSIG, x->pdeathsig);
 		execvp(x->argv[0], (char *const *)x->argv);
 		dprintf(STDERR_FILENO, "exec %s: %s\n", x->argv[0], strerror(errno));
 		_exit(127);
 	}
-	for (;;) {
+	while (x->ready_line) {
 		bool exited;
 
-		if (!x->ready_line)
-			break;
 		proc_log_read(x->log, log, sizeof(log));
 		if (strstr(log, x->ready_line))
 			break;

@@ -1,13 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * benchutil.c - the helpers of benchutil.h.
- *
- * OVERVIEW
- * Each helper forks one child and waits for it before returning, so no
- * test is left with a child process; the file descriptors a caller passes
- * stay the caller's. The CMocka checks jump out of the running test on
- * failure (CMocka's longjmp), after closing what they opened.
- */
+/* benchutil.c - the helpers of benchutil.h. */
 #include "benchutil.h"
 
 #include <fcntl.h>
@@ -60,19 +52,11 @@ void benchutil_assert_exit(int status, int code)
 
 int benchutil_python(const char *script, const char *file, const char *arg)
 {
-	pid_t pid = fork();
-	int st;
+	/* A NULL arg ends the list early: python3 sees only the file. */
+	char *const argv[] = {"python3", "-c", (char *)script, (char *)file, (char *)arg, NULL};
+	int st = benchutil_run(argv, STDOUT_FILENO, false, NULL);
 
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		/* A NULL arg ends the list early: python3 sees only the file. */
-		execlp("python3", "python3", "-c", script, file, arg, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st))
-		return -1;
-	return WEXITSTATUS(st);
+	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 void benchutil_check_json(const char *script, const char *file, const char *arg)

@@ -1,12 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_bench_units.c - unit tests of sdds-bench's statistics and JSON
- * writer (tools/sdds-bench/stats.c, json.c on json-c).
- *
- * OVERVIEW
- * The figures the benchmark prints are only as good as these two: the
- * percentile definition (nearest rank, no interpolation) and valid JSON for
- * every string a failure reason may contain.
+ * writer, which the figures it prints are only as good as: the nearest-rank
+ * percentiles, and valid JSON for any string a failure reason may contain.
  */
 #include <errno.h>
 #include <math.h>
