@@ -45,9 +45,8 @@ struct bench_opts {
 	uint32_t take_many;  /* > 1: an extra throughput run per mode taking that many per call */
 	uint32_t take_batch; /* > 1: this run's reader takes with sdds_reader_take_many */
 	bool reliable;
-	bool json;
 	bool pin;
-	bool pin_sweep; /* try every placement of pin_list */
+	bool pin_sweep; /* --pin without a value: try several placements */
 	struct bench_placement pin_spec;
 	int64_t poll_spin_ns;  /* client spin budget in polling mode */
 	int64_t poll_yield_ns; /* polling clients yield after this much pure spin; -1: never */
@@ -90,45 +89,6 @@ struct tput_result {
 	double writer_rate; /* samples/s at the writer */
 };
 
-/* The sddsd path in one daemon mode and one placement. */
-struct mode_result {
-	struct bench_placement pl;
-	struct lat_result lat;
-	struct tput_result tput;
-	struct tput_result tput_many;	 /* --take-many */
-	char daemon_note[BENCH_WHY_MAX]; /* the daemon misbehaved at stop; figures kept */
-};
-
-#define BENCH_MAX_PLACEMENTS 8
-
-struct bench_results {
-	int n_cpus;
-	const char *sddsd_path;
-	double load_start, load_end;	/* 1-minute load average; < 0 unknown */
-	struct bench_placement base_pl; /* where the baselines ran (daemon_cpu unused) */
-	struct lat_result spin;
-	struct lat_result futex;
-	struct lat_result futex_same; /* only when pinning: both on one CPU */
-	/*
-	 * Both sides yield-spinning on floor_cpu, the polling clients' CPU:
-	 * the context switch that polling on two CPUs pays per hop.
-	 */
-	struct lat_result yield_same;
-	int floor_cpu;
-	int n_placements;
-	struct mode_result polling[BENCH_MAX_PLACEMENTS];
-	struct mode_result blocking[BENCH_MAX_PLACEMENTS];
-	int best_polling; /* index of the lowest median that ran, or -1 */
-	int best_blocking;
-	struct tput_result mono_spin;  /* monolithic, clients spinning */
-	struct tput_result mono_sleep; /* monolithic, spin budget 0 */
-};
-
-/* Goals printed next to the figures (PERF.md, on this machine kind). */
-#define BENCH_GOAL_POLLING_US 0.6
-#define BENCH_GOAL_BLOCKING_HOPS 2.1
-#define BENCH_GOAL_TPUT 10e6
-
 /*
  * CLOCK_MONOTONIC in ns. Through the vDSO a read costs some 20 ns on a
  * kvm-clock guest, so the latency loops read it once per iteration.
@@ -164,7 +124,7 @@ enum {
 	BENCH_OPT_TPUT_SECONDS = 1 << 4, /* -t, --tput-seconds S */
 	BENCH_OPT_SDDSD = 1 << 5,	 /* --sddsd PATH */
 	BENCH_OPT_RAW = 1 << 6,		 /* --raw PREFIX */
-	BENCH_OPT_JSON = 1 << 7,	 /* --json */
+	BENCH_OPT_JSON = 1 << 7,	 /* --json (accepted; JSON is the only output) */
 };
 
 /* First getopt value free for a subcommand's own long options. */
