@@ -208,8 +208,8 @@ static void cg_clients(const struct cg_opts *co, const char *dir, struct cg_resu
 	char k[24], s[24], m[32];
 	const char *args[] = {
 	    r->valgrind, "-q",	      "--tool=callgrind", out_opt,  vlog_opt,
-	    self,	 "callgrind", "--client-run",	  "-k",	    k,
-	    "-s",	 s,	      "--sddsd",	  r->sddsd, co->b.take_batch > 1 ? m : NULL,
+	    self,	 "callgrind", "--client-run",	  "--json", "-k",
+	    k,		 s,	      "--sddsd",	  r->sddsd, co->b.take_batch > 1 ? m : NULL,
 	    NULL};
 	struct proc_exec x = {.argv = args, .log = log, .name = "sdds-bench under callgrind"};
 	pid_t pid;
@@ -222,7 +222,7 @@ static void cg_clients(const struct cg_opts *co, const char *dir, struct cg_resu
 	/* Its warnings (pidfd_open is unknown to valgrind 3.19) are no figure. */
 	snprintf(vlog_opt, sizeof(vlog_opt), "--log-file=%s/valgrind.%%p.log", dir);
 	snprintf(log, sizeof(log), "%s/log", dir);
-	snprintf(s, sizeof(s), "%" PRIu32, co->b.size);
+	snprintf(s, sizeof(s), "-s%" PRIu32, co->b.size);
 	snprintf(m, sizeof(m), "--take-many=%" PRIu32, co->b.take_batch);
 	for (int i = 0; i < 2; i++) {
 		uint64_t n = i ? co->base + co->samples : co->base;
