@@ -601,10 +601,11 @@ static void net_throughput(struct net_ctx *c, const char *name, struct tput_resu
 }
 
 /*
- * ddsperf pong in B, ping in A, for ddsperf_seconds, configured as
- * cyclonedds-veth6.xml on the side's interface. Its payload is the nearest
- * it has: up to 4 bytes its OU topic (one 4-byte unsigned), else its KS
- * topic, whose size counts a 12-byte fixed part.
+ * ddsperf pong in B, ping in A, for ddsperf_seconds, configured inline
+ * (UDPv6 on the side's veth, multicast for SPDP only) so that the printed
+ * command runs as is. Its payload is the nearest it has: up to 4 bytes its
+ * OU topic (one 4-byte unsigned), else its KS topic, whose size counts a
+ * 12-byte fixed part.
  */
 static void net_ddsperf(struct net_ctx *c, struct net_results *r)
 {
