@@ -1057,30 +1057,17 @@ def parse(argv):
         "A part that cannot run says why; a ratio whose figures were not both measured in full is n/a with "
         "the reason."))
 
-    def bounded(lo, hi, what):
-        def f(s):
-            if not s.isdigit() or not lo <= int(s) <= hi:
-                raise argparse.ArgumentTypeError("%s (%s)" % (s, what))
-            return int(s)
-        return f
-
-    def skip(s):
-        parts = [p for p in s.split(",") if p]
-        if not parts or any(p not in PARTS for p in parts):
-            raise argparse.ArgumentTypeError("--skip takes parts of: " + " ".join(PARTS))
-        return set(parts)
-
     add = ap.add_argument
     add("--bench", help="the sdds-bench binary (given by `sdds-bench report`)")
     add("--show", choices=SHOW, help="run nothing: print the tables and ratios of `sdds-bench PART --json` on stdin")
     add("--out", default="bench-report", help="output directory (default bench-report)")
     add("--quick", action="store_true", help="a short smoke run (about a minute): small N, short runs")
-    add("-n", "--iterations", dest="n", type=bounded(1, 10000000, "1..10000000"),
-        help="latency iterations (default %d, --quick %d)" % (DEFAULT_N, QUICK_N))
-    add("-s", "--size", type=bounded(1, 100, "1..100, the network path's limit"), default=DEFAULT_SIZE,
-        help="sample bytes (default %d)" % DEFAULT_SIZE)
+    add("-n", "--iterations", dest="n", type=int,
+        help="latency iterations, 1..10000000 (default %d, --quick %d)" % (DEFAULT_N, QUICK_N))
+    add("-s", "--size", type=int, default=DEFAULT_SIZE,
+        help="sample bytes, 1..100: the network path's limit (default %d)" % DEFAULT_SIZE)
     add("--no-peers", action="store_true", help="do not run iceoryx and ddsperf")
-    add("--skip", type=skip, default=set(), metavar="PART[,...]", help="leave out parts: " + " ".join(PARTS))
+    add("--skip", type=lambda s: set(s.split(",")), default=set(), metavar="PART[,...]", help="leave out parts: " + " ".join(PARTS))
     add("--ddsperf", default="ddsperf", help="Cyclone DDS ddsperf (default: ddsperf in PATH)")
     add("--sdds-trace", dest="trace", help="sdds-trace (default: ../sdds-trace/sdds-trace from sdds-bench)")
     add("--gnuplot", default="gnuplot", help="gnuplot (default: gnuplot in PATH)")
@@ -1090,8 +1077,12 @@ def parse(argv):
     add("--replay", action="store_true", help="run nothing: read the JSON and per-iteration files an earlier run "
         "left in --out (logs/, raw/; logs/STEP.rc holds an exit code other than 0)")
     o = ap.parse_args(argv)
-    if not o.show and not o.bench:
-        ap.error("the following arguments are required: --bench (or --show PART)")
+    for bad, why in ((not o.show and not o.bench, "the following arguments are required: --bench (or --show PART)"),
+                     (o.skip - set(PARTS), "--skip takes parts of: " + " ".join(PARTS)),
+                     (o.n is not None and not 1 <= o.n <= 10000000, "-n takes 1..10000000"),
+                     (not 1 <= o.size <= 100, "-s takes 1..100")):
+        if bad:
+            ap.error(why)
     o.n = o.n or (QUICK_N if o.quick else DEFAULT_N)
     return o
 
