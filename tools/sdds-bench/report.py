@@ -461,12 +461,17 @@ def plot_profile(g, d, name, title, curves):
 # ------------------------------------------------------------ children
 
 
-def last_line(path):
+def slurp(path):
+    """The text of a file, or "" when it cannot be read."""
     try:
         with open(path, errors="replace") as f:
-            lines = [x.rstrip(" \r\n") for x in f if x.strip(" \r\n")]
+            return f.read()
     except OSError:
         return ""
+
+
+def last_line(path):
+    lines = [x.rstrip(" \r") for x in slurp(path).splitlines() if x.strip(" \r")]
     return lines[-1][:199] if lines else ""
 
 
@@ -596,20 +601,16 @@ class Report:
         try:
             if not self.o.replay:
                 rc = wait(spawn(argv, env, out, err), cap)
-            elif os.path.exists(out[:-5] + ".rc"):
-                with open(out[:-5] + ".rc") as f:
-                    rc = f.read().strip()
-                rc = None if rc == "cap" else int(rc)
             else:
-                rc = 0
+                rc = slurp(out[:-5] + ".rc").strip() or "0"
+                rc = None if rc == "cap" else int(rc)
             why = "stopped after its %.0f-s cap" % cap if rc is None else ""
         except OSError as e:
             why = "cannot run %s: %s" % (argv[0], e.strerror)
         if rc is not None:
             try:
-                with open(out) as f:
-                    j = json.load(f)
-            except (OSError, ValueError):
+                j = json.loads(slurp(out))
+            except ValueError:
                 pass
             if not isinstance(j, dict):
                 j, last = None, last_line(err)
@@ -698,11 +699,7 @@ class Report:
             st["result"] = status_str(rc) if rc is not None else why
             why = why if rc is None else "ddsperf %s%s" % (status_str(rc), ": " + last if last else "") if rc else \
                 "the ddsperf server side did not end cleanly" if sub and src != 0 else None
-            try:
-                with open("%s/logs/%s%s" % (self.dir, name, "-server.txt" if sub else ".json"), errors="replace") as f:
-                    text = f.read()
-            except OSError as e:
-                why = why or "no ddsperf output (%s)" % e.strerror
+            text = slurp("%s/logs/%s%s" % (self.dir, name, "-server.txt" if sub else ".json"))
             if why or not sub:
                 r.fail(why) if why else self.dds_lat(text, r)
             elif ddsperf_tput(text) is None:
@@ -1033,14 +1030,11 @@ class Report:
 
 
 def machine():
-    m = {"cpu": "unknown", "cpus": os.sysconf("SC_NPROCESSORS_ONLN"), "load0": list(os.getloadavg()),
+    m = {"cpus": os.sysconf("SC_NPROCESSORS_ONLN"), "load0": list(os.getloadavg()),
          "kernel": " ".join(os.uname()[i] for i in (0, 2, 4)), "date": time.strftime("%Y-%m-%d %H:%M:%S UTC",
                                                                                        time.gmtime())}
-    try:
-        with open("/proc/cpuinfo") as f:
-            m["cpu"] = next((x.split(":", 1)[1].strip() for x in f if x.startswith("model name") and ":" in x), "?")
-    except OSError:
-        pass
+    m["cpu"] = next((x.split(":", 1)[1].strip() for x in slurp("/proc/cpuinfo").splitlines()
+                     if x.startswith("model name") and ":" in x), "unknown")
     try:
         m["commit"] = subprocess.run(["git", "-C", SRCDIR, "describe", "--always", "--dirty"], stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, timeout=30).stdout.decode().strip()
