@@ -186,7 +186,7 @@ class Fig:
     """
 
     def __init__(self, name, ok=False, v=0.0, why="not run", tput=False, deps=(), part=None):
-        self.name = self.label = name
+        self.name = name
         self.ok, self.v, self.why, self.tput, self.deps, self.part = ok, v, why, tput, deps, part
         self.p99 = self.max = self.n = 0.0
         self.p999, self.capped, self.requested, self.raw, self.note, self.hidden = NAN, False, None, "", "", False
@@ -223,9 +223,7 @@ def refusal(f):
 
 def ratio(name, unit, a, b=None, goal=""):
     """a / b (100 * (a / b - 1) for "%"; a itself without b), or n/a with the first figure's refusal."""
-    cmp = {"<=": -1, ">=": 1}.get(goal[:2], 0)
-    r = {"name": name, "unit": unit, "ok": False, "v": 0.0, "why": "", "cmp": cmp, "goal_text": goal,
-         "goal": float(goal[2:].split()[0].rstrip("%")) if cmp else 0}
+    r = {"name": name, "unit": unit, "ok": False, "v": 0.0, "why": "", "goal": goal}
     why = next(filter(None, (refusal(f) for f in (a, b) if f)), None)
     if why is None and b is not None and not b.v > 0:
         why = "%s is zero" % b.name
@@ -238,9 +236,12 @@ def ratio(name, unit, a, b=None, goal=""):
 
 
 def ratio_met(r):
-    if r["cmp"] == 0 or not r["ok"]:
+    """Whether r meets a goal of "<= N" or ">= N" (None: no such goal, or no value)."""
+    g = r["goal"]
+    if g[:2] not in ("<=", ">=") or not r["ok"]:
         return None
-    return r["v"] <= r["goal"] if r["cmp"] < 0 else r["v"] >= r["goal"]
+    goal = float(g[2:].split()[0].rstrip("%"))
+    return r["v"] <= goal if g[0] == "<" else r["v"] >= goal
 
 
 def ratio_cell(r):
@@ -264,9 +265,10 @@ def jget(j, path):
     return j
 
 
-def jnum(j, path):
+def jnum(j, path, none=None):
+    """A number by dotted path, or none (NaN for a table cell that shows "-")."""
     v = jget(j, path)
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else none
 
 
 def read_row(r, j, path, keys, requested=None):
@@ -288,14 +290,10 @@ def read_row(r, j, path, keys, requested=None):
     r.ok, r.why, r.v = True, "", v.get(rate_key if r.tput else "median_us")
     r.note = "; ".join("%s %s" % (k, num(jnum(x, k))) for k in x if k not in SHOWN and jnum(x, k) is not None)
     if not r.tput:
-        r.p99, r.max, r.p999 = v["p99_us"], v["max_us"], nan_if_none(jnum(x, "p999_us"))
+        r.p99, r.max, r.p999 = v["p99_us"], v["max_us"], jnum(x, "p999_us", NAN)
         r.capped = bool(jget(x, "truncated")) or bool(jget(x, "capped"))
         own, done = jnum(x, "requested"), jnum(x, "done")
         r.requested, r.n = requested if own is None else own, v[n_key] if done is None else done
-
-
-def nan_if_none(v):
-    return NAN if v is None else v
 
 
 def ddsperf_lat(text):
@@ -334,7 +332,7 @@ def ddsperf_tput(text):
 
 
 def trace_phase(ph, name=None):
-    return dict({k: nan_if_none(jnum(ph, k + "_us")) for k in ("min", "avg", "max", "std")},
+    return dict({k: jnum(ph, k + "_us", NAN) for k in ("min", "avg", "max", "std")},
                 name=name or ph.get("phase") or "?")
 
 
@@ -402,19 +400,19 @@ def lat_table(rows):
     for r in rows:
         s = r.ok and shortfall(r)
         note = [x for x in (s and s + "; not used in ratios", md_cell(r.note), r.raw and "profile plotted") if x]
-        out.append([r.label, "%.0f" % r.n, us(r.v), us(r.p99), us(r.p999), us(r.max), "; ".join(note)] if r.ok else
-                   [r.label, "not run: " + md_cell(r.why)] + [None] * 5)
+        out.append([r.name, "%.0f" % r.n, us(r.v), us(r.p99), us(r.p999), us(r.max), "; ".join(note)] if r.ok else
+                   [r.name, "not run: " + md_cell(r.why)] + [None] * 5)
     return table(["path", "samples:", "median:", "p99:", "p99.9:", "max:", "note"], out)
 
 
 def tput_table(rows):
-    return table(["path", "M samples/s:", "note"], [[t.label, "%.3f" % (t.v / 1e6), md_cell(t.note)] if t.ok else
-                                                    [t.label, "not run: " + md_cell(t.why), None] for t in rows])
+    return table(["path", "M samples/s:", "note"], [[t.name, "%.3f" % (t.v / 1e6), md_cell(t.note)] if t.ok else
+                                                    [t.name, "not run: " + md_cell(t.why), None] for t in rows])
 
 
 def ratio_table(ratios):
     return table(["ratio", "measured", "goal", None], [
-        [r["name"], ratio_cell(r), r["goal_text"] or "-", {None: "-", True: "met", False: "NOT met"}[ratio_met(r)]]
+        [r["name"], ratio_cell(r), r["goal"] or "-", {None: "-", True: "met", False: "NOT met"}[ratio_met(r)]]
         for r in ratios])
 
 
@@ -758,7 +756,7 @@ class Report:
         self.read.add("scale")
         self.pwhy["scale"] = given(jget(j, "why")) if jget(j, "ok") is False else ""
         for p in (jget(j, "points") or [])[:16]:
-            pt = {k: nan_if_none(jnum(p, k)) for _, k, _ in SCALE}
+            pt = {k: jnum(p, k, NAN) for _, k, _ in SCALE}
             pt["why"] = given(jget(p, "why")) if jget(p, "ok") is False else "hit its time cap after %s of %s " \
                 "round trips" % (count(jnum(p, "iterations") or 0), count(jnum(j, "n") or 0)) if jget(
                 p, "truncated") else ""
@@ -828,7 +826,7 @@ class Report:
                         "%s %s:" % (mode, path))), "sdds-trace printed no such run")
         def fig(s):
             r = None if not s or s in f else self.rows[s.split(":")[0]]
-            return f.get(s) if r is None else r.named(r.label, "p99" if s.endswith(":p99") else "v")
+            return f.get(s) if r is None else r.named(r.name, "p99" if s.endswith(":p99") else "v")
         self.ratios = []
         for name, unit, a, b, goal in RATIOS:
             a, b = fig(a), fig(b)
@@ -1009,7 +1007,7 @@ class Report:
 
     def to_json(self, m):
         def lat(sec, r):
-            return dict(section=sec, path=r.label, ok=r.ok, **(dict(
+            return dict(section=sec, path=r.name, ok=r.ok, **(dict(
                 n=r.n, median_us=r.v, p99_us=r.p99, p999_us=None if math.isnan(r.p999) else r.p999, max_us=r.max,
                 raw=r.raw or None, truncated=r.capped, requested=r.requested, full=refusal(r) is None)
                 if r.ok else {"why": r.why}))
@@ -1020,10 +1018,10 @@ class Report:
                                                 "loadavg_after": m["load1"][0]},
             "parts": {p: {"ok": self.ok[p], "why": "" if self.ok[p] else self.pwhy[p]} for p in PARTS},
             "latency": [lat("local", r) for r in self.shown("l_")] + [lat("net", r) for r in self.shown("n_")],
-            "throughput": [dict(path=t.label, ok=t.ok, **({"samples_per_s": t.v} if t.ok else {"why": t.why}))
+            "throughput": [dict(path=t.name, ok=t.ok, **({"samples_per_s": t.v} if t.ok else {"why": t.why}))
                            for t in self.shown("t")],
             "ratios": [{"name": r["name"], "unit": r["unit"], "value": r["v"] if r["ok"] else None,
-                        "why": "" if r["ok"] else r["why"], "goal": r["goal_text"], "met": ratio_met(r)}
+                        "why": "" if r["ok"] else r["why"], "goal": r["goal"], "met": ratio_met(r)}
                        for r in self.ratios],
             "plots": [{"file": p["file"], "ok": p["ok"], "why": "" if p["ok"] else p["why"]} for p in self.plots],
         }
