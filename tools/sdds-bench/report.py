@@ -788,17 +788,17 @@ class Report:
     def read_callgrind(self, j):
         self.ok["callgrind"], cg = True, self.cg
         self.read.add("callgrind")
-        keys = ("ir_per_sample", "ir_base", "ir_full", "samples", "base_samples")
-        cg["size"] = jnum(j, "size") or self.o.size
-        if jget(j, "ok") is not True or any(jnum(j, k) is None for k in keys):
-            cg["why"] = jget(j, "why") or "no figure in the JSON"
-        else:
-            cg.update({k: jnum(j, k) for k in keys}, ok=True)
-        keys = [w + x for w in ("writer_ir_", "reader_ir_") for x in ("per_sample", "base", "full")]
-        if cg["ok"] and jget(j, "clients_ok") is True and all(jnum(j, k) is not None for k in keys):
-            cg.update({k: jnum(j, k) for k in keys}, clients_ok=True, take_many=jnum(j, "reader_take_many") or 0)
-        else:
-            cg["clients_why"] = jget(j, "clients_why") or "no client figures in the JSON"
+        cg["size"], cg["take_many"] = jnum(j, "size") or self.o.size, jnum(j, "reader_take_many") or 0
+        # The daemon's figures, then the clients' (counted only when the daemon's were).
+        for ok, why, keys, what in (
+                ("ok", "why", ("ir_per_sample", "ir_base", "ir_full", "samples", "base_samples"), "figure"),
+                ("clients_ok", "clients_why", [w + x for w in ("writer_ir_", "reader_ir_")
+                                               for x in ("per_sample", "base", "full")], "client figures")):
+            v = {k: jnum(j, k) for k in keys}
+            if jget(j, ok) is not True or None in v.values() or ok == "clients_ok" and not cg["ok"]:
+                cg[why] = jget(j, why) or "no %s in the JSON" % what
+            else:
+                cg.update(v, **{ok: True})
 
     # ---- figures, ratios, plots
 
@@ -1109,15 +1109,15 @@ def main(argv):
     progress("plots")
     r.draw()
     r.compute_ratios()
-    js = r.to_json(m)
+    js = json.dumps(r.to_json(m), indent=1) + "\n"
     try:
         r.write_md(os.path.join(r.dir, "report.md"), m)
         with open(os.path.join(r.dir, "report.json"), "w") as f:
-            f.write(json.dumps(js, indent=1) + "\n")
+            f.write(js)
     except OSError as e:
         print("sdds-bench report: writing: %s" % e, file=sys.stderr)
         return 1
-    print(json.dumps(js, indent=1) if o.json else "", end="\n" * o.json)
+    sys.stdout.write(js * o.json)
     progress("wrote %s/report.md" % r.dir)
     return 0
 
