@@ -685,26 +685,25 @@ class Report:
                 ("l_dds_wait", "waitset", ["pong", "waitset"], ["waitset"], ping_s, 0),
                 ("t_dds", "pubsub", ["sub"], [], sub_s, 1)):
             name, r = "ddsperf-lo-" + mode, self.rows[k]
-            server = base + [str(secs + 3 - sub)] + server
-            sp = None if o.replay else spawn(server, env, "%s/logs/%s-server.txt" % (self.dir, name),
-                                             "%s/logs/%s-server.err" % (self.dir, name))
+            log, server = "%s/logs/%s" % (self.dir, name), base + [str(secs + 3 - sub)] + server
+            sp = None if o.replay else spawn(server, env, log + "-server.txt", log + "-server.err")
             time.sleep(0.3 * (sp is not None))
             _, rc, why = self.exec(name, base + [str(secs), ("ping", "pub")[sub]] + size + client, secs + 20, env)
             st = self.steps[-1]  # the client prints text: "no JSON" is expected
             st["cmd"] = "%s %s & %s" % (" ".join("%s=%s" % kv for kv in env.items()), cmdline(server), st["cmd"])
-            src = wait(sp, 15 * sub) if sp else 0
-            last = last_line("%s/logs/%s.err" % (self.dir, name))
-            st["result"] = status_str(rc) if rc is not None else why
-            why = why if rc is None else "ddsperf %s%s" % (status_str(rc), ": " + last if last else "") if rc else \
-                "the ddsperf server side did not end cleanly" if sub and src != 0 else None
-            text = slurp("%s/logs/%s%s" % (self.dir, name, "-server.txt" if sub else ".json"))
-            if why or not sub:
-                r.fail(why) if why else self.dds_lat(text, r)
-            elif ddsperf_tput(text) is None:
-                r.fail("ddsperf sub saw data in fewer than 3 intervals")
+            st["result"], src = status_str(rc) if rc is not None else why, wait(sp, 15 * sub) if sp else 0
+            text, last = slurp(log + ("-server.txt" if sub else ".json")), last_line(log + ".err")
+            t = sub and ddsperf_tput(text)
+            if rc != 0:
+                r.fail(why if rc is None else "ddsperf %s%s" % (status_str(rc), ": " + last if last else ""))
+            elif not sub:
+                self.dds_lat(text, r)
+            elif src != 0 or t is None:
+                r.fail("the ddsperf server side did not end cleanly" if src != 0 else
+                       "ddsperf sub saw data in fewer than 3 intervals")
             else:
-                r.v, r.ok, r.why = ddsperf_tput(text)["rate"], True, ""
-                r.note = "ddsperf sub's per-second deltas over %d full intervals" % ddsperf_tput(text)["intervals"]
+                r.v, r.ok, r.why = t["rate"], True, ""
+                r.note = "ddsperf sub's per-second deltas over %d full intervals" % t["intervals"]
 
     def part_net(self):
         """Blocking daemons, then (when that ran) polling; a polling run would fail for the same reason."""
