@@ -1,11 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """report.py - `sdds-bench report`: every benchmark in one run, one Markdown report with tables, ratios and PNG
-plots (Python 3 standard library; gnuplot when installed). `--show PART` prints one part's tables and ratios from
-the JSON `sdds-bench PART --json` printed, read on stdin, and runs nothing.
-
-usage: report.py --bench SDDS-BENCH [options]   (or: sdds-bench report [options])
-       report.py --show local|net|scale|iceoryx|callgrind < PART.json
+plots (Python 3 standard library; gnuplot when installed). `--show PART` runs nothing: it prints one part's tables
+and ratios from the JSON of `sdds-bench PART --json` on stdin.
 
 The script is mostly data: STEPS says how each part runs, ROWS lists every figure of the tables, RATIOS every
 ratio with its goal. Each part runs as a child in its own process group with a time cap; its --json goes to
@@ -1043,10 +1040,8 @@ def machine():
 
 def parse(argv):
     ap = argparse.ArgumentParser(prog="sdds-bench report", description=(
-        "Runs every benchmark (local, iceoryx, Cyclone DDS ddsperf, net, scale, sdds-trace compare, callgrind) "
-        "as child processes with time caps and writes DIR/report.md, DIR/report.json and PNG plots (gnuplot). "
-        "A part that cannot run says why; a ratio whose figures were not both measured in full is n/a with "
-        "the reason."))
+        "Runs every benchmark as a child process with a time cap and writes DIR/report.md, DIR/report.json and "
+        "PNG plots. A ratio whose figures were not both measured in full is n/a with the reason."))
 
     add = ap.add_argument
     add("--bench", help="the sdds-bench binary (given by `sdds-bench report`)")
