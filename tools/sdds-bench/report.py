@@ -621,9 +621,8 @@ class Report:
         for k, mode in (("l_poll", "polling"), ("l_block", "blocking")):
             pl = jget(j, mode + ".placement.text")
             self.rows[k].add_note(pl and self.rows[k].ok and "ran " + pl)
-        spin, y = jnum(j, "poll_spin_ns"), jnum(j, "poll_yield_ns")
+        spin, y = jnum(j, "poll_spin_ns"), jnum(j, "poll_yield_ns", -1)
         if spin is not None:
-            y = -1 if y is None else y
             self.poll_yield, pl = y >= 0, jget(j, "polling.placement.text") or "unpinned"
             self.poll_note = "the daemon polls; %s, placed %s" % (
                 "the clients spin and yield the CPU (sched_yield) after %.0f ns of pure spinning" % y if y >= 0 else
@@ -938,10 +937,10 @@ class Report:
     def show(self, part, j):
         """`--show PART`: the part's tables and every ratio whose figures it measured, as Markdown."""
         self.read_net(j, jget(j, "daemon_mode") == "polling") if part == "net" else getattr(self, "read_" + part)(j)
-        # The parameters: the scalars of the object and of its objects ("throughput.seconds"), not C's old ratios.
+        # The parameters: the scalars of the object and of its objects ("throughput.seconds"); net's
+        # monolithic.ratio_send and _receive are figures, shown among the ratios.
         par = [(k, v) for k, v in j.items() if k not in ("tool", "command", "bench")] + [
-            (k + "." + s, v) for k, o in j.items() if isinstance(o, dict) and k not in ("ratios", "goals")
-            for s, v in o.items() if "ratio" not in s]
+            (k + "." + s, v) for k, o in j.items() if isinstance(o, dict) for s, v in o.items() if "ratio" not in s]
         out = ["# sdds-bench %s\n\nParameters: %s.\n" % (part, ", ".join(
             "%s %s" % (k, v) for k, v in par if isinstance(v, (str, int, float)) and v != "") or "none")]
         lat, tput = self.shown("l_", self.read) + self.shown("n_", self.read), self.shown("t", self.read)
@@ -986,8 +985,8 @@ class Report:
         desc = lambda r: "%s samples, %s unmatched" % (fixed(r["samples"], 0), fixed(r["unmatched"], 0)) if r else \
             "not traced"
         for tpath, iso, mono in self.trace_pairs():
-            pairs = phase_pairs(iso, mono) + [("**total**", iso and iso["total"], mono and mono["total"])] * bool(
-                (iso and iso["total"]) or (mono and mono["total"]))
+            tot = (iso and iso["total"], mono and mono["total"])
+            pairs = phase_pairs(iso, mono) + [("**total**",) + tot] * any(tot)
             w("\n**%s path** (us; isolated: %s; monolithic: %s)\n\n" % (tpath, desc(iso), desc(mono)) + table(
                 ["phase"] + ["%s %s:" % (m, k) for m in ("iso", "mono") for k in ("MIN", "AVG", "MAX", "STD")],
                 [[name] + [us(z[k]) if z else "-" for z in (x, y) for k in ("min", "avg", "max", "std")]
