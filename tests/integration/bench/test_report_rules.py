@@ -213,6 +213,14 @@ class Show(unittest.TestCase):
         self.assertIn("not counted: no callgrind.h", md)
         self.assertEqual(row(md, "sddsd instructions per sample (callgrind)")[1], "2 instructions")
 
+    def test_bad_numbers_are_usage_errors(self):
+        with tempfile.TemporaryDirectory() as d:  # every part skipped: a missed check runs nothing
+            for bad in (["-n", "0"], ["-n", "x"], ["-s", "101"], ["--skip", "local,bogus"]):
+                p = subprocess.run([sys.executable, REPORT, "--bench", "/nonexistent", "--out", d, "--skip",
+                                    ",".join(rp.PARTS)] + bad, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   timeout=30)
+                self.assertEqual(p.returncode, 2, bad)
+
     def test_unreadable_input(self):
         for doc in ("", "{not json", "[1, 2]"):
             rc, md, err = show("local", doc)
