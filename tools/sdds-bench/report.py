@@ -529,20 +529,19 @@ class Report:
         self.poll_note, self.poll_yield, self.dds_payload, self.sc, self.tr, self.tr_missing = "", False, "", [], [], []
         self.plots, self.ratios, self.cg = [], [], {"ok": False, "why": "", "clients_ok": False, "clients_why": ""}
 
-    def of(self, *parts):
-        return [r for r in self.rows.values() if r.part in parts]
-
-    def fail(self, part, why, rows=None):
-        """The part did not run: its rows (default: all of the part, net with net-poll and net-dds) say why."""
+    def fail(self, part, why):
+        """The part did not run: its rows and figures say why (net's: those of both runs and ddsperf's)."""
         self.pwhy[part] = why
         self.cg["why"] = why if part == "callgrind" else self.cg["why"]
-        for r in rows if rows is not None else self.of(part, *(("net-poll", "net-dds") if part == "net" else ())):
-            r.fail(why)
+        parts = ("net", "net-poll", "net-dds") if part == "net" else (part,)
+        for r in list(self.rows.values()) + list(self.legs.values()):
+            if r.part in parts:
+                r.fail(why)
 
     def read_part(self, part, j, requested, missing=lambda r: None):
         """Every row of part from j, and its per-iteration file. missing(row): the reason when its path is absent."""
         self.read.add(part)
-        for r in self.of(part):
+        for r in [r for r in self.rows.values() if r.part == part]:
             path = r.path.lstrip("?")
             if jget(j, path) is None and r.path[:1] == "?":
                 r.hidden = True
@@ -564,8 +563,6 @@ class Report:
                 j and getattr(self, "read_" + part)(j)
             else:
                 getattr(self, "part_" + part)()
-        for f in self.legs.values() if not self.ok["net"] else ():
-            f.fail(self.pwhy["net"])
 
     def run(self, part, name=None, env=None, **values):
         """Runs part as STEPS says, as step name (default: part); (JSON object or None, exit code, why)."""
@@ -703,22 +700,21 @@ class Report:
 
     def part_net(self):
         """Blocking daemons, then (when that ran) polling; a polling run would fail for the same reason."""
+        dds_why = self.dds_missing()
         for poll in (False, True):
-            name, dds_why, env, dds = ("net", "net-poll")[poll], self.dds_missing(), None, ["--no-ddsperf"]
+            name, env, dds = ("net", "net-poll")[poll], None, ["--no-ddsperf"]
             if not poll and dds_why is None:  # net runs ddsperf from PATH: the one the report was given goes first
                 env = {"PATH": "%s:%s" % (os.path.dirname(shutil.which(self.o.ddsperf)),
                                           os.environ.get("PATH", "/usr/bin:/bin"))}
                 dds = ["--ddsperf-seconds", "2" if self.o.quick else "10"]
-            elif not poll:
-                self.rows["n_dds"].fail(dds_why)
             j, rc, why = self.run("net", name, env, rawname=name.replace("-", ""), poll=["--poll"] * poll, dds=dds)
             if j is None:
-                why = "cannot run here: " + last_line("%s/logs/%s.err" % (self.dir, name)) if rc == 77 else why
-                self.fail(name, why, self.of("net-poll", *("net", "net-dds" * (dds_why is None)) * (not poll)) + (
-                    [f for k, f in self.legs.items() if k.endswith("_p")] if poll else []))
-                self.pwhy["net-poll"] = ""
-                return
+                self.fail(name, "cannot run here: " + last_line("%s/logs/%s.err" % (self.dir, name)) if rc == 77
+                          else why)
+                break
             self.read_net(j, poll, not poll and dds_why is None)
+        if dds_why:  # ddsperf's row says why it did not run, even when net failed too
+            self.rows["n_dds"].fail(dds_why)
 
     def read_net(self, j, poll, dds=True):
         """One run of net: the blocking daemons' rows or (poll) the polling ones'; dds: its ddsperf row too."""
