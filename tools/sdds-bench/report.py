@@ -586,8 +586,6 @@ class Report:
         """Runs argv as step name, stdout to logs/NAME.json; (JSON object or None, exit code or None, why).
         --replay runs nothing: logs/NAME.rc holds an exit code other than 0, "cap" a run stopped at its cap."""
         out, err = "%s/logs/%s.json" % (self.dir, name), "%s/logs/%s.err" % (self.dir, name)
-        step = {"name": name, "cmd": cmdline(argv), "result": "", "secs": 0.0}
-        self.steps.append(step)
         progress("%s (at most %.0f s)" % (name, cap))
         t0, j, rc, why = time.monotonic(), None, None, ""
         try:
@@ -607,7 +605,8 @@ class Report:
             if not isinstance(j, dict):
                 j, last = None, last_line(err)
                 why = "%s, no JSON%s" % (status_str(rc), ": " + last if last else "")
-        step["secs"], step["result"] = time.monotonic() - t0, status_str(rc) if j is not None else why
+        self.steps.append({"name": name, "cmd": cmdline(argv), "secs": time.monotonic() - t0,
+                           "result": status_str(rc) if j is not None else why})
         return j, rc, why[:WHY_MAX - 1]
 
     # ---- the parts: read_X reads the JSON of X (the report's and --show's), part_X runs what run_parts cannot
@@ -830,13 +829,10 @@ class Report:
             if os.path.exists(os.path.join(self.dir, p["file"])):
                 os.unlink(os.path.join(self.dir, p["file"]))
         g, d = shutil.which(self.o.gnuplot), self.dir  # gnuplot-nox has pngcairo; one without cairo libgd's png
-        if g is None:
-            for p in self.plots:
-                p["why"] = "gnuplot not found%s (apt-get install gnuplot-nox)" % (" at " + self.o.gnuplot) * (
-                    "/" in self.o.gnuplot)
-            return
-        g = (g, "pngcairo" if subprocess.run([g, "-e", "set terminal pngcairo"], stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.DEVNULL, timeout=20).returncode == 0 else "png")
+        nogp = None if g else "gnuplot not found%s (apt-get install gnuplot-nox)" % (" at " + self.o.gnuplot) * (
+            "/" in self.o.gnuplot)
+        g = g and (g, "pngcairo" if subprocess.run([g, "-e", "set terminal pngcairo"], stdout=subprocess.DEVNULL,
+                                                   stderr=subprocess.DEVNULL, timeout=20).returncode == 0 else "png")
         os.makedirs(os.path.join(d, "plots"), exist_ok=True)
         loc, net = ([(r.curve, r.raw) for i, r in self.rows.items() if i[:2] == s and r.raw] for s in ("l_", "n_"))
         panels = [(path, [(['"%s" %s %s' % (ph, fixed(a and a["avg"], 4), fixed(b and b["avg"], 4))
@@ -867,6 +863,7 @@ class Report:
              None if self.ok["scale"] else self.pwhy["scale"]),
         ]
         for p, (draw, why) in zip(self.plots, jobs):
+            why = nogp or why
             try:
                 p["why"], p["ok"] = (why, False) if why is not None else (draw() or "", True)
             except (RuntimeError, OSError) as e:
