@@ -372,15 +372,13 @@ def table(head, rows):
                                                              for h in head]) + "".join(map(line, rows))
 
 
-def us(v):
-    """A latency in us with as many decimals as its size deserves; "-" when absent."""
-    if v is None or math.isnan(v):
-        return "-"
-    return "%.3f" % v if v < 10 else "%.1f" % v if v < 1000 else "%.0f" % v
-
-
 def fixed(v, d):
     return "-" if v is None or math.isnan(v) else "%.*f" % (d, v)
+
+
+def us(v):
+    """A latency in us with as many decimals as its size deserves; "-" when absent."""
+    return fixed(v, 3 if v is None or v < 10 else 1 if v < 1000 else 0)
 
 
 def count(v):
