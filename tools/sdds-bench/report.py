@@ -1014,18 +1014,17 @@ class Report:
 
 
 def machine():
-    m = {"cpus": os.sysconf("SC_NPROCESSORS_ONLN"), "load0": list(os.getloadavg()),
-         "kernel": " ".join(os.uname()[i] for i in (0, 2, 4)), "date": time.strftime("%Y-%m-%d %H:%M:%S UTC",
-                                                                                       time.gmtime())}
-    m["cpu"] = next((x.split(":", 1)[1].strip() for x in slurp("/proc/cpuinfo").splitlines()
-                     if x.startswith("model name") and ":" in x), "unknown")
     try:
-        m["commit"] = subprocess.run(["git", "-C", SRCDIR, "describe", "--always", "--dirty"], stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, timeout=30).stdout.decode().strip()
+        commit = subprocess.run(["git", "-C", SRCDIR, "describe", "--always", "--dirty"], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, timeout=30).stdout.decode().strip()
     except (OSError, subprocess.TimeoutExpired):
-        pass
-    m["commit"] = m.get("commit") or "unknown (not a git checkout)"
-    return m
+        commit = ""
+    return {"cpus": os.sysconf("SC_NPROCESSORS_ONLN"), "load0": list(os.getloadavg()),
+            "kernel": " ".join(os.uname()[i] for i in (0, 2, 4)),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+            "cpu": next((x.split(":", 1)[1].strip() for x in slurp("/proc/cpuinfo").splitlines()
+                         if x.startswith("model name") and ":" in x), "unknown"),
+            "commit": commit or "unknown (not a git checkout)"}
 
 
 def parse(argv):
