@@ -1039,7 +1039,8 @@ def parse(argv):
     add("-s", "--size", type=int, default=DEFAULT_SIZE,
         help="sample bytes, 1..100: the network path's limit (default %d)" % DEFAULT_SIZE)
     add("--no-peers", action="store_true", help="do not run iceoryx and ddsperf")
-    add("--skip", type=lambda s: set(s.split(",")), default=set(), metavar="PART[,...]", help="leave out parts: " + " ".join(PARTS))
+    add("--skip", type=lambda s: set(s.split(",")), default=set(), metavar="PART[,...]",
+        help="leave out parts: " + " ".join(PARTS))
     add("--ddsperf", default="ddsperf", help="Cyclone DDS ddsperf (default: ddsperf in PATH)")
     add("--sdds-trace", dest="trace", help="sdds-trace (default: ../sdds-trace/sdds-trace from sdds-bench)")
     add("--gnuplot", default="gnuplot", help="gnuplot (default: gnuplot in PATH)")
