@@ -4,12 +4,8 @@
  * the in-process broker of monolithic mode (see local.h).
  *
  * OVERVIEW
- * local_main measures, on one payload, the raw baselines (baseline.c); per
- * daemon mode and placement, on a private sddsd (sddsd.c), latency with the
- * ping-pong harness (pingpong.h) over a ping and a pong topic and throughput
- * writer -> reader; then monolithic throughput. It prints one JSON object.
  * The main process stays single-threaded and holds no client: every
- * measured party is a forked child.
+ * measured party is a forked child, every daemon a private sddsd (sddsd.h).
  *
  * A throughput run shares struct lc_shm, mapped before the fork. The writer
  * waits for `ready` (the reader's endpoints exist: a best-effort writer
@@ -51,7 +47,7 @@ struct lc_shm {
 	_Atomic uint32_t abort;
 	alignas(SDDS_CACHELINE) _Atomic uint32_t done; /* writer finished; `written` is final */
 	uint64_t written;
-	int64_t w_t0, w_t1;
+	int64_t w_ns; /* the writer's time */
 	alignas(SDDS_CACHELINE) _Atomic uint32_t reader_done;
 	uint64_t received, lost;
 	uint64_t count_mark; /* samples taken at t_mark */
@@ -65,6 +61,7 @@ struct lc_args {
 	const char *sock;
 	bool polling; /* the clients' spin budgets: o's polling ones, else 0 */
 	const struct bench_placement *pl;
+	struct local_side *x; /* the monolithic client, shared by its two threads */
 };
 
 /* What sdds-bench-mono's local role gets (mono.h): plain values. */
@@ -235,8 +232,7 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
 			return lc_fail(s, LC_SIDE_A, 3, "writer", -ECANCELED);
 	}
 	callgrind_role_end("writer");
-	s->w_t0 = t0;
-	s->w_t1 = bench_now_ns();
+	s->w_ns = bench_now_ns() - t0;
 	s->written = i + 1;
 	atomic_store_explicit(&s->done, 1, memory_order_release);
 	return 0;
@@ -365,13 +361,12 @@ static int lc_tput_reader_role(void *arg)
 
 static void *lc_mono_reader(void *arg)
 {
-	struct lc_args *a = ((void **)arg)[0];
-	struct local_side *x = ((void **)arg)[1];
+	struct lc_args *a = arg;
 	int err = proc_pin_self(a->pl->b_cpu);
 
 	if (err < 0)
 		return (void *)(intptr_t)lc_fail(a->s, LC_SIDE_B, 5, "reader thread: pin", err);
-	return (void *)(intptr_t)lc_tput_read(x->r, a->o, a->s);
+	return (void *)(intptr_t)lc_tput_read(a->x->r, a->o, a->s);
 }
 
 /*
@@ -382,12 +377,13 @@ static void *lc_mono_reader(void *arg)
 static int lc_mono_run(struct lc_args *a)
 {
 	struct local_side x;
-	void *targ[2] = {a, &x}, *trc;
 	pthread_t th;
+	void *trc;
 	int err, rc;
 
+	a->x = &x;
 	err = lc_open(a, "sdds-bench-monolithic", LC_ID_DATA, 0, LOCAL_READER | LOCAL_WRITER, &x);
-	if (err == 0 && (err = -pthread_create(&th, NULL, lc_mono_reader, targ)) < 0)
+	if (err == 0 && (err = -pthread_create(&th, NULL, lc_mono_reader, a)) < 0)
 		local_side_close(&x);
 	if (err < 0)
 		return lc_fail(a->s, LC_SIDE_A, 2, "monolithic client, endpoints and reader thread", err);
@@ -454,7 +450,7 @@ void local_throughput(const struct bench_opts *o, const char *sock, bool polling
 	ret->received = a.s->received;
 	ret->lost = a.s->lost;
 	ret->seconds = (double)(a.s->t_mark - a.s->t_first) / 1e9;
-	w_secs = (double)(a.s->w_t1 - a.s->w_t0) / 1e9;
+	w_secs = (double)a.s->w_ns / 1e9;
 	if (a.s->count_mark < 2 || ret->seconds <= 0) {
 		bench_why(ret->why, "too few samples arrived to time (%llu)",
 			  (unsigned long long)a.s->received);
@@ -532,8 +528,7 @@ static int lc_option(void *ctx, int c, const char *arg)
 		break;
 	case OPT_POLL_YIELD:
 		/* "never": pure spin; three busy processes on two CPUs then take turns at the tick. */
-		if (strcmp(arg, "never") != 0)
-			err = bench_parse_u64(arg, 0, 0, INT64_MAX, &v);
+		err = strcmp(arg, "never") == 0 ? 0 : bench_parse_u64(arg, 0, 0, INT64_MAX, &v);
 		o->poll_yield_ns = strcmp(arg, "never") == 0 ? -1 : (int64_t)v;
 		break;
 	}
