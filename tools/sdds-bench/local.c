@@ -161,12 +161,9 @@ static int lc_open(const struct lc_args *a, const char *name, uint16_t in, uint1
 
 void local_put_counter(uint8_t *p, uint32_t size, uint64_t i)
 {
-	if (size == 1) {
-		p[0] = (uint8_t)i;
-		return;
-	}
-	p[0] = (uint8_t)(i >> 8);
-	p[1] = (uint8_t)i;
+	p[0] = (uint8_t)(size == 1 ? i : i >> 8);
+	if (size > 1)
+		p[1] = (uint8_t)i;
 	for (uint32_t k = 2; k < size && k < 8; k++)
 		p[k] = (uint8_t)(i >> (8 * k));
 }
@@ -432,7 +429,6 @@ void local_throughput(const struct bench_opts *o, const char *sock, bool polling
 	    .cpu = {sock ? pl->a_cpu : BENCH_CPU_ANY, pl->b_cpu},
 	    .name = {sock ? "writer" : "monolithic", "reader"}};
 	struct proc_shm shm;
-	double w_secs;
 	int err;
 
 	*ret = (struct tput_result){.ran = true};
@@ -450,14 +446,13 @@ void local_throughput(const struct bench_opts *o, const char *sock, bool polling
 	ret->received = a.s->received;
 	ret->lost = a.s->lost;
 	ret->seconds = (double)(a.s->t_mark - a.s->t_first) / 1e9;
-	w_secs = (double)a.s->w_ns / 1e9;
 	if (a.s->count_mark < 2 || ret->seconds <= 0) {
 		bench_why(ret->why, "too few samples arrived to time (%llu)",
 			  (unsigned long long)a.s->received);
 		goto out_free;
 	}
 	ret->rate = (double)(a.s->count_mark - 1) / ret->seconds;
-	ret->writer_rate = w_secs > 0 ? (double)a.s->written / w_secs : 0;
+	ret->writer_rate = a.s->w_ns > 0 ? (double)a.s->written * 1e9 / (double)a.s->w_ns : 0;
 	ret->ok = true;
 out_free:
 	proc_shm_free(&shm);
@@ -542,10 +537,8 @@ static void lc_placement_str(const struct bench_placement *pl, char *buf, size_t
 
 	for (int i = 0; i < 3; i++)
 		snprintf(s[i], sizeof(s[i]), c[i] < 0 ? "any" : "cpu%d", c[i]);
-	if (pl->daemon_cpu < 0 && pl->a_cpu < 0 && pl->b_cpu < 0)
-		snprintf(buf, cap, "unpinned");
-	else
-		snprintf(buf, cap, "sddsd:%s A:%s B:%s", s[0], s[1], s[2]);
+	snprintf(buf, cap, c[0] < 0 && c[1] < 0 && c[2] < 0 ? "unpinned" : "sddsd:%s A:%s B:%s", s[0], s[1],
+		 s[2]);
 }
 
 /*
