@@ -579,7 +579,6 @@ static void lc_run_mode(const struct bench_opts *o, const char *sddsd_path, bool
 
 	lc_placement_str(&m->pl, pl, sizeof(pl));
 	if (!sddsd_path || sddsd_start(sddsd_path, polling, m->pl.daemon_cpu, &d, why) < 0) {
-		m->lat.ran = m->tput.ran = true;
 		memcpy(m->lat.why, why, sizeof(why));
 		memcpy(m->tput.why, why, sizeof(why));
 		return;
@@ -588,12 +587,10 @@ static void lc_run_mode(const struct bench_opts *o, const char *sddsd_path, bool
 		 m->pl.b_cpu);
 	fprintf(stderr, "sdds-bench: sddsd %s, %s\n", mode, pl);
 	pingpong_run(o, &r, &m->lat);
-	if (!sddsd_alive(&d)) {
-		m->tput.ran = true;
+	if (!sddsd_alive(&d))
 		bench_why(m->tput.why, "sddsd died during the latency run");
-	} else {
+	else
 		local_throughput(o, d.sock, polling, &m->pl, &m->tput);
-	}
 	if (o->take_many > 1 && sddsd_alive(&d)) {
 		struct bench_opts ob = *o;
 
@@ -609,7 +606,7 @@ static void lc_json_lat(struct json *j, const char *key, const struct lat_result
 	json_obj_begin(j, key);
 	json_bool(j, "ok", l->ok);
 	if (!l->ok)
-		json_str(j, "error", l->ran ? l->why : "not run");
+		json_str(j, "error", l->why);
 	else
 		json_uint(j, "iterations", l->st.n);
 	pingpong_json(j, l, true);
@@ -621,7 +618,7 @@ static void lc_json_tput(struct json *j, const char *key, const struct tput_resu
 	json_obj_begin(j, key);
 	json_bool(j, "ok", t->ok);
 	if (!t->ok) {
-		json_str(j, "error", t->ran ? t->why : "not run");
+		json_str(j, "error", t->why);
 	} else {
 		json_num(j, "samples_per_s", t->rate);
 		json_num(j, "writer_samples_per_s", t->writer_rate);
