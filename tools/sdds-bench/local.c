@@ -711,9 +711,6 @@ int local_main(int argc, char **argv)
 			o.sddsd_path ? o.sddsd_path : "../../daemon/sddsd (give --sddsd PATH)");
 		sddsd[0] = '\0';
 	}
-	if (o.iterations < 100000)
-		fprintf(stderr, "sdds-bench: note: %llu iterations; report figures from >= 100000\n",
-			(unsigned long long)o.iterations);
 	/* With --pin the baselines' sides run on two CPUs, as the clients do at best. */
 	if (o.pin && n_cpus >= 2)
 		base_pl = (struct bench_placement){BENCH_CPU_ANY, c0, c1};
