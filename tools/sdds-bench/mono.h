@@ -38,10 +38,9 @@ void mono_opts_put(const struct bench_opts *o, struct mono_opts *ret);
 const struct bench_opts *mono_opts_get(struct mono_opts *p);
 
 /*
- * In a role's forked child: replaces the process with sdds-bench-mono
- * running role, handing it len bytes of args (copied) and the n_shm shared
- * areas that start at shm[i] (mappings of proc_shm_new). Returns only on
- * failure: -errno.
+ * In a role's forked child: execs sdds-bench-mono to run role with a copy
+ * of len bytes of args and the n_shm mappings of proc_shm_new at shm[i].
+ * Returns only on failure: -errno.
  */
 int mono_exec(const char *role, const void *args, size_t len, void *const *shm, int n_shm);
 
@@ -56,10 +55,8 @@ struct mono_call {
 };
 
 /*
- * In sdds-bench-mono: the role, its arguments and its shared areas from
- * argv as mono_exec gave them; their descriptors are closed. 0 with *ret
- * (freed with mono_call_close), or -errno with a reason in why
- * (BENCH_WHY_MAX bytes).
+ * In sdds-bench-mono: what mono_exec handed over in argv, the descriptors
+ * closed. 0 with *ret (for mono_call_close), or -errno with a reason in why.
  */
 int mono_call_open(int argc, char **argv, struct mono_call *ret, char *why);
 
