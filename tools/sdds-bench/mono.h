@@ -22,7 +22,6 @@
 #include "bench.h"
 
 #define MONO_MAX_SHM 2
-#define MONO_ROLE_MAX 32
 
 /* struct bench_opts as plain values: its two strings as arrays, the pointers NULL. */
 struct mono_opts {
@@ -46,8 +45,8 @@ int mono_exec(const char *role, const void *args, size_t len, void *const *shm, 
 
 /* A role as sdds-bench-mono received it; every area is mapped and owned. */
 struct mono_call {
-	char role[MONO_ROLE_MAX];
-	void *args; /* len bytes */
+	const char *role; /* in argv */
+	void *args;	  /* len bytes */
 	size_t len;
 	void *shm[MONO_MAX_SHM];
 	size_t shm_size[MONO_MAX_SHM];
