@@ -366,11 +366,7 @@ static void *lc_mono_reader(void *arg)
 	return (void *)(intptr_t)lc_tput_read(a->x->r, a->o, a->s);
 }
 
-/*
- * The monolithic run in sdds-bench-mono (linked with libsddsmono): one
- * client, its reader in a thread on pl->b_cpu, its writer in this one on
- * pl->a_cpu.
- */
+/* In sdds-bench-mono: one client, its reader in a thread on pl->b_cpu, its writer here on pl->a_cpu. */
 static int lc_mono_run(struct lc_args *a)
 {
 	struct local_side x;
@@ -474,15 +470,14 @@ static void lc_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sdds-bench local [options]   (defaults in brackets)\n"
-		"One-way latency (RTT/2) between two clients of a private sddsd, polling and blocking;\n"
-		"writer -> reader throughput, also monolithic; the spin, futex and yield baselines.\n"
+		"One-way latency and throughput through a private sddsd (polling, blocking), monolithic\n"
+		"throughput, and the spin, futex and yield baselines.\n"
 		"  -n, --iterations N [100000]  --warmup N [1000]  -s, --size N (1..%u) [2]\n"
 		"  --max-seconds S [30]     cap on one latency run\n"
 		"  -t, --tput-seconds S [2] one throughput run; --depth N [1024] its reader's history\n"
 		"  --take-many N            one more throughput run per mode taking 2..%u per call\n"
 		"  --best-effort            best-effort QoS [reliable]\n"
-		"  --pin[=D,A,B]            CPUs of the daemon, ping/writer, pong/reader ('-': any);\n"
-		"                           without a value a sweep of placements\n"
+		"  --pin[=D,A,B]            CPUs of daemon, ping/writer, pong/reader ('-': any), or a sweep\n"
 		"  --poll-spin-ns N [10 s]  polling clients' spin budget (never sleep)\n"
 		"  --poll-yield-ns N|never [0]  they yield after N ns of spinning\n"
 		"  --sddsd PATH [../../daemon/sddsd from here]\n"
