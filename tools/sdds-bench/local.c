@@ -540,9 +540,11 @@ static void lc_placement_str(const struct bench_placement *pl, char *buf, size_t
  * The placements to try: the one given, or unpinned, then on two or more
  * CPUs the daemon alone on one CPU with both clients on the other, the
  * daemon sharing with either client, and everything on one CPU (where a
- * futex wake-up needs no cross-CPU interrupt).
+ * futex wake-up needs no cross-CPU interrupt). Unpinned polling on two CPUs
+ * runs as the best of them: the daemon alone, so a hop is one hand-over of
+ * the clients' CPU, the yield floor (docs/DESIGN.md, "Polling").
  */
-static int lc_placements(const struct bench_opts *o, int n_cpus, struct bench_placement *pl)
+static int lc_placements(const struct bench_opts *o, int n_cpus, bool polling, struct bench_placement *pl)
 {
 	int c0 = proc_cpu_nth(0), c1 = proc_cpu_nth(1), n = 0;
 
@@ -550,7 +552,10 @@ static int lc_placements(const struct bench_opts *o, int n_cpus, struct bench_pl
 		pl[0] = o->pin_spec;
 		return 1;
 	}
-	pl[n++] = (struct bench_placement){BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
+	if (!o->pin && polling && n_cpus >= 2)
+		pl[n++] = (struct bench_placement){c0, c1, c1};
+	else
+		pl[n++] = (struct bench_placement){BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
 	if (!o->pin)
 		return n;
 	if (n_cpus >= 2) {
@@ -709,8 +714,7 @@ int local_main(int argc, char **argv)
 	/* With --pin the baselines' sides run on two CPUs, as the clients do at best. */
 	if (o.pin && n_cpus >= 2)
 		base_pl = (struct bench_placement){BENCH_CPU_ANY, c0, c1};
-	/* The polling floor runs where the polling clients share a CPU: B's of --pin=D,A,B, else the second.
-	 */
+	/* The polling floor runs where the polling clients share a CPU: B's of --pin=D,A,B, else c1. */
 	floor_cpu = o.pin && !o.pin_sweep && o.pin_spec.b_cpu != BENCH_CPU_ANY ? o.pin_spec.b_cpu
 		    : n_cpus >= 2					       ? c1
 									       : c0;
@@ -746,25 +750,17 @@ int local_main(int argc, char **argv)
 	lc_baseline(&j, &o, BASELINE_YIELD, floor_cpu, floor_cpu, "yield-same-cpu", "yield_same_cpu");
 	json_obj_end(&j);
 
-	n_pl = lc_placements(&o, n_cpus, pl);
 	for (int k = 0; k < 2; k++) {
 		int best = 0;
 
+		n_pl = lc_placements(&o, n_cpus, k == 0, pl);
 		for (int i = 0; i < n_pl; i++) {
 			struct lc_mode *m = &mode[k][i];
 
-			/*
-			 * Unpinned polling on two CPUs runs as the best placement measured there:
-			 * the daemon alone on one CPU, the yielding clients on the other, so a hop
-			 * is one hand-over of the clients' CPU (the yield floor). docs/DESIGN.md,
-			 * "Polling".
-			 */
-			m->pl =
-			    k == 0 && !o.pin && n_cpus >= 2 ? (struct bench_placement){c0, c1, c1} : pl[i];
+			m->pl = pl[i];
 			lc_run_mode(&o, sddsd[0] ? sddsd : NULL, k == 0, m);
 			rc |= !m->lat.ok || !m->tput.ok;
-			/* A mode shows its lowest median that ran; else the first placement, for its reason.
-			 */
+			/* A mode shows its lowest median, or its first placement for the reason. */
 			if (m->lat.ok &&
 			    (!mode[k][best].lat.ok || m->lat.st.median < mode[k][best].lat.st.median))
 				best = i;
