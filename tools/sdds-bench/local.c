@@ -85,15 +85,11 @@ static int lc_fail(struct lc_shm *s, int side, int code, const char *what, int e
 
 void local_topic_desc(uint16_t id, const char *name, uint32_t size, sdds_field *f, sdds_topic_desc *d)
 {
-	*d = (sdds_topic_desc){.name = name, .domain = 0, .id = id, .sample_size = size, .fields = f};
-	if (size == 1) {
-		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_OCTET, .size = 1};
-		d->n_fields = 1;
-	} else {
-		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_USHORT, .size = 2};
-		f[1] = (sdds_field){.name = "pad", .type = SDDS_FIELD_STRING, .size = size - 2};
-		d->n_fields = size > 2 ? 2 : 1;
-	}
+	*d = (sdds_topic_desc){
+	    .name = name, .id = id, .sample_size = size, .fields = f, .n_fields = size > 2 ? 2 : 1};
+	f[0] = (sdds_field){
+	    .name = "seq", .type = size > 1 ? SDDS_FIELD_USHORT : SDDS_FIELD_OCTET, .size = size > 1 ? 2 : 1};
+	f[1] = (sdds_field){.name = "pad", .type = SDDS_FIELD_STRING, .size = size > 2 ? size - 2 : 0};
 }
 
 void local_side_close(struct local_side *x)
