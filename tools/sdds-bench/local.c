@@ -363,39 +363,32 @@ static void *lc_mono_reader(void *arg)
 }
 
 /* In sdds-bench-mono: one client, its reader in a thread on pl->b_cpu, its writer here on pl->a_cpu. */
-static int lc_mono_run(struct lc_args *a)
-{
-	struct local_side x;
-	pthread_t th;
-	void *trc;
-	int err, rc;
-
-	a->x = &x;
-	err = lc_open(a, "sdds-bench-monolithic", LC_ID_DATA, 0, LOCAL_READER | LOCAL_WRITER, &x);
-	if (err == 0 && (err = -pthread_create(&th, NULL, lc_mono_reader, a)) < 0)
-		local_side_close(&x);
-	if (err < 0)
-		return lc_fail(a->s, LC_SIDE_A, 2, "monolithic client, endpoints and reader thread", err);
-	err = proc_pin_self(a->pl->a_cpu);
-	rc =
-	    err < 0 ? lc_fail(a->s, LC_SIDE_A, 5, "writer thread: pin", err) : lc_tput_write(x.w, a->o, a->s);
-	pthread_join(th, &trc);
-	local_side_close(&x);
-	return rc ? rc : (int)(intptr_t)trc;
-}
-
 int local_mono_role(struct mono_call *m)
 {
 	struct lc_mono_args *p = m->args;
-	struct lc_args a;
+	struct local_side x;
+	struct lc_args a = {.s = m->shm[0], .pl = &p->pl, .x = &x};
+	pthread_t th;
+	void *trc;
+	int err, rc;
 
 	if (m->len != sizeof(*p) || m->n_shm != 1 || m->shm_size[0] < sizeof(struct lc_shm)) {
 		fprintf(stderr, "sdds-bench-mono: %s: arguments of %zu bytes, %d shared areas: not mine\n",
 			m->role, m->len, m->n_shm);
 		return 2;
 	}
-	a = (struct lc_args){.o = mono_opts_get(&p->o), .s = m->shm[0], .polling = p->polling, .pl = &p->pl};
-	return lc_mono_run(&a);
+	a.o = mono_opts_get(&p->o);
+	a.polling = p->polling;
+	err = lc_open(&a, "sdds-bench-monolithic", LC_ID_DATA, 0, LOCAL_READER | LOCAL_WRITER, &x);
+	if (err == 0 && (err = -pthread_create(&th, NULL, lc_mono_reader, &a)) < 0)
+		local_side_close(&x);
+	if (err < 0)
+		return lc_fail(a.s, LC_SIDE_A, 2, "monolithic client, endpoints and reader thread", err);
+	err = proc_pin_self(p->pl.a_cpu);
+	rc = err < 0 ? lc_fail(a.s, LC_SIDE_A, 5, "writer thread: pin", err) : lc_tput_write(x.w, a.o, a.s);
+	pthread_join(th, &trc);
+	local_side_close(&x);
+	return rc ? rc : (int)(intptr_t)trc;
 }
 
 /* The monolithic run's forked child: becomes sdds-bench-mono, which runs local_mono_role. */
