@@ -4,12 +4,8 @@
  * the in-process broker of monolithic mode (see local.h).
  *
  * OVERVIEW
- * local_main measures, on one payload, the raw baselines (baseline.c); per
- * daemon mode and placement, on a private sddsd (sddsd.c), latency with the
- * ping-pong harness (pingpong.h) over a ping and a pong topic and throughput
- * writer -> reader; then monolithic throughput. It prints one JSON object.
  * The main process stays single-threaded and holds no client: every
- * measured party is a forked child.
+ * measured party is a forked child, every daemon a private sddsd (sddsd.h).
  *
  * A throughput run shares struct lc_shm, mapped before the fork. The writer
  * waits for `ready` (the reader's endpoints exist: a best-effort writer
@@ -51,7 +47,7 @@ struct lc_shm {
 	_Atomic uint32_t abort;
 	alignas(SDDS_CACHELINE) _Atomic uint32_t done; /* writer finished; `written` is final */
 	uint64_t written;
-	int64_t w_t0, w_t1;
+	int64_t w_ns; /* the writer's time */
 	alignas(SDDS_CACHELINE) _Atomic uint32_t reader_done;
 	uint64_t received, lost;
 	uint64_t count_mark; /* samples taken at t_mark */
@@ -65,6 +61,7 @@ struct lc_args {
 	const char *sock;
 	bool polling; /* the clients' spin budgets: o's polling ones, else 0 */
 	const struct bench_placement *pl;
+	struct local_side *x; /* the monolithic client, shared by its two threads */
 };
 
 /* What sdds-bench-mono's local role gets (mono.h): plain values. */
@@ -88,15 +85,11 @@ static int lc_fail(struct lc_shm *s, int side, int code, const char *what, int e
 
 void local_topic_desc(uint16_t id, const char *name, uint32_t size, sdds_field *f, sdds_topic_desc *d)
 {
-	*d = (sdds_topic_desc){.name = name, .domain = 0, .id = id, .sample_size = size, .fields = f};
-	if (size == 1) {
-		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_OCTET, .size = 1};
-		d->n_fields = 1;
-	} else {
-		f[0] = (sdds_field){.name = "seq", .type = SDDS_FIELD_USHORT, .size = 2};
-		f[1] = (sdds_field){.name = "pad", .type = SDDS_FIELD_STRING, .size = size - 2};
-		d->n_fields = size > 2 ? 2 : 1;
-	}
+	*d = (sdds_topic_desc){
+	    .name = name, .id = id, .sample_size = size, .fields = f, .n_fields = size > 2 ? 2 : 1};
+	f[0] = (sdds_field){
+	    .name = "seq", .type = size > 1 ? SDDS_FIELD_USHORT : SDDS_FIELD_OCTET, .size = size > 1 ? 2 : 1};
+	f[1] = (sdds_field){.name = "pad", .type = SDDS_FIELD_STRING, .size = size > 2 ? size - 2 : 0};
 }
 
 void local_side_close(struct local_side *x)
@@ -164,12 +157,9 @@ static int lc_open(const struct lc_args *a, const char *name, uint16_t in, uint1
 
 void local_put_counter(uint8_t *p, uint32_t size, uint64_t i)
 {
-	if (size == 1) {
-		p[0] = (uint8_t)i;
-		return;
-	}
-	p[0] = (uint8_t)(i >> 8);
-	p[1] = (uint8_t)i;
+	p[0] = (uint8_t)(size == 1 ? i : i >> 8);
+	if (size > 1)
+		p[1] = (uint8_t)i;
 	for (uint32_t k = 2; k < size && k < 8; k++)
 		p[k] = (uint8_t)(i >> (8 * k));
 }
@@ -235,8 +225,7 @@ static int lc_tput_write(sdds_writer *w, const struct bench_opts *o, struct lc_s
 			return lc_fail(s, LC_SIDE_A, 3, "writer", -ECANCELED);
 	}
 	callgrind_role_end("writer");
-	s->w_t0 = t0;
-	s->w_t1 = bench_now_ns();
+	s->w_ns = bench_now_ns() - t0;
 	s->written = i + 1;
 	atomic_store_explicit(&s->done, 1, memory_order_release);
 	return 0;
@@ -365,52 +354,41 @@ static int lc_tput_reader_role(void *arg)
 
 static void *lc_mono_reader(void *arg)
 {
-	struct lc_args *a = ((void **)arg)[0];
-	struct local_side *x = ((void **)arg)[1];
+	struct lc_args *a = arg;
 	int err = proc_pin_self(a->pl->b_cpu);
 
 	if (err < 0)
 		return (void *)(intptr_t)lc_fail(a->s, LC_SIDE_B, 5, "reader thread: pin", err);
-	return (void *)(intptr_t)lc_tput_read(x->r, a->o, a->s);
+	return (void *)(intptr_t)lc_tput_read(a->x->r, a->o, a->s);
 }
 
-/*
- * The monolithic run in sdds-bench-mono (linked with libsddsmono): one
- * client, its reader in a thread on pl->b_cpu, its writer in this one on
- * pl->a_cpu.
- */
-static int lc_mono_run(struct lc_args *a)
-{
-	struct local_side x;
-	void *targ[2] = {a, &x}, *trc;
-	pthread_t th;
-	int err, rc;
-
-	err = lc_open(a, "sdds-bench-monolithic", LC_ID_DATA, 0, LOCAL_READER | LOCAL_WRITER, &x);
-	if (err == 0 && (err = -pthread_create(&th, NULL, lc_mono_reader, targ)) < 0)
-		local_side_close(&x);
-	if (err < 0)
-		return lc_fail(a->s, LC_SIDE_A, 2, "monolithic client, endpoints and reader thread", err);
-	err = proc_pin_self(a->pl->a_cpu);
-	rc =
-	    err < 0 ? lc_fail(a->s, LC_SIDE_A, 5, "writer thread: pin", err) : lc_tput_write(x.w, a->o, a->s);
-	pthread_join(th, &trc);
-	local_side_close(&x);
-	return rc ? rc : (int)(intptr_t)trc;
-}
-
+/* In sdds-bench-mono: one client, its reader in a thread on pl->b_cpu, its writer here on pl->a_cpu. */
 int local_mono_role(struct mono_call *m)
 {
 	struct lc_mono_args *p = m->args;
-	struct lc_args a;
+	struct local_side x;
+	struct lc_args a = {.s = m->shm[0], .pl = &p->pl, .x = &x};
+	pthread_t th;
+	void *trc;
+	int err, rc;
 
 	if (m->len != sizeof(*p) || m->n_shm != 1 || m->shm_size[0] < sizeof(struct lc_shm)) {
 		fprintf(stderr, "sdds-bench-mono: %s: arguments of %zu bytes, %d shared areas: not mine\n",
 			m->role, m->len, m->n_shm);
 		return 2;
 	}
-	a = (struct lc_args){.o = mono_opts_get(&p->o), .s = m->shm[0], .polling = p->polling, .pl = &p->pl};
-	return lc_mono_run(&a);
+	a.o = mono_opts_get(&p->o);
+	a.polling = p->polling;
+	err = lc_open(&a, "sdds-bench-monolithic", LC_ID_DATA, 0, LOCAL_READER | LOCAL_WRITER, &x);
+	if (err == 0 && (err = -pthread_create(&th, NULL, lc_mono_reader, &a)) < 0)
+		local_side_close(&x);
+	if (err < 0)
+		return lc_fail(a.s, LC_SIDE_A, 2, "monolithic client, endpoints and reader thread", err);
+	err = proc_pin_self(p->pl.a_cpu);
+	rc = err < 0 ? lc_fail(a.s, LC_SIDE_A, 5, "writer thread: pin", err) : lc_tput_write(x.w, a.o, a.s);
+	pthread_join(th, &trc);
+	local_side_close(&x);
+	return rc ? rc : (int)(intptr_t)trc;
 }
 
 /* The monolithic run's forked child: becomes sdds-bench-mono, which runs local_mono_role. */
@@ -436,7 +414,6 @@ void local_throughput(const struct bench_opts *o, const char *sock, bool polling
 	    .cpu = {sock ? pl->a_cpu : BENCH_CPU_ANY, pl->b_cpu},
 	    .name = {sock ? "writer" : "monolithic", "reader"}};
 	struct proc_shm shm;
-	double w_secs;
 	int err;
 
 	*ret = (struct tput_result){.ran = true};
@@ -454,14 +431,13 @@ void local_throughput(const struct bench_opts *o, const char *sock, bool polling
 	ret->received = a.s->received;
 	ret->lost = a.s->lost;
 	ret->seconds = (double)(a.s->t_mark - a.s->t_first) / 1e9;
-	w_secs = (double)(a.s->w_t1 - a.s->w_t0) / 1e9;
 	if (a.s->count_mark < 2 || ret->seconds <= 0) {
 		bench_why(ret->why, "too few samples arrived to time (%llu)",
 			  (unsigned long long)a.s->received);
 		goto out_free;
 	}
 	ret->rate = (double)(a.s->count_mark - 1) / ret->seconds;
-	ret->writer_rate = w_secs > 0 ? (double)a.s->written / w_secs : 0;
+	ret->writer_rate = a.s->w_ns > 0 ? (double)a.s->written * 1e9 / (double)a.s->w_ns : 0;
 	ret->ok = true;
 out_free:
 	proc_shm_free(&shm);
@@ -483,15 +459,14 @@ static void lc_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sdds-bench local [options]   (defaults in brackets)\n"
-		"One-way latency (RTT/2) between two clients of a private sddsd, polling and blocking;\n"
-		"writer -> reader throughput, also monolithic; the spin, futex and yield baselines.\n"
+		"One-way latency and throughput through a private sddsd (polling, blocking), monolithic\n"
+		"throughput, and the spin, futex and yield baselines.\n"
 		"  -n, --iterations N [100000]  --warmup N [1000]  -s, --size N (1..%u) [2]\n"
 		"  --max-seconds S [30]     cap on one latency run\n"
 		"  -t, --tput-seconds S [2] one throughput run; --depth N [1024] its reader's history\n"
 		"  --take-many N            one more throughput run per mode taking 2..%u per call\n"
 		"  --best-effort            best-effort QoS [reliable]\n"
-		"  --pin[=D,A,B]            CPUs of the daemon, ping/writer, pong/reader ('-': any);\n"
-		"                           without a value a sweep of placements\n"
+		"  --pin[=D,A,B]            CPUs of daemon, ping/writer, pong/reader ('-': any), or a sweep\n"
 		"  --poll-spin-ns N [10 s]  polling clients' spin budget (never sleep)\n"
 		"  --poll-yield-ns N|never [0]  they yield after N ns of spinning\n"
 		"  --sddsd PATH [../../daemon/sddsd from here]\n"
@@ -532,8 +507,7 @@ static int lc_option(void *ctx, int c, const char *arg)
 		break;
 	case OPT_POLL_YIELD:
 		/* "never": pure spin; three busy processes on two CPUs then take turns at the tick. */
-		if (strcmp(arg, "never") != 0)
-			err = bench_parse_u64(arg, 0, 0, INT64_MAX, &v);
+		err = strcmp(arg, "never") == 0 ? 0 : bench_parse_u64(arg, 0, 0, INT64_MAX, &v);
 		o->poll_yield_ns = strcmp(arg, "never") == 0 ? -1 : (int64_t)v;
 		break;
 	}
@@ -547,19 +521,19 @@ static void lc_placement_str(const struct bench_placement *pl, char *buf, size_t
 
 	for (int i = 0; i < 3; i++)
 		snprintf(s[i], sizeof(s[i]), c[i] < 0 ? "any" : "cpu%d", c[i]);
-	if (pl->daemon_cpu < 0 && pl->a_cpu < 0 && pl->b_cpu < 0)
-		snprintf(buf, cap, "unpinned");
-	else
-		snprintf(buf, cap, "sddsd:%s A:%s B:%s", s[0], s[1], s[2]);
+	snprintf(buf, cap, c[0] < 0 && c[1] < 0 && c[2] < 0 ? "unpinned" : "sddsd:%s A:%s B:%s", s[0], s[1],
+		 s[2]);
 }
 
 /*
  * The placements to try: the one given, or unpinned, then on two or more
  * CPUs the daemon alone on one CPU with both clients on the other, the
  * daemon sharing with either client, and everything on one CPU (where a
- * futex wake-up needs no cross-CPU interrupt).
+ * futex wake-up needs no cross-CPU interrupt). Unpinned polling on two CPUs
+ * runs as the best of them: the daemon alone, so a hop is one hand-over of
+ * the clients' CPU, the yield floor (docs/DESIGN.md, "Polling").
  */
-static int lc_placements(const struct bench_opts *o, int n_cpus, struct bench_placement *pl)
+static int lc_placements(const struct bench_opts *o, int n_cpus, bool polling, struct bench_placement *pl)
 {
 	int c0 = proc_cpu_nth(0), c1 = proc_cpu_nth(1), n = 0;
 
@@ -567,7 +541,10 @@ static int lc_placements(const struct bench_opts *o, int n_cpus, struct bench_pl
 		pl[0] = o->pin_spec;
 		return 1;
 	}
-	pl[n++] = (struct bench_placement){BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
+	if (!o->pin && polling && n_cpus >= 2)
+		pl[n++] = (struct bench_placement){c0, c1, c1};
+	else
+		pl[n++] = (struct bench_placement){BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
 	if (!o->pin)
 		return n;
 	if (n_cpus >= 2) {
@@ -591,7 +568,6 @@ static void lc_run_mode(const struct bench_opts *o, const char *sddsd_path, bool
 
 	lc_placement_str(&m->pl, pl, sizeof(pl));
 	if (!sddsd_path || sddsd_start(sddsd_path, polling, m->pl.daemon_cpu, &d, why) < 0) {
-		m->lat.ran = m->tput.ran = true;
 		memcpy(m->lat.why, why, sizeof(why));
 		memcpy(m->tput.why, why, sizeof(why));
 		return;
@@ -600,12 +576,10 @@ static void lc_run_mode(const struct bench_opts *o, const char *sddsd_path, bool
 		 m->pl.b_cpu);
 	fprintf(stderr, "sdds-bench: sddsd %s, %s\n", mode, pl);
 	pingpong_run(o, &r, &m->lat);
-	if (!sddsd_alive(&d)) {
-		m->tput.ran = true;
+	if (!sddsd_alive(&d))
 		bench_why(m->tput.why, "sddsd died during the latency run");
-	} else {
+	else
 		local_throughput(o, d.sock, polling, &m->pl, &m->tput);
-	}
 	if (o->take_many > 1 && sddsd_alive(&d)) {
 		struct bench_opts ob = *o;
 
@@ -621,7 +595,7 @@ static void lc_json_lat(struct json *j, const char *key, const struct lat_result
 	json_obj_begin(j, key);
 	json_bool(j, "ok", l->ok);
 	if (!l->ok)
-		json_str(j, "error", l->ran ? l->why : "not run");
+		json_str(j, "error", l->why);
 	else
 		json_uint(j, "iterations", l->st.n);
 	pingpong_json(j, l, true);
@@ -633,7 +607,7 @@ static void lc_json_tput(struct json *j, const char *key, const struct tput_resu
 	json_obj_begin(j, key);
 	json_bool(j, "ok", t->ok);
 	if (!t->ok) {
-		json_str(j, "error", t->ran ? t->why : "not run");
+		json_str(j, "error", t->why);
 	} else {
 		json_num(j, "samples_per_s", t->rate);
 		json_num(j, "writer_samples_per_s", t->writer_rate);
@@ -726,14 +700,10 @@ int local_main(int argc, char **argv)
 			o.sddsd_path ? o.sddsd_path : "../../daemon/sddsd (give --sddsd PATH)");
 		sddsd[0] = '\0';
 	}
-	if (o.iterations < 100000)
-		fprintf(stderr, "sdds-bench: note: %llu iterations; report figures from >= 100000\n",
-			(unsigned long long)o.iterations);
 	/* With --pin the baselines' sides run on two CPUs, as the clients do at best. */
 	if (o.pin && n_cpus >= 2)
 		base_pl = (struct bench_placement){BENCH_CPU_ANY, c0, c1};
-	/* The polling floor runs where the polling clients share a CPU: B's of --pin=D,A,B, else the second.
-	 */
+	/* The polling floor runs where the polling clients share a CPU: B's of --pin=D,A,B, else c1. */
 	floor_cpu = o.pin && !o.pin_sweep && o.pin_spec.b_cpu != BENCH_CPU_ANY ? o.pin_spec.b_cpu
 		    : n_cpus >= 2					       ? c1
 									       : c0;
@@ -769,25 +739,17 @@ int local_main(int argc, char **argv)
 	lc_baseline(&j, &o, BASELINE_YIELD, floor_cpu, floor_cpu, "yield-same-cpu", "yield_same_cpu");
 	json_obj_end(&j);
 
-	n_pl = lc_placements(&o, n_cpus, pl);
 	for (int k = 0; k < 2; k++) {
 		int best = 0;
 
+		n_pl = lc_placements(&o, n_cpus, k == 0, pl);
 		for (int i = 0; i < n_pl; i++) {
 			struct lc_mode *m = &mode[k][i];
 
-			/*
-			 * Unpinned polling on two CPUs runs as the best placement measured there:
-			 * the daemon alone on one CPU, the yielding clients on the other, so a hop
-			 * is one hand-over of the clients' CPU (the yield floor). docs/DESIGN.md,
-			 * "Polling".
-			 */
-			m->pl =
-			    k == 0 && !o.pin && n_cpus >= 2 ? (struct bench_placement){c0, c1, c1} : pl[i];
+			m->pl = pl[i];
 			lc_run_mode(&o, sddsd[0] ? sddsd : NULL, k == 0, m);
 			rc |= !m->lat.ok || !m->tput.ok;
-			/* A mode shows its lowest median that ran; else the first placement, for its reason.
-			 */
+			/* A mode shows its lowest median, or its first placement for the reason. */
 			if (m->lat.ok &&
 			    (!mode[k][best].lat.ok || m->lat.st.median < mode[k][best].lat.st.median))
 				best = i;

@@ -23,11 +23,7 @@
 
 #include "bench.h"
 
-/*
- * The description of a topic of `size` bytes in domain 0 laid out as a
- * real sample: a 16-bit sequence number, the rest an octet string. Into *d,
- * its fields into f[2] (the caller's).
- */
+/* Into *d, f[2] (the caller's): a topic of `size` bytes in domain 0, a 16-bit seq number, a string. */
 void local_topic_desc(uint16_t id, const char *name, uint32_t size, sdds_field *f, sdds_topic_desc *d);
 
 /* The handles of one client of a benchmark; local_side_close frees whatever is set. */

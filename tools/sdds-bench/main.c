@@ -7,15 +7,13 @@
  * benchmark (local.c, net.c, ...). Each measures and prints one JSON object
  * on stdout, progress on stderr; all presentation is report.py's. So that a
  * person typing the command still gets tables, a run without --json (and
- * without -h/--help) has its stdout piped into `python3 report.py --show
- * PART`. `sdds-bench report` execs report.py, which runs every benchmark
+ * without -h/--help) hands its JSON to `python3 report.py --show PART`.
+ * `sdds-bench report` execs report.py, which runs every benchmark
  * for one Markdown report. The exit status is the benchmark's: 0, 1 when a
  * run failed, 2 on a usage error.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,49 +64,35 @@ static int main_report(int argc, char **argv)
 }
 
 /*
- * cmd with its stdout piped into `python3 report.py --show NAME`, a forked
- * child. Whether python3 started comes back on a close-on-exec pipe: when it
- * did not, cmd prints its JSON here instead. Returns cmd's exit status.
+ * cmd with its stdout in a temporary file, then that file as the stdin of
+ * `python3 report.py --show NAME`, or of cat when python3 cannot run, so the
+ * figures of a long run are never lost. Returns cmd's exit status.
  */
 static int main_show(const struct main_cmd *cmd, int argc, char **argv)
 {
-	int out[2], ok[2], err = 0, rc, st;
+	FILE *json = tmpfile();
+	int out = dup(STDOUT_FILENO), rc, st = 0;
 	pid_t pid = -1;
 
-	if (pipe2(out, O_CLOEXEC) == 0 && pipe2(ok, O_CLOEXEC) == 0 && (pid = fork()) == 0) {
-		dup2(out[0], STDIN_FILENO);
-		execlp("python3", "python3", SDDS_BENCH_REPORT_PY, "--show", cmd->name, (char *)NULL);
-		err = errno;
-		(void)!write(ok[1], &err, sizeof(err));
-		_exit(127);
-	}
-	err = errno;
-	if (pid > 0) {
-		close(ok[1]);
-		if (read(ok[0], &err, sizeof(err)) != (ssize_t)sizeof(err))
-			err = 0;
-		close(ok[0]);
-		close(out[0]);
-	}
-	if (pid < 0 || err) {
-		fprintf(stderr, "sdds-bench: cannot run python3 %s: %s; the JSON follows\n",
-			SDDS_BENCH_REPORT_PY, strerror(err));
-		if (pid > 0) {
-			close(out[1]);
-			waitpid(pid, NULL, 0);
-		}
+	if (json == NULL || out < 0)
 		return cmd->run(argc, argv);
-	}
-	/* A renderer that gave up must not kill the run: the write of the JSON fails instead. */
-	signal(SIGPIPE, SIG_IGN);
-	dup2(out[1], STDOUT_FILENO);
-	close(out[1]);
+	dup2(fileno(json), STDOUT_FILENO);
 	rc = cmd->run(argc, argv);
 	fflush(stdout);
-	close(STDOUT_FILENO);
-	/* After a usage error (2) there was no JSON to show. */
-	if ((waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) && rc != 2)
+	dup2(out, STDOUT_FILENO);
+	/* After a usage error (2) there is no JSON to show. */
+	if (rc != 2 && lseek(fileno(json), 0, SEEK_SET) == 0 && (pid = fork()) == 0) {
+		dup2(fileno(json), STDIN_FILENO);
+		execlp("python3", "python3", SDDS_BENCH_REPORT_PY, "--show", cmd->name, (char *)NULL);
+		fprintf(stderr, "sdds-bench: cannot run python3 %s: %s; the JSON follows\n",
+			SDDS_BENCH_REPORT_PY, strerror(errno));
+		execlp("cat", "cat", (char *)NULL);
+		_exit(127);
+	}
+	if (rc != 2 && (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
 		fprintf(stderr, "sdds-bench: python3 %s --show %s failed\n", SDDS_BENCH_REPORT_PY, cmd->name);
+	fclose(json);
+	close(out);
 	return rc;
 }
 

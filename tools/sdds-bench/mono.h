@@ -22,7 +22,6 @@
 #include "bench.h"
 
 #define MONO_MAX_SHM 2
-#define MONO_ROLE_MAX 32
 
 /* struct bench_opts as plain values: its two strings as arrays, the pointers NULL. */
 struct mono_opts {
@@ -38,17 +37,16 @@ void mono_opts_put(const struct bench_opts *o, struct mono_opts *ret);
 const struct bench_opts *mono_opts_get(struct mono_opts *p);
 
 /*
- * In a role's forked child: replaces the process with sdds-bench-mono
- * running role, handing it len bytes of args (copied) and the n_shm shared
- * areas that start at shm[i] (mappings of proc_shm_new). Returns only on
- * failure: -errno.
+ * In a role's forked child: execs sdds-bench-mono to run role with a copy
+ * of len bytes of args and the n_shm mappings of proc_shm_new at shm[i].
+ * Returns only on failure: -errno.
  */
 int mono_exec(const char *role, const void *args, size_t len, void *const *shm, int n_shm);
 
 /* A role as sdds-bench-mono received it; every area is mapped and owned. */
 struct mono_call {
-	char role[MONO_ROLE_MAX];
-	void *args; /* len bytes */
+	const char *role; /* in argv */
+	void *args;	  /* len bytes */
 	size_t len;
 	void *shm[MONO_MAX_SHM];
 	size_t shm_size[MONO_MAX_SHM];
@@ -56,10 +54,8 @@ struct mono_call {
 };
 
 /*
- * In sdds-bench-mono: the role, its arguments and its shared areas from
- * argv as mono_exec gave them; their descriptors are closed. 0 with *ret
- * (freed with mono_call_close), or -errno with a reason in why
- * (BENCH_WHY_MAX bytes).
+ * In sdds-bench-mono: what mono_exec handed over in argv, the descriptors
+ * closed. 0 with *ret (for mono_call_close), or -errno with a reason in why.
  */
 int mono_call_open(int argc, char **argv, struct mono_call *ret, char *why);
 

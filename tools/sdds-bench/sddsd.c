@@ -70,13 +70,11 @@ int sddsd_start(const char *bin, bool poll_mode, int cpu, struct sddsd_proc *ret
 	err = sddsd_run_start(&o, &d.pid, NULL);
 	if (err < 0) {
 		sddsd_run_log_tail(d.log, tail, sizeof(tail));
-		if (err == -ECHILD)
-			bench_why(why, "sddsd (%s) exited at start: %s", bin, tail[0] ? tail : "no output");
-		else if (err == -ETIMEDOUT)
-			bench_why(why, "sddsd did not accept connections within 10 s%s%s",
-				  tail[0] ? ": " : "", tail);
-		else
-			bench_why(why, "fork: %s", strerror(-err));
+		bench_why(why, "sddsd (%s): %s%s%s", bin,
+			  err == -ECHILD      ? "exited at start"
+			  : err == -ETIMEDOUT ? "accepted no connection within 10 s"
+					      : strerror(-err),
+			  tail[0] ? ": " : "", tail);
 		sddsd_cleanup_files(&d);
 		return err;
 	}
