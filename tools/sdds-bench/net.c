@@ -62,7 +62,6 @@ struct net_opts {
 	struct bench_opts b;
 	int monolithic, mono_only, poll, no_ddsperf; /* set by getopt */
 	double ddsperf_seconds;
-	int cpu[2]; /* --cpus: every process of a side (daemon, clients) on one CPU */
 };
 
 struct net_shm {
@@ -110,9 +109,8 @@ struct net_results {
 	struct net_lat sdds, raw, raw_busy, mixed, mono;
 	struct tput_result sdds_tput, raw_tput, raw_gso_tput, mono_tput, packed_tput;
 	struct net_frames frames, packed_frames;
-	uint32_t raw_size;
 	struct {
-		bool ran, ok;
+		bool ok;
 		char why[BENCH_WHY_MAX], line[512], cmd[1024], payload[96];
 	} dp; /* ddsperf: line is its own summary, quoted, never merged with ours */
 };
@@ -500,7 +498,7 @@ static void net_latency(struct net_ctx *c, const char *name, struct net_lat *ret
 {
 	const struct bench_opts *o = &c->o->b;
 	struct pingpong_run_args r = {
-	    .role = net_pp_role, .arg = c, .ping_cpu = c->o->cpu[0], .pong_cpu = c->o->cpu[1], .name = name};
+	    .role = net_pp_role, .arg = c, .ping_cpu = netns.cpu[0], .pong_cpu = netns.cpu[1], .name = name};
 
 	fprintf(stderr, "sdds-bench net: latency, %s\n", name);
 	memset(c->shm, 0, sizeof(*c->shm));
@@ -562,7 +560,7 @@ static void net_throughput(struct net_ctx *c, const char *name, struct tput_resu
 	struct net_shm *s = c->shm;
 	struct proc_pair p = {.fn = {net_writer, net_reader},
 			      .arg = {c, c},
-			      .cpu = {c->o->cpu[0], c->o->cpu[1]},
+			      .cpu = {netns.cpu[0], netns.cpu[1]},
 			      .name = {"A side", "B side"},
 			      .why = {s->why, NULL}};
 	double v0[3], v1[3];
@@ -570,7 +568,6 @@ static void net_throughput(struct net_ctx *c, const char *name, struct tput_resu
 
 	fprintf(stderr, "sdds-bench net: throughput, %s\n", name);
 	memset(s, 0, sizeof(*s));
-	ret->ran = true;
 	if (proc_run_pair(&p, bench_now_ns() + (int64_t)((c->o->b.tput_seconds + 25) * 1e9), ret->why) == 0) {
 		ret->written = s->sent;
 		ret->received = s->received;
@@ -626,7 +623,6 @@ static void net_ddsperf(struct net_ctx *c, struct net_results *r)
 	pid_t pong;
 	FILE *f;
 
-	r->dp.ran = true;
 	snprintf(r->dp.payload, sizeof(r->dp.payload),
 		 ou ? "OU topic, 4 bytes (ddsperf has nothing smaller)"
 		    : "KS topic, %u bytes including its 12-byte fixed part",
@@ -718,8 +714,9 @@ static void net_json_frames(struct json *j, const char *key, const struct net_fr
 	json_obj_end(j);
 }
 
-static void net_report_json(const struct net_opts *o, const struct net_results *r)
+static void net_report_json(const struct net_ctx *c, const struct net_results *r)
 {
+	const struct net_opts *o = c->o;
 	/* The leg ratios report.py reads: isolated over mixed, both runs measured in full. */
 	bool split = r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) &&
 		     bench_lat_full(&r->mixed.lat) && r->mixed.ab.median > 0 && r->mixed.ba.median > 0;
@@ -731,8 +728,8 @@ static void net_report_json(const struct net_opts *o, const struct net_results *
 	json_uint(&j, "size", o->b.size);
 	json_uint(&j, "iterations", o->b.iterations);
 	json_str(&j, "daemon_mode", o->poll ? "polling" : "blocking");
-	json_int(&j, "cpu_a", o->cpu[0]);
-	json_int(&j, "cpu_b", o->cpu[1]);
+	json_int(&j, "cpu_a", netns.cpu[0]);
+	json_int(&j, "cpu_b", netns.cpu[1]);
 	json_obj_begin(&j, "latency");
 	net_json_lat(&j, "sddsd", &r->sdds);
 	net_json_lat(&j, "raw_udp6", &r->raw);
@@ -745,16 +742,16 @@ static void net_report_json(const struct net_opts *o, const struct net_results *
 	net_json_frames(&j, "sddsd_frames", &r->frames);
 	net_json_tput(&j, "raw_udp6_sendmmsg", &r->raw_tput);
 	net_json_tput(&j, "raw_udp6_gso", &r->raw_gso_tput);
-	json_uint(&j, "raw_datagram_bytes", r->raw_size);
+	json_uint(&j, "raw_datagram_bytes", c->raw_size);
 	net_json_tput(&j, "sddsd_packed", &r->packed_tput);
 	net_json_frames(&j, "sddsd_packed_frames", &r->packed_frames);
 	json_obj_end(&j);
-	if (net_json_begin(&j, "ddsperf", r->dp.ok, r->dp.ran ? r->dp.why : "--no-ddsperf")) {
+	if (net_json_begin(&j, "ddsperf", r->dp.ok, o->no_ddsperf ? "--no-ddsperf" : r->dp.why)) {
 		json_str(&j, "payload", r->dp.payload);
 		json_str(&j, "summary", r->dp.line);
 		json_str(&j, "command", r->dp.cmd);
 	}
-	json_bool(&j, "ran", r->dp.ran);
+	json_bool(&j, "ran", !o->no_ddsperf);
 	json_obj_end(&j);
 	json_obj_begin(&j, "monolithic");
 	json_bool(&j, "requested", o->monolithic);
@@ -801,7 +798,7 @@ static int net_option(void *ctx, int c, const char *arg)
 	struct net_opts *o = ctx;
 
 	if (c == NET_OPT_CPUS)
-		return bench_parse_cpus(arg, 2, o->cpu);
+		return bench_parse_cpus(arg, 2, netns.cpu); /* every process of a side on one CPU */
 	return c == NET_OPT_DDSPERF_S ? bench_parse_double(arg, 1, 3600, &o->ddsperf_seconds) : 0;
 }
 
@@ -836,7 +833,6 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 		  .tput_seconds = 2,
 		  .reliable = true},
 	    .ddsperf_seconds = 10,
-	    .cpu = {BENCH_CPU_ANY, BENCH_CPU_ANY},
 	};
 	rc = bench_cli_parse(&cli, argc, argv, &o->b, o);
 	o->monolithic |= o->mono_only;
@@ -856,13 +852,12 @@ static void net_isolated(struct net_ctx *c, struct net_results *r)
 	c->raw = false;
 	net_throughput(c, "sddsd", &r->sdds_tput, &r->frames);
 	/* Raw datagrams of sddsd's mean frame size, else of one sample. */
-	r->raw_size = c->o->b.size;
+	c->raw_size = c->o->b.size;
 	if (r->frames.ok) {
 		uint64_t mean = (r->frames.bytes + r->frames.frames / 2) / r->frames.frames;
 
-		r->raw_size = mean < 2 ? 2 : mean > NET_MAX_FRAME ? NET_MAX_FRAME : (uint32_t)mean;
+		c->raw_size = mean < 2 ? 2 : mean > NET_MAX_FRAME ? NET_MAX_FRAME : (uint32_t)mean;
 	}
-	c->raw_size = r->raw_size;
 	c->raw = true;
 	net_throughput(c, "raw UDPv6 sendmmsg", &r->raw_tput, NULL);
 	c->raw_gso = true;
@@ -916,8 +911,6 @@ int net_main(int argc, char **argv)
 	c.o = &o;
 	c.shm = shm.base;
 	fprintf(stderr, "sdds-bench net: namespaces, veth, daemons\n");
-	netns.cpu[0] = o.cpu[0];
-	netns.cpu[1] = o.cpu[1];
 	if (netns_pair_setup("bn", "vna", "vnb") < 0 || net_daemons_up(&c, why) < 0) {
 		fprintf(stderr, "sdds-bench net: setup failed: %s\n", why[0] ? why : netns.why);
 		netns_cleanup();
@@ -946,7 +939,7 @@ int net_main(int argc, char **argv)
 	}
 	netns_cleanup();
 	proc_shm_free(&shm);
-	net_report_json(&o, &r);
+	net_report_json(&c, &r);
 	if (o.mono_only)
 		return r.mono.lat.ok && r.mono_tput.ok ? 0 : 1;
 	if (o.monolithic && !(r.mixed.lat.ok && r.mono.lat.ok && r.mono_tput.ok))
