@@ -74,16 +74,9 @@ struct net_shm {
 	uint64_t legs[];	       /* the A->B leg of each measured round, then B->A */
 };
 
-/* Where each side's clients go: plain values, handed to sdds-bench-mono as they are. */
-struct net_where {
-	uint8_t mono[2]; /* the side's clients are monolithic, on its daemon config */
-	char sock[2][108];
-	char conf[2][PATH_MAX];
-};
-
 struct net_ctx {
 	struct net_opts o;
-	struct net_where w;
+	bool mono[2];		     /* the side's clients are monolithic, on its daemon config */
 	bool raw, raw_busy, raw_gso; /* raw UDPv6 instead of sddsd; busy-polled; GSO messages */
 	bool pack;		     /* the daemon configs mark the other side peer_pack */
 	uint32_t raw_size;	     /* raw throughput datagram bytes */
@@ -206,6 +199,8 @@ static int net_client_open(struct net_end *x, bool reliable, uint32_t depth)
 	int side = x->side, rc;
 	sdds_field f_in[2], f_out[2];
 	sdds_topic_desc in, out;
+	static const char *const file[2][2] = {{"a.sock", "b.sock"}, {"a.conf", "b.conf"}};
+	char path[PATH_MAX];
 	sdds_client_options co;
 	const char *what;
 	sdds_qos q;
@@ -213,23 +208,18 @@ static int net_client_open(struct net_end *x, bool reliable, uint32_t depth)
 	net_topic_desc(side ? "ping" : "pong", side ? 0xA : 0xB, net.o.b.size, f_in, &in);
 	net_topic_desc(side ? "pong" : "ping", side ? 0xB : 0xA, net.o.b.size, f_out, &out);
 	sdds_client_options_init(&co);
-	co.socket_path = net.w.sock[side];
+	/* Only sdds-bench-mono links libsddsmono, which reads the daemon's config instead of its socket. */
+	netns_path(file[mono_process()][side], path, sizeof(path));
+	co.socket_path = co.net_config = path;
 	co.name = "sdds-bench-net";
 	co.reconnect = 0;
-	if (net.w.mono[side]) {
-		/* libsddsmono makes a client monolithic, and only sdds-bench-mono links it. */
-		if (!mono_process())
-			return net_fail(2, "a monolithic client outside sdds-bench-mono");
-		co.net_config = net.w.conf[side];
-	}
 	sdds_qos_init(&q);
 	q.reliability = reliable ? SDDS_RELIABLE : SDDS_BEST_EFFORT;
 	q.history_depth = depth;
 	q.max_blocking_ms = 1000;
 	rc = local_side_open(&co, &in, &out, LOCAL_READER | LOCAL_WRITER, &q, &x->nc, &what);
 	if (rc < 0)
-		return net_fail(2, "%s %s: %s", what, net.w.mono[side] ? co.net_config : co.socket_path,
-				sdds_strerror(rc));
+		return net_fail(2, "%s %s: %s", what, path, sdds_strerror(rc));
 	return 0;
 }
 
@@ -425,22 +415,23 @@ static int net_part(enum net_part part, struct pingpong_shm *s)
 /* What sdds-bench-mono's net role gets. */
 struct net_mono_args {
 	struct mono_opts o;
-	uint32_t part; /* enum net_part */
-	struct net_where w;
+	uint32_t part;		     /* enum net_part */
+	char dir[sizeof(netns.dir)]; /* the rig's netns.dir, where the daemon configs are */
 };
 
 /* A part's forked child: into its side's namespace, then the part here or in sdds-bench-mono. */
 static int net_start(enum net_part part, struct pingpong_shm *s)
 {
-	struct net_mono_args a = {.part = part, .w = net.w};
+	struct net_mono_args a = {.part = part};
 	void *shm[2] = {net.shm, s};
 	const char *what = "setns";
 	int side = part & 1, rc = netns_enter(side);
 
-	if (rc == 0 && !net.w.mono[side])
+	if (rc == 0 && !net.mono[side])
 		return net_part(part, s);
 	if (rc == 0) {
 		mono_opts_put(&net.o.b, &a.o);
+		memcpy(a.dir, netns.dir, sizeof(a.dir));
 		what = "cannot run sdds-bench-mono";
 		rc = mono_exec(NET_MONO_ROLE, &a, sizeof(a), shm, s ? 2 : 1);
 	}
@@ -471,7 +462,7 @@ int net_mono_role(struct mono_call *m)
 		return 2;
 	}
 	net.o.b = *mono_opts_get(&a->o);
-	net.w = a->w;
+	memcpy(netns.dir, a->dir, sizeof(netns.dir));
 	net.shm = m->shm[0];
 	return net_part(a->part, m->n_shm == 2 ? m->shm[1] : NULL);
 }
@@ -899,10 +890,6 @@ int net_main(int argc, char **argv)
 		proc_shm_free(&shm);
 		return strstr(netns.why, "ip netns add") != NULL ? NET_EXIT_CANNOT : 1;
 	}
-	for (int s = 0; s < 2; s++) {
-		netns_path(s ? "b.sock" : "a.sock", net.w.sock[s], sizeof(net.w.sock[s]));
-		netns_path(s ? "b.conf" : "a.conf", net.w.conf[s], sizeof(net.w.conf[s]));
-	}
 	net_find_sddsctl();
 	if (o->mono_only)
 		o->no_ddsperf = true;
@@ -911,11 +898,11 @@ int net_main(int argc, char **argv)
 	if (o->monolithic) {
 		/* A daemon's port is free once it is gone; the monolithic side reads its config. */
 		netns_daemon_stop(0);
-		net.w.mono[0] = true;
+		net.mono[0] = true;
 		if (!o->mono_only)
 			net_latency("net-mixed", &r.mixed);
 		netns_daemon_stop(1);
-		net.w.mono[1] = true;
+		net.mono[1] = true;
 		net_latency("net-mono", &r.mono);
 		net_throughput("monolithic", &r.mono_tput, NULL);
 	}
