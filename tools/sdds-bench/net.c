@@ -66,9 +66,8 @@ struct net_opts {
 
 struct net_shm {
 	_Atomic uint32_t ready, done;
-	uint64_t sent, received, rlost; /* throughput: by the writer; by the reader; sdds_reader_lost */
-	int64_t first_ns, last_ns, w_start_ns, w_end_ns;
-	bool legs_bad; /* an arrival time outside its round trip: no legs */
+	struct tput_result t; /* written and writer_rate by the writer, the counts by the reader */
+	bool legs_bad;	      /* an arrival time outside its round trip: no legs */
 	char why[BENCH_WHY_MAX];
 	_Atomic int64_t arrive[65536]; /* pong's take time of each 16-bit sequence number */
 	uint64_t legs[];	       /* the A->B leg of each measured round, then B->A */
@@ -323,13 +322,13 @@ static int net_stream(struct net_end *x)
 	struct net_shm *s = net.shm;
 	uint32_t size = net.raw ? net.raw_size : net.o.b.size;
 	uint64_t n = 0;
-	int64_t end;
+	int64_t t0, end;
 	int rc;
 
 	if (bench_wait_flag(&s->ready, NULL, 10000000000LL) < 0)
 		return net_fail(2, "the reader never got ready");
-	s->w_start_ns = bench_now_ns();
-	end = s->w_start_ns + (int64_t)(net.o.b.tput_seconds * 1e9);
+	t0 = bench_now_ns();
+	end = t0 + (int64_t)(net.o.b.tput_seconds * 1e9);
 	while (bench_now_ns() < end) {
 		for (int i = 0; i < NET_BATCH; i++)
 			local_put_counter(x->buf[i], size, n + (uint64_t)i);
@@ -348,8 +347,8 @@ static int net_stream(struct net_end *x)
 			n += rc == 0;
 		}
 	}
-	s->w_end_ns = bench_now_ns();
-	s->sent = n;
+	s->t.written = n;
+	s->t.writer_rate = (double)n * 1e9 / (double)(bench_now_ns() - t0);
 	atomic_store(&s->done, 1);
 	return 0;
 }
@@ -358,11 +357,12 @@ static int net_stream(struct net_end *x)
 static int net_count(struct net_end *x)
 {
 	struct net_shm *s = net.shm;
+	int64_t first = 0, last = 0;
 	size_t len;
 	int k;
 
 	atomic_store(&s->ready, 1);
-	for (;;) {
+	do {
 		if (net.raw) {
 			k = recvmmsg(x->fd, x->m, 64, MSG_WAITFORONE, NULL);
 			if (k < 0 && errno != EAGAIN && errno != EINTR)
@@ -373,16 +373,14 @@ static int net_count(struct net_end *x)
 				return net_fail(2, "take: %s", sdds_strerror(k));
 			k = k == 0;
 		}
-		if (k <= 0 && atomic_load(&s->done))
-			break;
-		if (k <= 0)
-			continue;
-		s->last_ns = bench_now_ns();
-		if (s->received == 0)
-			s->first_ns = s->last_ns;
-		s->received += (uint64_t)k;
-	}
-	s->rlost = net.raw ? 0 : sdds_reader_lost(x->nc.r);
+		if (k > 0) {
+			last = bench_now_ns();
+			first = s->t.received == 0 ? last : first;
+			s->t.received += (uint64_t)k;
+		}
+	} while (k > 0 || !atomic_load(&s->done));
+	s->t.seconds = (double)(last - first) / 1e9;
+	s->t.lost = net.raw ? 0 : sdds_reader_lost(x->nc.r);
 	return 0;
 }
 
@@ -544,13 +542,7 @@ static void net_throughput(const char *name, struct tput_result *ret, struct net
 	fprintf(stderr, "sdds-bench net: throughput, %s\n", name);
 	memset(s, 0, sizeof(*s));
 	if (proc_run_pair(&p, bench_now_ns() + (int64_t)((net.o.b.tput_seconds + 25) * 1e9), ret->why) == 0) {
-		ret->written = s->sent;
-		ret->received = s->received;
-		ret->lost = s->rlost;
-		ret->seconds = (double)(s->last_ns - s->first_ns) / 1e9;
-		if (s->w_end_ns > s->w_start_ns)
-			ret->writer_rate =
-			    (double)ret->written / ((double)(s->w_end_ns - s->w_start_ns) / 1e9);
+		*ret = s->t;
 		ret->ok = ret->received >= 2 && ret->seconds > 0;
 		if (ret->ok)
 			ret->rate = (double)(ret->received - 1) / ret->seconds;
