@@ -29,6 +29,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <net/if.h>
 #include <netinet/udp.h>
 #include <signal.h>
@@ -684,9 +685,9 @@ static void net_json_frames(struct json *j, const char *key, const struct net_fr
 static void net_report_json(const struct net_results *r)
 {
 	const struct net_opts *o = &net.o;
-	/* The leg ratios report.py reads: isolated over mixed, both runs measured in full. */
-	bool split = r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) &&
-		     bench_lat_full(&r->mixed.lat) && r->mixed.ab.median > 0 && r->mixed.ba.median > 0;
+	/* The leg ratios report.py reads: isolated over mixed, both measured in full; else NaN (null). */
+	bool split =
+	    r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) && bench_lat_full(&r->mixed.lat);
 	struct json j;
 
 	json_init(&j, stdout);
@@ -727,13 +728,8 @@ static void net_report_json(const struct net_results *r)
 		net_json_lat(&j, "latency", &r->mono);
 		net_json_lat(&j, "latency_mixed", &r->mixed);
 		net_json_tput(&j, "throughput", &r->mono_tput);
-		if (split) {
-			json_num(&j, "ratio_send", r->sdds.ab.median / r->mixed.ab.median);
-			json_num(&j, "ratio_receive", r->sdds.ba.median / r->mixed.ba.median);
-		} else {
-			json_null(&j, "ratio_send");
-			json_null(&j, "ratio_receive");
-		}
+		json_num(&j, "ratio_send", split ? r->sdds.ab.median / r->mixed.ab.median : NAN);
+		json_num(&j, "ratio_receive", split ? r->sdds.ba.median / r->mixed.ba.median : NAN);
 	}
 	json_obj_end(&j);
 	json_obj_end(&j);
