@@ -756,13 +756,12 @@ static void net_usage(FILE *f)
 		   "Exit: 0 every run succeeded, 1 a run failed, 2 usage, 77 cannot run here.\n");
 }
 
+/* c 0: a flag getopt set. --cpus pins every process of a side, its daemon included, to one CPU. */
 static int net_option(void *ctx, int c, const char *arg)
 {
-	struct net_opts *o = ctx;
-
 	if (c == NET_OPT_CPUS)
-		return bench_parse_cpus(arg, 2, netns.cpu); /* every process of a side on one CPU */
-	return c == NET_OPT_DDSPERF_S ? bench_parse_double(arg, 1, 3600, &o->ddsperf_seconds) : 0;
+		return bench_parse_cpus(arg, 2, netns.cpu);
+	return c == NET_OPT_DDSPERF_S ? bench_parse_double(arg, 1, 3600, &net.o.ddsperf_seconds) : 0;
 }
 
 static int net_parse(int argc, char **argv, struct net_opts *o)
@@ -799,6 +798,7 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 	};
 	rc = bench_cli_parse(&cli, argc, argv, &o->b, o);
 	o->monolithic |= o->mono_only;
+	o->no_ddsperf |= o->mono_only;
 	return rc;
 }
 
@@ -879,9 +879,7 @@ int net_main(int argc, char **argv)
 		return strstr(netns.why, "ip netns add") != NULL ? NET_EXIT_CANNOT : 1;
 	}
 	net_find_sddsctl();
-	if (o->mono_only)
-		o->no_ddsperf = true;
-	else
+	if (!o->mono_only)
 		net_isolated(&r);
 	if (o->monolithic) {
 		/* A daemon's port is free once it is gone; the monolithic side reads its config. */
