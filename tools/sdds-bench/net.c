@@ -37,7 +37,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -80,7 +79,6 @@ struct net_ctx {
 	bool raw, raw_busy, raw_gso; /* raw UDPv6 instead of sddsd; busy-polled; GSO messages */
 	bool pack;		     /* the daemon configs mark the other side peer_pack */
 	uint32_t raw_size;	     /* raw throughput datagram bytes */
-	char sddsctl[PATH_MAX];	     /* "" when not found */
 	struct net_shm *shm;
 };
 
@@ -485,21 +483,27 @@ static void net_latency(const char *name, struct net_lat *ret)
 	}
 }
 
-/* Daemon B's totals of frames, samples and bytes in (sddsctl --json net) into v. 0, or -1 with why. */
+/*
+ * Daemon B's totals of frames, samples and bytes in (sddsctl --json net) into
+ * v. 0, or -1 with why. sddsctl is the one beside sddsd in the build tree,
+ * else the one on PATH.
+ */
 static int net_ctl_counts(double v[3], char *why)
 {
 	static const char *const key[3] = {"net.frames_in", "net.samples_in", "net.bytes_in"};
-	char buf[16384];
+	const char *d = net.o.b.sddsd_path, *slash = strrchr(d, '/');
+	char ctl[PATH_MAX + 64], buf[16384];
 	struct json_object *doc;
 	int rc = 0;
 
-	if (net.sddsctl[0] == '\0') {
+	snprintf(ctl, sizeof(ctl), "%.*s/../tools/sddsctl/sddsctl", slash ? (int)(slash - d) : 1,
+		 slash ? d : ".");
+	if (access(ctl, X_OK) != 0 && mdrun_which("sddsctl", ctl, sizeof(ctl)) < 0) {
 		bench_why(why, "sddsctl not found (frames/s need daemon B's counters)");
 		return -1;
 	}
 	fflush(stdout);
-	if (netns_ctl_json(1, net.sddsctl, "net", buf, sizeof(buf)) < 0 ||
-	    (doc = mdrun_json_parse(buf)) == NULL) {
+	if (netns_ctl_json(1, ctl, "net", buf, sizeof(buf)) < 0 || (doc = mdrun_json_parse(buf)) == NULL) {
 		bench_why(why, "sddsctl net: no JSON object");
 		return -1;
 	}
@@ -510,19 +514,6 @@ static int net_ctl_counts(double v[3], char *why)
 		bench_why(why, "sddsctl net: no network counters frames_in/samples_in/bytes_in");
 	mdrun_json_free(doc);
 	return rc < 0 ? -1 : 0;
-}
-
-/* sddsctl beside sddsd in the build tree, else on PATH; "" when neither. */
-static void net_find_sddsctl(void)
-{
-	const char *d = net.o.b.sddsd_path, *slash = strrchr(d, '/');
-	char cand[PATH_MAX + 64];
-
-	snprintf(cand, sizeof(cand), "%.*s/../tools/sddsctl/sddsctl", slash ? (int)(slash - d) : 1,
-		 slash ? d : ".");
-	if ((access(cand, X_OK) != 0 || realpath(cand, net.sddsctl) == NULL) &&
-	    mdrun_which("sddsctl", net.sddsctl, sizeof(net.sddsctl)) < 0)
-		net.sddsctl[0] = '\0';
 }
 
 /*
@@ -878,7 +869,6 @@ int net_main(int argc, char **argv)
 		proc_shm_free(&shm);
 		return strstr(netns.why, "ip netns add") != NULL ? NET_EXIT_CANNOT : 1;
 	}
-	net_find_sddsctl();
 	if (!o->mono_only)
 		net_isolated(&r);
 	if (o->monolithic) {
