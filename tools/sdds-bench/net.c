@@ -185,10 +185,7 @@ struct net_end {
 	struct mmsghdr m[64]; /* raw throughput: one datagram each */
 	struct iovec iov[64];
 	uint8_t buf[64][NET_MAX_FRAME];
-	union {
-		char buf[CMSG_SPACE(sizeof(uint16_t))];
-		struct cmsghdr align;
-	} gso;
+	_Alignas(struct cmsghdr) char gso[CMSG_SPACE(sizeof(uint16_t))];
 };
 
 /* Side's client (or monolithic) with a writer of its own topic and a reader of the other. 0 or 2. */
@@ -250,15 +247,14 @@ static int net_raw_open(struct net_end *x, enum net_part part)
 	if (part == NET_WRITER && net.raw_gso) {
 		/* The whole batch as one message the kernel cuts into datagrams, as sddsd sends a run. */
 		uint16_t seg = (uint16_t)net.raw_size;
-		struct cmsghdr *cm;
+		struct msghdr *h = &x->m[0].msg_hdr;
 
-		x->m[0].msg_hdr.msg_iovlen = NET_BATCH;
-		x->m[0].msg_hdr.msg_control = x->gso.buf;
-		x->m[0].msg_hdr.msg_controllen = sizeof(x->gso.buf);
-		cm = CMSG_FIRSTHDR(&x->m[0].msg_hdr);
-		*cm = (struct cmsghdr){
+		h->msg_iovlen = NET_BATCH;
+		h->msg_control = x->gso;
+		h->msg_controllen = sizeof(x->gso);
+		*CMSG_FIRSTHDR(h) = (struct cmsghdr){
 		    .cmsg_len = CMSG_LEN(sizeof(seg)), .cmsg_level = SOL_UDP, .cmsg_type = UDP_SEGMENT};
-		memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(h)), &seg, sizeof(seg));
 	}
 	return 0;
 }
