@@ -859,10 +859,9 @@ int net_main(int argc, char **argv)
 	}
 	net.shm = shm.base;
 	fprintf(stderr, "sdds-bench net: namespaces, veth, daemons\n");
+	/* On failure the rig's exit handler removes what it made. */
 	if (netns_pair_setup("bn", "vna", "vnb") < 0 || net_daemons_up(why) < 0) {
 		fprintf(stderr, "sdds-bench net: setup failed: %s\n", why[0] ? why : netns.why);
-		netns_cleanup();
-		proc_shm_free(&shm);
 		return strstr(netns.why, "ip netns add") != NULL ? NET_EXIT_CANNOT : 1;
 	}
 	if (!o->mono_only)
