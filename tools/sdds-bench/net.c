@@ -57,6 +57,7 @@
 #define NET_MAX_FRAME 128  /* the largest raw datagram: sddsd's max_frame */
 #define NET_RAW_PORT 24100 /* raw ping-pong; +1 raw throughput (the daemons use 23234 and 23254) */
 #define NET_BATCH 32
+#define NET_EXIT_CANNOT 77 /* cannot run here: the tests' skip code */
 
 struct net_opts {
 	struct bench_opts b;
