@@ -598,23 +598,20 @@ static void net_ddsperf(struct net_results *r)
 		 netns.ns[0], uri[0], argv[10], secs, sz);
 	snprintf(cmd, sizeof(cmd), "%s 2>&1", r->dp.cmd);
 	fflush(stdout);
-	if ((f = popen(cmd, "r")) == NULL) {
+	if ((f = popen(cmd, "r")) == NULL)
 		bench_why(r->dp.why, "popen: %s", strerror(errno));
-	} else {
-		/* One summary per second, its latencies already halved (one-way): the last is kept. */
-		while (fgets(line, sizeof(line), f) != NULL) {
-			line[strcspn(line, "\n")] = '\0';
-			if (line[0] != '\0')
-				snprintf(last, sizeof(last), "%s", line);
-			if (strstr(line, "mean") != NULL && strchr(line, '%') != NULL)
-				snprintf(r->dp.line, sizeof(r->dp.line), "%s", line);
-		}
-		st = pclose(f);
-		r->dp.ok = r->dp.line[0] != '\0' && st == 0;
-		if (!r->dp.ok)
-			bench_why(r->dp.why, "ddsperf ping printed no round-trip summary (status %d): %s", st,
-				  last);
+	/* One summary per second, its latencies already halved (one-way): the last is kept. */
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] != '\0')
+			snprintf(last, sizeof(last), "%s", line);
+		if (strstr(line, "mean") != NULL && strchr(line, '%') != NULL)
+			snprintf(r->dp.line, sizeof(r->dp.line), "%s", line);
 	}
+	st = f != NULL ? pclose(f) : -1;
+	r->dp.ok = r->dp.line[0] != '\0' && st == 0;
+	if (!r->dp.ok && f != NULL)
+		bench_why(r->dp.why, "ddsperf ping printed no round-trip summary (status %d): %s", st, last);
 	proc_exec_stop(pong, SIGTERM, 5, x.name, NULL, line); /* its figures are ping's */
 }
 
