@@ -33,7 +33,6 @@
 #include <net/if.h>
 #include <netinet/udp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -161,18 +160,8 @@ static int net_daemons_up(char *why)
 	return -1;
 }
 
-/* Records why an end failed (the first reason wins) and returns code. */
-static int __attribute__((format(printf, 2, 3))) net_fail(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (net.shm->why[0] == '\0') {
-		va_start(ap, fmt);
-		vsnprintf(net.shm->why, sizeof(net.shm->why), fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
+/* Records why an end failed, unless another did first (the first reason wins); evaluates to code. */
+#define net_fail(code, ...) (net.shm->why[0] == '\0' ? bench_why(net.shm->why, __VA_ARGS__) : (void)0, (code))
 
 /* ---- the ends of a run ---- */
 
