@@ -369,7 +369,7 @@ static int net_count(struct net_end *x)
 	return 0;
 }
 
-/* A part in its namespace: its end opened, run, closed; s is the ping-pong's control block. */
+/* A part in its namespace: its end opened and run; s is the ping-pong's control block. */
 static int net_part(enum net_part part, struct pingpong_shm *s)
 {
 	static struct net_end x;
@@ -388,9 +388,8 @@ static int net_part(enum net_part part, struct pingpong_shm *s)
 	else
 		rc = pingpong_side(s, x.side, &net.o.b, &net_pp_ops[net.raw], &x,
 				   net.raw ? "raw ping" : "ping", net.raw ? "raw pong" : "pong");
-	if (rc == 0 && net.raw)
-		close(x.fd);
-	else if (rc == 0)
+	/* A raw socket closes as the end's process exits; a client says goodbye to its daemon first. */
+	if (rc == 0 && !net.raw)
 		local_side_close(&x.nc);
 	return rc;
 }
