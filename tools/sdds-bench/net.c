@@ -823,9 +823,7 @@ int net_main(int argc, char **argv)
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
 	if (geteuid() != 0) {
-		fprintf(stderr,
-			"sdds-bench net: needs root (network namespaces, a veth pair): not run (exit %d)\n",
-			NET_EXIT_CANNOT);
+		fprintf(stderr, "sdds-bench net: needs root (network namespaces, a veth pair): not run\n");
 		return NET_EXIT_CANNOT;
 	}
 	if (sddsd_find(o->b.sddsd_path, sddsd, sizeof(sddsd)) < 0) {
