@@ -85,9 +85,9 @@ struct net_ctx {
 /* The run's one context: the main process's, copied into every forked end; sdds-bench-mono's own. */
 static struct net_ctx net;
 
+/* ab and ba: the legs A->B and B->A; n 0 (stats_compute wrote nothing) when not measured. */
 struct net_lat {
 	struct lat_result lat;
-	bool legs;
 	struct stats ab, ba;
 };
 
@@ -461,10 +461,9 @@ static void net_latency(const char *name, struct net_lat *ret)
 	fprintf(stderr, "sdds-bench net: latency, %s\n", name);
 	memset(net.shm, 0, sizeof(*net.shm));
 	pingpong_run(o, &r, &ret->lat);
-	if (!net.raw && ret->lat.ok && ret->lat.done > 0 && !net.shm->legs_bad) {
+	if (!net.raw && ret->lat.ok && !net.shm->legs_bad) {
 		stats_compute(net.shm->legs, ret->lat.done, 1.0, &ret->ab);
 		stats_compute(net.shm->legs + o->iterations, ret->lat.done, 1.0, &ret->ba);
-		ret->legs = true;
 	}
 }
 
@@ -622,7 +621,7 @@ static void net_json_lat(struct json *j, const char *key, const struct net_lat *
 		json_uint(j, "n", l->lat.st.n);
 		json_uint(j, "unanswered", l->lat.lost);
 	}
-	if (l->legs) {
+	if (l->ab.n > 0) {
 		json_num(j, "a_to_b_median_us", l->ab.median / 1e3);
 		json_num(j, "a_to_b_p99_us", l->ab.p99 / 1e3);
 		json_num(j, "b_to_a_median_us", l->ba.median / 1e3);
@@ -659,8 +658,8 @@ static void net_report_json(const struct net_results *r)
 {
 	const struct net_opts *o = &net.o;
 	/* The leg ratios report.py reads: isolated over mixed, both measured in full; else NaN (null). */
-	bool split =
-	    r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) && bench_lat_full(&r->mixed.lat);
+	bool split = r->sdds.ab.n > 0 && r->mixed.ab.n > 0 && bench_lat_full(&r->sdds.lat) &&
+		     bench_lat_full(&r->mixed.lat);
 	struct json j;
 
 	json_init(&j, stdout);
