@@ -91,9 +91,8 @@ struct net_lat {
 	struct stats ab, ba;
 };
 
-/* What daemon B's counters say about a throughput run; rate over the reader's interval. */
+/* Daemon B's counts over a throughput run, measured if 2 frames or more; rate over the reader's span. */
 struct net_frames {
-	bool ok;
 	char why[BENCH_WHY_MAX];
 	uint64_t frames, samples, bytes;
 	double rate;
@@ -535,8 +534,7 @@ static void net_throughput(const char *name, struct tput_result *ret, struct net
 	fr->bytes = (uint64_t)(v1[2] - v0[2]);
 	/* Over the reader's interval, as the samples/s: a frame is taken with its samples. */
 	fr->rate = (double)fr->frames * ((double)(ret->received - 1) / (double)ret->received) / ret->seconds;
-	fr->ok = fr->frames >= 2;
-	if (!fr->ok)
+	if (fr->frames < 2)
 		bench_why(fr->why, "%llu frames arrived", (unsigned long long)fr->frames);
 }
 
@@ -645,7 +643,7 @@ static void net_json_tput(struct json *j, const char *key, const struct tput_res
 
 static void net_json_frames(struct json *j, const char *key, const struct net_frames *fr)
 {
-	if (net_json_begin(j, key, fr->ok, fr->why)) {
+	if (net_json_begin(j, key, fr->frames >= 2, fr->why)) {
 		json_num(j, "rate", fr->rate);
 		json_uint(j, "frames", fr->frames);
 		json_uint(j, "samples", fr->samples);
@@ -786,7 +784,7 @@ static void net_isolated(struct net_results *r)
 	net_throughput("sddsd", &r->sdds_tput, &r->frames);
 	/* Raw datagrams of sddsd's mean frame size, else of one sample. */
 	net.raw_size = net.o.b.size;
-	if (r->frames.ok) {
+	if (r->frames.frames >= 2) {
 		uint64_t mean = (r->frames.bytes + r->frames.frames / 2) / r->frames.frames;
 
 		net.raw_size = mean < 2 ? 2 : mean > NET_MAX_FRAME ? NET_MAX_FRAME : (uint32_t)mean;
