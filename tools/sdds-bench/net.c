@@ -29,14 +29,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <net/if.h>
 #include <netinet/udp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -57,50 +56,43 @@
 #define NET_MAX_FRAME 128  /* the largest raw datagram: sddsd's max_frame */
 #define NET_RAW_PORT 24100 /* raw ping-pong; +1 raw throughput (the daemons use 23234 and 23254) */
 #define NET_BATCH 32
+#define NET_EXIT_CANNOT 77 /* cannot run here: the tests' skip code */
 
 struct net_opts {
 	struct bench_opts b;
 	int monolithic, mono_only, poll, no_ddsperf; /* set by getopt */
 	double ddsperf_seconds;
-	int cpu[2]; /* --cpus: every process of a side (daemon, clients) on one CPU */
 };
 
 struct net_shm {
 	_Atomic uint32_t ready, done;
-	uint64_t sent, received, rlost; /* throughput: by the writer; by the reader; sdds_reader_lost */
-	int64_t first_ns, last_ns, w_start_ns, w_end_ns;
-	bool legs_bad; /* an arrival time outside its round trip: no legs */
+	struct tput_result t; /* written and writer_rate by the writer, the counts by the reader */
+	bool legs_bad;	      /* an arrival time outside its round trip: no legs */
 	char why[BENCH_WHY_MAX];
 	_Atomic int64_t arrive[65536]; /* pong's take time of each 16-bit sequence number */
 	uint64_t legs[];	       /* the A->B leg of each measured round, then B->A */
 };
 
-/* Where each side's clients go: plain values, handed to sdds-bench-mono as they are. */
-struct net_where {
-	uint8_t mono[2]; /* the side's clients are monolithic, on its daemon config */
-	char sock[2][108];
-	char conf[2][PATH_MAX];
-};
-
 struct net_ctx {
-	const struct net_opts *o;
-	struct net_where w;
+	struct net_opts o;
+	bool mono[2];		     /* the side's clients are monolithic, on its daemon config */
 	bool raw, raw_busy, raw_gso; /* raw UDPv6 instead of sddsd; busy-polled; GSO messages */
 	bool pack;		     /* the daemon configs mark the other side peer_pack */
 	uint32_t raw_size;	     /* raw throughput datagram bytes */
-	char sddsctl[PATH_MAX];	     /* "" when not found */
 	struct net_shm *shm;
 };
 
+/* The run's one context: the main process's, copied into every forked end; sdds-bench-mono's own. */
+static struct net_ctx net;
+
+/* ab and ba: the legs A->B and B->A; n 0 (stats_compute wrote nothing) when not measured. */
 struct net_lat {
 	struct lat_result lat;
-	bool legs;
 	struct stats ab, ba;
 };
 
-/* What daemon B's counters say about a throughput run; rate over the reader's interval. */
+/* Daemon B's counts over a throughput run, measured if 2 frames or more; rate over the reader's span. */
 struct net_frames {
-	bool ok;
 	char why[BENCH_WHY_MAX];
 	uint64_t frames, samples, bytes;
 	double rate;
@@ -110,9 +102,8 @@ struct net_results {
 	struct net_lat sdds, raw, raw_busy, mixed, mono;
 	struct tput_result sdds_tput, raw_tput, raw_gso_tput, mono_tput, packed_tput;
 	struct net_frames frames, packed_frames;
-	uint32_t raw_size;
 	struct {
-		bool ran, ok;
+		bool ok;
 		char why[BENCH_WHY_MAX], line[512], cmd[1024], payload[96];
 	} dp; /* ddsperf: line is its own summary, quoted, never merged with ours */
 };
@@ -126,10 +117,10 @@ static void net_topic_desc(const char *name, uint16_t id, uint32_t size, sdds_fi
 }
 
 /* Side's node config (its daemon sends `ping` from A, `pong` from B) and daemon config. 0 or -1. */
-static int net_write_side(const struct net_ctx *c, int side)
+static int net_write_side(int side)
 {
 	static const char *const topic[2] = {"ping", "pong"}, *const ip[2] = {"fe80::a", "fe80::b"};
-	uint32_t size = c->o->b.size;
+	uint32_t size = net.o.b.size;
 	const char *seq = size == 1 ? "octet" : "unsigned_short";
 	char pad[80] = "", xml[1536], extra[64];
 
@@ -150,36 +141,26 @@ static int net_write_side(const struct net_ctx *c, int side)
 		 "  <subscription topic=\"%s\"><subscriber ip=\"%s\"/></subscription>\n</project>\n",
 		 'a' + side, ip[side], netns.dev[side], seq, pad, seq, pad, topic[side], topic[!side],
 		 topic[side], ip[!side]);
-	snprintf(extra, sizeof(extra), "poll = %s\n%s%s%s", c->o->poll ? "true" : "false",
-		 c->pack ? "peer_pack = " : "", c->pack ? ip[!side] : "", c->pack ? "\n" : "");
+	snprintf(extra, sizeof(extra), "poll = %s\n%s%s%s", net.o.poll ? "true" : "false",
+		 net.pack ? "peer_pack = " : "", net.pack ? ip[!side] : "", net.pack ? "\n" : "");
 	return netns_write_configs(side, xml, extra);
 }
 
 /* Both sides' configs, then both daemons, pinned to --cpus. 0 or -1 with why. */
-static int net_daemons_up(const struct net_ctx *c, char *why)
+static int net_daemons_up(char *why)
 {
-	if (net_write_side(c, 0) < 0 || net_write_side(c, 1) < 0)
+	if (net_write_side(0) < 0 || net_write_side(1) < 0)
 		bench_why(why, "cannot write the configs in %s", netns.dir);
-	else if (netns_daemon_start(0, c->o->b.sddsd_path, "a.log") < 0 ||
-		 netns_daemon_start(1, c->o->b.sddsd_path, "b.log") < 0)
+	else if (netns_daemon_start(0, net.o.b.sddsd_path, "a.log") < 0 ||
+		 netns_daemon_start(1, net.o.b.sddsd_path, "b.log") < 0)
 		bench_why(why, "%s", netns.why);
 	else
 		return 0;
 	return -1;
 }
 
-/* Records why an end failed (the first reason wins) and returns code. */
-static int __attribute__((format(printf, 3, 4))) net_fail(struct net_ctx *c, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->shm->why[0] == '\0') {
-		va_start(ap, fmt);
-		vsnprintf(c->shm->why, sizeof(c->shm->why), fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
+/* Records why an end failed, unless another did first (the first reason wins); evaluates to code. */
+#define net_fail(code, ...) (net.shm->why[0] == '\0' ? bench_why(net.shm->why, __VA_ARGS__) : (void)0, (code))
 
 /* ---- the ends of a run ---- */
 
@@ -188,49 +169,41 @@ enum net_part { NET_PING, NET_PONG, NET_WRITER, NET_READER };
 
 /* One end, in its process: a client of its side's daemon, or a raw UDPv6 socket. */
 struct net_end {
-	struct net_ctx *c;
 	int side, fd;
 	struct local_side nc;
 	struct mmsghdr m[64]; /* raw throughput: one datagram each */
 	struct iovec iov[64];
 	uint8_t buf[64][NET_MAX_FRAME];
-	union {
-		char buf[CMSG_SPACE(sizeof(uint16_t))];
-		struct cmsghdr align;
-	} gso;
+	_Alignas(struct cmsghdr) char gso[CMSG_SPACE(sizeof(uint16_t))];
 };
 
 /* Side's client (or monolithic) with a writer of its own topic and a reader of the other. 0 or 2. */
 static int net_client_open(struct net_end *x, bool reliable, uint32_t depth)
 {
-	struct net_ctx *c = x->c;
 	int side = x->side, rc;
 	sdds_field f_in[2], f_out[2];
 	sdds_topic_desc in, out;
+	static const char *const file[2][2] = {{"a.sock", "b.sock"}, {"a.conf", "b.conf"}};
+	char path[PATH_MAX];
 	sdds_client_options co;
 	const char *what;
 	sdds_qos q;
 
-	net_topic_desc(side ? "ping" : "pong", side ? 0xA : 0xB, c->o->b.size, f_in, &in);
-	net_topic_desc(side ? "pong" : "ping", side ? 0xB : 0xA, c->o->b.size, f_out, &out);
+	net_topic_desc(side ? "ping" : "pong", side ? 0xA : 0xB, net.o.b.size, f_in, &in);
+	net_topic_desc(side ? "pong" : "ping", side ? 0xB : 0xA, net.o.b.size, f_out, &out);
 	sdds_client_options_init(&co);
-	co.socket_path = c->w.sock[side];
+	/* Only sdds-bench-mono links libsddsmono, which reads the daemon's config instead of its socket. */
+	netns_path(file[mono_process()][side], path, sizeof(path));
+	co.socket_path = co.net_config = path;
 	co.name = "sdds-bench-net";
 	co.reconnect = 0;
-	if (c->w.mono[side]) {
-		/* libsddsmono makes a client monolithic, and only sdds-bench-mono links it. */
-		if (!mono_process())
-			return net_fail(c, 2, "a monolithic client outside sdds-bench-mono");
-		co.net_config = c->w.conf[side];
-	}
 	sdds_qos_init(&q);
 	q.reliability = reliable ? SDDS_RELIABLE : SDDS_BEST_EFFORT;
 	q.history_depth = depth;
 	q.max_blocking_ms = 1000;
 	rc = local_side_open(&co, &in, &out, LOCAL_READER | LOCAL_WRITER, &q, &x->nc, &what);
 	if (rc < 0)
-		return net_fail(c, 2, "%s %s: %s", what, c->w.mono[side] ? co.net_config : co.socket_path,
-				sdds_strerror(rc));
+		return net_fail(2, "%s %s: %s", what, path, sdds_strerror(rc));
 	return 0;
 }
 
@@ -244,34 +217,33 @@ static int net_raw_open(struct net_end *x, enum net_part part)
 	int rcv = 4 << 20, snd = 1 << 20;
 
 	if ((x->fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0)
-		return net_fail(x->c, 2, "raw socket: %s", strerror(errno));
+		return net_fail(2, "raw socket: %s", strerror(errno));
 	/* The daemon's queue sizes (FORCE: root passes the sysctl caps), so only the path differs. */
 	setsockopt(x->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv, sizeof(rcv));
 	setsockopt(x->fd, SOL_SOCKET, SO_SNDBUFFORCE, &snd, sizeof(snd));
 	setsockopt(x->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	inet_pton(AF_INET6, x->side ? "fe80::b" : "fe80::a", &a.sin6_addr);
 	if (bind(x->fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-		return net_fail(x->c, 2, "raw socket: bind on %s: %s", netns.dev[x->side], strerror(errno));
+		return net_fail(2, "raw socket: bind on %s: %s", netns.dev[x->side], strerror(errno));
 	inet_pton(AF_INET6, x->side ? "fe80::a" : "fe80::b", &a.sin6_addr);
 	if (part != NET_READER && connect(x->fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-		return net_fail(x->c, 2, "raw socket: connect: %s", strerror(errno));
+		return net_fail(2, "raw socket: connect: %s", strerror(errno));
 	for (int i = 0; i < 64; i++) {
-		x->iov[i] = (struct iovec){x->buf[i], part == NET_WRITER ? x->c->raw_size : NET_MAX_FRAME};
+		x->iov[i] = (struct iovec){x->buf[i], part == NET_WRITER ? net.raw_size : NET_MAX_FRAME};
 		x->m[i].msg_hdr.msg_iov = &x->iov[i];
 		x->m[i].msg_hdr.msg_iovlen = 1;
 	}
-	if (part == NET_WRITER && x->c->raw_gso) {
+	if (part == NET_WRITER && net.raw_gso) {
 		/* The whole batch as one message the kernel cuts into datagrams, as sddsd sends a run. */
-		uint16_t seg = (uint16_t)x->c->raw_size;
-		struct cmsghdr *cm;
+		uint16_t seg = (uint16_t)net.raw_size;
+		struct msghdr *h = &x->m[0].msg_hdr;
 
-		x->m[0].msg_hdr.msg_iovlen = NET_BATCH;
-		x->m[0].msg_hdr.msg_control = x->gso.buf;
-		x->m[0].msg_hdr.msg_controllen = sizeof(x->gso.buf);
-		cm = CMSG_FIRSTHDR(&x->m[0].msg_hdr);
-		*cm = (struct cmsghdr){
+		h->msg_iovlen = NET_BATCH;
+		h->msg_control = x->gso;
+		h->msg_controllen = sizeof(x->gso);
+		*CMSG_FIRSTHDR(h) = (struct cmsghdr){
 		    .cmsg_len = CMSG_LEN(sizeof(seg)), .cmsg_level = SOL_UDP, .cmsg_type = UDP_SEGMENT};
-		memcpy(CMSG_DATA(cm), &seg, sizeof(seg));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(h)), &seg, sizeof(seg));
 	}
 	return 0;
 }
@@ -285,7 +257,7 @@ static int net_pp_send(void *arg, const void *buf, uint32_t len)
 {
 	struct net_end *x = arg;
 
-	if (!x->c->raw)
+	if (!net.raw)
 		return sdds_writer_write(x->nc.w, buf, len);
 	return send(x->fd, buf, len, 0) < 0 && errno != ECONNREFUSED ? -errno : 0;
 }
@@ -296,9 +268,9 @@ static int net_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 	ssize_t n;
 	int rc;
 
-	if (x->c->raw) {
+	if (net.raw) {
 		/* One slice: SO_RCVTIMEO, or one non-blocking try when busy-polling. */
-		if ((n = recv(x->fd, buf, cap, x->c->raw_busy ? MSG_DONTWAIT : 0)) < 0)
+		if ((n = recv(x->fd, buf, cap, net.raw_busy ? MSG_DONTWAIT : 0)) < 0)
 			return errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED ? -EAGAIN : -errno;
 		*ret_len = (size_t)n;
 		return 0;
@@ -306,7 +278,7 @@ static int net_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 	rc = sdds_reader_take(x->nc.r, buf, cap, ret_len, PINGPONG_SLICE_NS);
 	/* Pong's take time, stored before the answer leaves, so ping finds it once the answer is in. */
 	if (rc == 0 && x->side == 1)
-		atomic_store_explicit(&x->c->shm->arrive[net_seq(buf, x->c->o->b.size)], bench_now_ns(),
+		atomic_store_explicit(&net.shm->arrive[net_seq(buf, net.o.b.size)], bench_now_ns(),
 				      memory_order_release);
 	return rc;
 }
@@ -314,18 +286,16 @@ static int net_pp_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 /* Ping through sddsd: the legs of measured round k from pong's take time of its answer. */
 static void net_pp_legs(void *arg, uint64_t k, uint64_t i, int64_t t0, int64_t t1, const void *in)
 {
-	struct net_end *x = arg;
-	struct net_shm *s = x->c->shm;
-	int64_t at = atomic_load_explicit(&s->arrive[net_seq(in, x->c->o->b.size)], memory_order_acquire);
+	struct net_shm *s = net.shm;
+	int64_t at = atomic_load_explicit(&s->arrive[net_seq(in, net.o.b.size)], memory_order_acquire);
 
-	(void)i;
 	if (at < t0 || at > t1)
 		s->legs_bad = true;
 	s->legs[k] = (uint64_t)(at - t0);
-	s->legs[x->c->o->b.iterations + k] = (uint64_t)(t1 - at);
+	s->legs[net.o.b.iterations + k] = (uint64_t)(t1 - at);
 }
 
-/* By c->raw: a ping unanswered for a second is lost, the next one goes out. */
+/* By net.raw: a ping unanswered for a second is lost, the next one goes out. */
 static const struct pingpong_ops net_pp_ops[2] = {
     {net_pp_send, net_pp_recv, sdds_strerror, net_pp_legs, 1000},
     {net_pp_send, net_pp_recv, NULL, NULL, 1000}};
@@ -333,37 +303,36 @@ static const struct pingpong_ops net_pp_ops[2] = {
 /* The writer: streams for tput_seconds once the reader is ready, in batches of NET_BATCH. */
 static int net_stream(struct net_end *x)
 {
-	struct net_ctx *c = x->c;
-	struct net_shm *s = c->shm;
-	uint32_t size = c->raw ? c->raw_size : c->o->b.size;
+	struct net_shm *s = net.shm;
+	uint32_t size = net.raw ? net.raw_size : net.o.b.size;
 	uint64_t n = 0;
-	int64_t end;
+	int64_t t0, end;
 	int rc;
 
 	if (bench_wait_flag(&s->ready, NULL, 10000000000LL) < 0)
-		return net_fail(c, 2, "the reader never got ready");
-	s->w_start_ns = bench_now_ns();
-	end = s->w_start_ns + (int64_t)(c->o->b.tput_seconds * 1e9);
+		return net_fail(2, "the reader never got ready");
+	t0 = bench_now_ns();
+	end = t0 + (int64_t)(net.o.b.tput_seconds * 1e9);
 	while (bench_now_ns() < end) {
 		for (int i = 0; i < NET_BATCH; i++)
 			local_put_counter(x->buf[i], size, n + (uint64_t)i);
-		if (c->raw) {
-			rc = sendmmsg(x->fd, x->m, c->raw_gso ? 1 : NET_BATCH, 0);
+		if (net.raw) {
+			rc = sendmmsg(x->fd, x->m, net.raw_gso ? 1 : NET_BATCH, 0);
 			if (rc < 0 && errno != ENOBUFS && errno != EAGAIN && errno != ECONNREFUSED &&
 			    errno != EINTR)
-				return net_fail(c, 2, "sendmmsg: %s", strerror(errno));
-			n += rc < 0 ? 0 : (uint64_t)rc * (c->raw_gso ? NET_BATCH : 1);
+				return net_fail(2, "sendmmsg: %s", strerror(errno));
+			n += rc < 0 ? 0 : (uint64_t)rc * (net.raw_gso ? NET_BATCH : 1);
 			continue;
 		}
 		for (int i = 0; i < NET_BATCH; i++) {
 			rc = sdds_writer_write(x->nc.w, x->buf[i], size);
 			if (rc < 0 && rc != -ETIMEDOUT && rc != -EAGAIN)
-				return net_fail(c, 2, "write: %s", sdds_strerror(rc));
+				return net_fail(2, "write: %s", sdds_strerror(rc));
 			n += rc == 0;
 		}
 	}
-	s->w_end_ns = bench_now_ns();
-	s->sent = n;
+	s->t.written = n;
+	s->t.writer_rate = (double)n * 1e9 / (double)(bench_now_ns() - t0);
 	atomic_store(&s->done, 1);
 	return 0;
 }
@@ -371,56 +340,55 @@ static int net_stream(struct net_end *x)
 /* The reader: counts what arrives until the writer is done and 300 ms pass without anything. */
 static int net_count(struct net_end *x)
 {
-	struct net_shm *s = x->c->shm;
+	struct net_shm *s = net.shm;
+	int64_t first = 0, last = 0;
 	size_t len;
 	int k;
 
 	atomic_store(&s->ready, 1);
-	for (;;) {
-		if (x->c->raw) {
+	do {
+		if (net.raw) {
 			k = recvmmsg(x->fd, x->m, 64, MSG_WAITFORONE, NULL);
 			if (k < 0 && errno != EAGAIN && errno != EINTR)
-				return net_fail(x->c, 2, "recvmmsg: %s", strerror(errno));
+				return net_fail(2, "recvmmsg: %s", strerror(errno));
 		} else {
 			k = sdds_reader_take(x->nc.r, x->buf[0], NET_MAX_FRAME, &len, 300 * 1000000LL);
 			if (k < 0 && k != -ETIMEDOUT)
-				return net_fail(x->c, 2, "take: %s", sdds_strerror(k));
+				return net_fail(2, "take: %s", sdds_strerror(k));
 			k = k == 0;
 		}
-		if (k <= 0 && atomic_load(&s->done))
-			break;
-		if (k <= 0)
-			continue;
-		s->last_ns = bench_now_ns();
-		if (s->received == 0)
-			s->first_ns = s->last_ns;
-		s->received += (uint64_t)k;
-	}
-	s->rlost = x->c->raw ? 0 : sdds_reader_lost(x->nc.r);
+		if (k > 0) {
+			last = bench_now_ns();
+			first = s->t.received == 0 ? last : first;
+			s->t.received += (uint64_t)k;
+		}
+	} while (k > 0 || !atomic_load(&s->done));
+	s->t.seconds = (double)(last - first) / 1e9;
+	s->t.lost = net.raw ? 0 : sdds_reader_lost(x->nc.r);
 	return 0;
 }
 
-/* A part in its namespace: its end opened, run, closed; s is the ping-pong's control block. */
-static int net_part(struct net_ctx *c, enum net_part part, struct pingpong_shm *s)
+/* A part in its namespace: its end opened and run; s is the ping-pong's control block. */
+static int net_part(enum net_part part, struct pingpong_shm *s)
 {
 	static struct net_end x;
 	int rc;
 
-	x = (struct net_end){.c = c, .side = part & 1};
+	x = (struct net_end){.side = part & 1};
 	/* Through sddsd the ping-pong is reliable, the throughput run best effort into a deep reader. */
-	rc = c->raw ? net_raw_open(&x, part) : net_client_open(&x, s != NULL, part == NET_READER ? 4096 : 64);
+	rc =
+	    net.raw ? net_raw_open(&x, part) : net_client_open(&x, s != NULL, part == NET_READER ? 4096 : 64);
 	if (rc != 0)
-		return s ? pingpong_fail(s, x.side, 2, "%s", c->shm->why) : rc;
+		return s ? pingpong_fail(s, x.side, 2, "%s", net.shm->why) : rc;
 	if (part == NET_WRITER)
 		rc = net_stream(&x);
 	else if (part == NET_READER)
 		rc = net_count(&x);
 	else
-		rc = pingpong_side(s, x.side, &c->o->b, &net_pp_ops[c->raw], &x, c->raw ? "raw ping" : "ping",
-				   c->raw ? "raw pong" : "pong");
-	if (rc == 0 && c->raw)
-		close(x.fd);
-	else if (rc == 0)
+		rc = pingpong_side(s, x.side, &net.o.b, &net_pp_ops[net.raw], &x,
+				   net.raw ? "raw ping" : "ping", net.raw ? "raw pong" : "pong");
+	/* A raw socket closes as the end's process exits; a client says goodbye to its daemon first. */
+	if (rc == 0 && !net.raw)
 		local_side_close(&x.nc);
 	return rc;
 }
@@ -428,105 +396,97 @@ static int net_part(struct net_ctx *c, enum net_part part, struct pingpong_shm *
 /* What sdds-bench-mono's net role gets. */
 struct net_mono_args {
 	struct mono_opts o;
-	uint32_t part; /* enum net_part */
-	struct net_where w;
+	uint32_t part;		     /* enum net_part */
+	char dir[sizeof(netns.dir)]; /* the rig's netns.dir, where the daemon configs are */
 };
 
 /* A part's forked child: into its side's namespace, then the part here or in sdds-bench-mono. */
-static int net_start(struct net_ctx *c, enum net_part part, struct pingpong_shm *s)
+static int net_start(enum net_part part, struct pingpong_shm *s)
 {
-	struct net_mono_args a = {.part = part, .w = c->w};
-	void *shm[2] = {c->shm, s};
+	struct net_mono_args a = {.part = part};
+	void *shm[2] = {net.shm, s};
 	const char *what = "setns";
 	int side = part & 1, rc = netns_enter(side);
 
-	if (rc == 0 && !c->w.mono[side])
-		return net_part(c, part, s);
+	if (rc == 0 && !net.mono[side])
+		return net_part(part, s);
 	if (rc == 0) {
-		mono_opts_put(&c->o->b, &a.o);
+		mono_opts_put(&net.o.b, &a.o);
+		memcpy(a.dir, netns.dir, sizeof(a.dir));
 		what = "cannot run sdds-bench-mono";
 		rc = mono_exec(NET_MONO_ROLE, &a, sizeof(a), shm, s ? 2 : 1);
 	}
 	if (s)
 		return pingpong_fail(s, side, 2, "side %c: %s: %s", 'A' + side, what, strerror(-rc));
-	return net_fail(c, 2, "side %c: %s: %s", 'A' + side, what, strerror(-rc));
+	return net_fail(2, "side %c: %s: %s", 'A' + side, what, strerror(-rc));
 }
 
 static int net_pp_role(struct pingpong_shm *s, void *arg, int side)
 {
-	return net_start(arg, side ? NET_PONG : NET_PING, s);
+	return net_start(side ? NET_PONG : NET_PING, s);
 }
 
-static int net_writer(void *arg)
+/* arg: the enum net_part of a throughput end. */
+static int net_tput_role(void *arg)
 {
-	return net_start(arg, NET_WRITER, NULL);
+	return net_start((enum net_part)(intptr_t)arg, NULL);
 }
 
-static int net_reader(void *arg)
-{
-	return net_start(arg, NET_READER, NULL);
-}
-
+/* The arguments and areas are net_start's, of this same build: only a role mix-up is checked. */
 int net_mono_role(struct mono_call *m)
 {
-	static struct net_opts o;
-	static struct net_ctx c;
 	struct net_mono_args *a = m->args;
-	bool pp = m->len == sizeof(*a) && a->part < NET_WRITER;
 
-	if (m->len != sizeof(*a) || a->part > NET_READER || m->n_shm != (pp ? 2 : 1))
-		goto bad;
-	o.b = *mono_opts_get(&a->o);
-	if (o.b.size < 1 || o.b.size > NET_MAX_SIZE ||
-	    m->shm_size[0] < sizeof(struct net_shm) + 2 * o.b.iterations * sizeof(uint64_t) ||
-	    (pp && m->shm_size[1] < pingpong_shm_size(&o.b)))
-		goto bad;
-	c.o = &o;
-	c.w = a->w;
-	c.shm = m->shm[0];
-	for (int i = 0; i < 2; i++)
-		c.w.sock[i][sizeof(c.w.sock[i]) - 1] = c.w.conf[i][sizeof(c.w.conf[i]) - 1] = '\0';
-	return net_part(&c, a->part, pp ? m->shm[1] : NULL);
-bad:
-	fprintf(stderr, "sdds-bench-mono: %s: arguments of %zu bytes, %d shared areas: not mine\n", m->role,
-		m->len, m->n_shm);
-	return 2;
+	if (m->len != sizeof(*a) || m->n_shm != (a->part < NET_WRITER ? 2 : 1)) {
+		fprintf(stderr, "sdds-bench-mono: %s: arguments of %zu bytes, %d shared areas: not mine\n",
+			m->role, m->len, m->n_shm);
+		return 2;
+	}
+	net.o.b = *mono_opts_get(&a->o);
+	memcpy(netns.dir, a->dir, sizeof(netns.dir));
+	net.shm = m->shm[0];
+	return net_part(a->part, m->n_shm == 2 ? m->shm[1] : NULL);
 }
 
 /* ---- the runs ---- */
 
 /* One ping-pong; through sddsd it also gives the legs. */
-static void net_latency(struct net_ctx *c, const char *name, struct net_lat *ret)
+static void net_latency(const char *name, struct net_lat *ret)
 {
-	const struct bench_opts *o = &c->o->b;
+	const struct bench_opts *o = &net.o.b;
 	struct pingpong_run_args r = {
-	    .role = net_pp_role, .arg = c, .ping_cpu = c->o->cpu[0], .pong_cpu = c->o->cpu[1], .name = name};
+	    .role = net_pp_role, .ping_cpu = netns.cpu[0], .pong_cpu = netns.cpu[1], .name = name};
 
 	fprintf(stderr, "sdds-bench net: latency, %s\n", name);
-	memset(c->shm, 0, sizeof(*c->shm));
+	memset(net.shm, 0, sizeof(*net.shm));
 	pingpong_run(o, &r, &ret->lat);
-	if (!c->raw && ret->lat.ok && ret->lat.done > 0 && !c->shm->legs_bad) {
-		stats_compute(c->shm->legs, ret->lat.done, 1.0, &ret->ab);
-		stats_compute(c->shm->legs + o->iterations, ret->lat.done, 1.0, &ret->ba);
-		ret->legs = true;
+	if (!net.raw && ret->lat.ok && !net.shm->legs_bad) {
+		stats_compute(net.shm->legs, ret->lat.done, 1.0, &ret->ab);
+		stats_compute(net.shm->legs + o->iterations, ret->lat.done, 1.0, &ret->ba);
 	}
 }
 
-/* Daemon B's totals of frames, samples and bytes in (sddsctl --json net) into v. 0, or -1 with why. */
-static int net_ctl_counts(struct net_ctx *c, double v[3], char *why)
+/*
+ * Daemon B's totals of frames, samples and bytes in (sddsctl --json net) into
+ * v. 0, or -1 with why. sddsctl is the one beside sddsd in the build tree,
+ * else the one on PATH.
+ */
+static int net_ctl_counts(double v[3], char *why)
 {
 	static const char *const key[3] = {"net.frames_in", "net.samples_in", "net.bytes_in"};
-	char buf[16384];
+	const char *d = net.o.b.sddsd_path, *slash = strrchr(d, '/');
+	char ctl[PATH_MAX + 64], buf[16384];
 	struct json_object *doc;
 	int rc = 0;
 
-	if (c->sddsctl[0] == '\0') {
+	snprintf(ctl, sizeof(ctl), "%.*s/../tools/sddsctl/sddsctl", slash ? (int)(slash - d) : 1,
+		 slash ? d : ".");
+	if (access(ctl, X_OK) != 0 && mdrun_which("sddsctl", ctl, sizeof(ctl)) < 0) {
 		bench_why(why, "sddsctl not found (frames/s need daemon B's counters)");
 		return -1;
 	}
 	fflush(stdout);
-	if (netns_ctl_json(1, c->sddsctl, "net", buf, sizeof(buf)) < 0 ||
-	    (doc = mdrun_json_parse(buf)) == NULL) {
+	if (netns_ctl_json(1, ctl, "net", buf, sizeof(buf)) < 0 || (doc = mdrun_json_parse(buf)) == NULL) {
 		bench_why(why, "sddsctl net: no JSON object");
 		return -1;
 	}
@@ -539,46 +499,25 @@ static int net_ctl_counts(struct net_ctx *c, double v[3], char *why)
 	return rc < 0 ? -1 : 0;
 }
 
-/* sddsctl beside sddsd in the build tree, else on PATH; "" when neither. */
-static void net_find_sddsctl(struct net_ctx *c)
-{
-	const char *d = c->o->b.sddsd_path, *slash = strrchr(d, '/');
-	char cand[PATH_MAX + 64];
-
-	snprintf(cand, sizeof(cand), "%.*s/../tools/sddsctl/sddsctl", slash ? (int)(slash - d) : 1,
-		 slash ? d : ".");
-	if ((access(cand, X_OK) != 0 || realpath(cand, c->sddsctl) == NULL) &&
-	    mdrun_which("sddsctl", c->sddsctl, sizeof(c->sddsctl)) < 0)
-		c->sddsctl[0] = '\0';
-}
-
 /*
  * One throughput run, the writer in A and the reader in B; when fr is given,
  * daemon B's counters around it give the frames that carried its samples.
  */
-static void net_throughput(struct net_ctx *c, const char *name, struct tput_result *ret,
-			   struct net_frames *fr)
+static void net_throughput(const char *name, struct tput_result *ret, struct net_frames *fr)
 {
-	struct net_shm *s = c->shm;
-	struct proc_pair p = {.fn = {net_writer, net_reader},
-			      .arg = {c, c},
-			      .cpu = {c->o->cpu[0], c->o->cpu[1]},
+	struct net_shm *s = net.shm;
+	struct proc_pair p = {.fn = {net_tput_role, net_tput_role},
+			      .arg = {(void *)(intptr_t)NET_WRITER, (void *)(intptr_t)NET_READER},
+			      .cpu = {netns.cpu[0], netns.cpu[1]},
 			      .name = {"A side", "B side"},
 			      .why = {s->why, NULL}};
 	double v0[3], v1[3];
-	bool before = fr != NULL && net_ctl_counts(c, v0, fr->why) == 0;
+	bool before = fr != NULL && net_ctl_counts(v0, fr->why) == 0;
 
 	fprintf(stderr, "sdds-bench net: throughput, %s\n", name);
 	memset(s, 0, sizeof(*s));
-	ret->ran = true;
-	if (proc_run_pair(&p, bench_now_ns() + (int64_t)((c->o->b.tput_seconds + 25) * 1e9), ret->why) == 0) {
-		ret->written = s->sent;
-		ret->received = s->received;
-		ret->lost = s->rlost;
-		ret->seconds = (double)(s->last_ns - s->first_ns) / 1e9;
-		if (s->w_end_ns > s->w_start_ns)
-			ret->writer_rate =
-			    (double)ret->written / ((double)(s->w_end_ns - s->w_start_ns) / 1e9);
+	if (proc_run_pair(&p, bench_now_ns() + (int64_t)((net.o.b.tput_seconds + 25) * 1e9), ret->why) == 0) {
+		*ret = s->t;
 		ret->ok = ret->received >= 2 && ret->seconds > 0;
 		if (ret->ok)
 			ret->rate = (double)(ret->received - 1) / ret->seconds;
@@ -588,15 +527,14 @@ static void net_throughput(struct net_ctx *c, const char *name, struct tput_resu
 	}
 	if (before && !ret->ok)
 		bench_why(fr->why, "no throughput run: %s", ret->why);
-	if (!before || !ret->ok || net_ctl_counts(c, v1, fr->why) < 0)
+	if (!before || !ret->ok || net_ctl_counts(v1, fr->why) < 0)
 		return;
 	fr->frames = (uint64_t)(v1[0] - v0[0]);
 	fr->samples = (uint64_t)(v1[1] - v0[1]);
 	fr->bytes = (uint64_t)(v1[2] - v0[2]);
 	/* Over the reader's interval, as the samples/s: a frame is taken with its samples. */
 	fr->rate = (double)fr->frames * ((double)(ret->received - 1) / (double)ret->received) / ret->seconds;
-	fr->ok = fr->frames >= 2;
-	if (!fr->ok)
+	if (fr->frames < 2)
 		bench_why(fr->why, "%llu frames arrived", (unsigned long long)fr->frames);
 }
 
@@ -607,7 +545,7 @@ static void net_throughput(struct net_ctx *c, const char *name, struct tput_resu
  * OU topic (one 4-byte unsigned), else its KS topic, whose size counts a
  * 12-byte fixed part.
  */
-static void net_ddsperf(struct net_ctx *c, struct net_results *r)
+static void net_ddsperf(struct net_results *r)
 {
 	static const char conf[] =
 	    "CYCLONEDDS_URI=<General><Interfaces><NetworkInterface "
@@ -615,9 +553,9 @@ static void net_ddsperf(struct net_ctx *c, struct net_results *r)
 	    "</AllowMulticast><Transport>udp6</Transport></General><Discovery><ParticipantIndex>auto"
 	    "</ParticipantIndex><MaxAutoParticipantIndex>20</MaxAutoParticipantIndex></Discovery><Tracing>"
 	    "<Verbosity>warning</Verbosity><OutputFile>stderr</OutputFile></Tracing>";
-	uint32_t size = c->o->b.size < 12 ? 12 : c->o->b.size;
-	bool ou = c->o->b.size <= 4;
-	int secs = (int)(c->o->ddsperf_seconds + 0.5), st;
+	uint32_t size = net.o.b.size < 12 ? 12 : net.o.b.size;
+	bool ou = net.o.b.size <= 4;
+	int secs = (int)(net.o.ddsperf_seconds + 0.5), st;
 	char uri[2][512], dur[16], sz[24], log[PATH_MAX + 32], cmd[sizeof(r->dp.cmd) + 8], line[512],
 	    last[512] = "";
 	const char *argv[] = {"ip", "netns", "exec",	       netns.ns[1], "env", uri[1], "ddsperf", "-i",
@@ -626,7 +564,6 @@ static void net_ddsperf(struct net_ctx *c, struct net_results *r)
 	pid_t pong;
 	FILE *f;
 
-	r->dp.ran = true;
 	snprintf(r->dp.payload, sizeof(r->dp.payload),
 		 ou ? "OU topic, 4 bytes (ddsperf has nothing smaller)"
 		    : "KS topic, %u bytes including its 12-byte fixed part",
@@ -646,23 +583,20 @@ static void net_ddsperf(struct net_ctx *c, struct net_results *r)
 		 netns.ns[0], uri[0], argv[10], secs, sz);
 	snprintf(cmd, sizeof(cmd), "%s 2>&1", r->dp.cmd);
 	fflush(stdout);
-	if ((f = popen(cmd, "r")) == NULL) {
+	if ((f = popen(cmd, "r")) == NULL)
 		bench_why(r->dp.why, "popen: %s", strerror(errno));
-	} else {
-		/* One summary per second, its latencies already halved (one-way): the last is kept. */
-		while (fgets(line, sizeof(line), f) != NULL) {
-			line[strcspn(line, "\n")] = '\0';
-			if (line[0] != '\0')
-				snprintf(last, sizeof(last), "%s", line);
-			if (strstr(line, "mean") != NULL && strchr(line, '%') != NULL)
-				snprintf(r->dp.line, sizeof(r->dp.line), "%s", line);
-		}
-		st = pclose(f);
-		r->dp.ok = r->dp.line[0] != '\0' && st == 0;
-		if (!r->dp.ok)
-			bench_why(r->dp.why, "ddsperf ping printed no round-trip summary (status %d): %s", st,
-				  last);
+	/* One summary per second, its latencies already halved (one-way): the last is kept. */
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] != '\0')
+			snprintf(last, sizeof(last), "%s", line);
+		if (strstr(line, "mean") != NULL && strchr(line, '%') != NULL)
+			snprintf(r->dp.line, sizeof(r->dp.line), "%s", line);
 	}
+	st = f != NULL ? pclose(f) : -1;
+	r->dp.ok = r->dp.line[0] != '\0' && st == 0;
+	if (!r->dp.ok && f != NULL)
+		bench_why(r->dp.why, "ddsperf ping printed no round-trip summary (status %d): %s", st, last);
 	proc_exec_stop(pong, SIGTERM, 5, x.name, NULL, line); /* its figures are ping's */
 }
 
@@ -685,7 +619,7 @@ static void net_json_lat(struct json *j, const char *key, const struct net_lat *
 		json_uint(j, "n", l->lat.st.n);
 		json_uint(j, "unanswered", l->lat.lost);
 	}
-	if (l->legs) {
+	if (l->ab.n > 0) {
 		json_num(j, "a_to_b_median_us", l->ab.median / 1e3);
 		json_num(j, "a_to_b_p99_us", l->ab.p99 / 1e3);
 		json_num(j, "b_to_a_median_us", l->ba.median / 1e3);
@@ -709,7 +643,7 @@ static void net_json_tput(struct json *j, const char *key, const struct tput_res
 
 static void net_json_frames(struct json *j, const char *key, const struct net_frames *fr)
 {
-	if (net_json_begin(j, key, fr->ok, fr->why)) {
+	if (net_json_begin(j, key, fr->frames >= 2, fr->why)) {
 		json_num(j, "rate", fr->rate);
 		json_uint(j, "frames", fr->frames);
 		json_uint(j, "samples", fr->samples);
@@ -718,11 +652,12 @@ static void net_json_frames(struct json *j, const char *key, const struct net_fr
 	json_obj_end(j);
 }
 
-static void net_report_json(const struct net_opts *o, const struct net_results *r)
+static void net_report_json(const struct net_results *r)
 {
-	/* The leg ratios report.py reads: isolated over mixed, both runs measured in full. */
-	bool split = r->sdds.legs && r->mixed.legs && bench_lat_full(&r->sdds.lat) &&
-		     bench_lat_full(&r->mixed.lat) && r->mixed.ab.median > 0 && r->mixed.ba.median > 0;
+	const struct net_opts *o = &net.o;
+	/* The leg ratios report.py reads: isolated over mixed, both measured in full; else NaN (null). */
+	bool split = r->sdds.ab.n > 0 && r->mixed.ab.n > 0 && bench_lat_full(&r->sdds.lat) &&
+		     bench_lat_full(&r->mixed.lat);
 	struct json j;
 
 	json_init(&j, stdout);
@@ -731,8 +666,8 @@ static void net_report_json(const struct net_opts *o, const struct net_results *
 	json_uint(&j, "size", o->b.size);
 	json_uint(&j, "iterations", o->b.iterations);
 	json_str(&j, "daemon_mode", o->poll ? "polling" : "blocking");
-	json_int(&j, "cpu_a", o->cpu[0]);
-	json_int(&j, "cpu_b", o->cpu[1]);
+	json_int(&j, "cpu_a", netns.cpu[0]);
+	json_int(&j, "cpu_b", netns.cpu[1]);
 	json_obj_begin(&j, "latency");
 	net_json_lat(&j, "sddsd", &r->sdds);
 	net_json_lat(&j, "raw_udp6", &r->raw);
@@ -745,16 +680,16 @@ static void net_report_json(const struct net_opts *o, const struct net_results *
 	net_json_frames(&j, "sddsd_frames", &r->frames);
 	net_json_tput(&j, "raw_udp6_sendmmsg", &r->raw_tput);
 	net_json_tput(&j, "raw_udp6_gso", &r->raw_gso_tput);
-	json_uint(&j, "raw_datagram_bytes", r->raw_size);
+	json_uint(&j, "raw_datagram_bytes", net.raw_size);
 	net_json_tput(&j, "sddsd_packed", &r->packed_tput);
 	net_json_frames(&j, "sddsd_packed_frames", &r->packed_frames);
 	json_obj_end(&j);
-	if (net_json_begin(&j, "ddsperf", r->dp.ok, r->dp.ran ? r->dp.why : "--no-ddsperf")) {
+	if (net_json_begin(&j, "ddsperf", r->dp.ok, o->no_ddsperf ? "--no-ddsperf" : r->dp.why)) {
 		json_str(&j, "payload", r->dp.payload);
 		json_str(&j, "summary", r->dp.line);
 		json_str(&j, "command", r->dp.cmd);
 	}
-	json_bool(&j, "ran", r->dp.ran);
+	json_bool(&j, "ran", !o->no_ddsperf);
 	json_obj_end(&j);
 	json_obj_begin(&j, "monolithic");
 	json_bool(&j, "requested", o->monolithic);
@@ -763,13 +698,8 @@ static void net_report_json(const struct net_opts *o, const struct net_results *
 		net_json_lat(&j, "latency", &r->mono);
 		net_json_lat(&j, "latency_mixed", &r->mixed);
 		net_json_tput(&j, "throughput", &r->mono_tput);
-		if (split) {
-			json_num(&j, "ratio_send", r->sdds.ab.median / r->mixed.ab.median);
-			json_num(&j, "ratio_receive", r->sdds.ba.median / r->mixed.ba.median);
-		} else {
-			json_null(&j, "ratio_send");
-			json_null(&j, "ratio_receive");
-		}
+		json_num(&j, "ratio_send", split ? r->sdds.ab.median / r->mixed.ab.median : NAN);
+		json_num(&j, "ratio_receive", split ? r->sdds.ba.median / r->mixed.ba.median : NAN);
 	}
 	json_obj_end(&j);
 	json_obj_end(&j);
@@ -783,26 +713,23 @@ enum { NET_OPT_DDSPERF_S = BENCH_OPT_OWN, NET_OPT_CPUS };
 static void net_usage(FILE *f)
 {
 	fprintf(f, "usage: sdds-bench net [options]   (root: network namespaces and a veth pair)\n"
-		   "Latency (ping-pong, RTT/2) and throughput through sddsd in two namespaces over veth,\n"
-		   "against raw UDPv6 and Cyclone DDS ddsperf; prints JSON.\n"
+		   "One-way latency (RTT/2) and throughput of sddsd, raw UDPv6, ddsperf; prints JSON.\n"
 		   "  -n, --iterations N (100000)  --warmup N (1000)  -s, --size N (1..100, 2)\n"
 		   "  --max-seconds S (60, per latency run)  -t, --tput-seconds S (2)\n"
 		   "  --poll              polling daemons, and a busy-polled raw ping-pong too\n"
-		   "  --ddsperf-seconds S (10), --no-ddsperf\n"
-		   "  --monolithic        also the monolithic path (side A, then both sides)\n"
-		   "  --monolithic-only   only the monolithic ping-pong and throughput\n"
+		   "  --monolithic        also the monolithic path (A, then both); --monolithic-only\n"
 		   "  --cpus A,B          side A's processes on CPU A, side B's on CPU B\n"
-		   "  --sddsd PATH, --raw PREFIX (one-way ns to PREFIX-net-<run>.txt), --json (accepted)\n"
+		   "  --ddsperf-seconds S (10), --no-ddsperf, --sddsd PATH, --json (accepted)\n"
+		   "  --raw PREFIX        one-way ns of every round to PREFIX-net-<run>.txt\n"
 		   "Exit: 0 every run succeeded, 1 a run failed, 2 usage, 77 cannot run here.\n");
 }
 
+/* c 0: a flag getopt set. --cpus pins every process of a side, its daemon included, to one CPU. */
 static int net_option(void *ctx, int c, const char *arg)
 {
-	struct net_opts *o = ctx;
-
 	if (c == NET_OPT_CPUS)
-		return bench_parse_cpus(arg, 2, o->cpu);
-	return c == NET_OPT_DDSPERF_S ? bench_parse_double(arg, 1, 3600, &o->ddsperf_seconds) : 0;
+		return bench_parse_cpus(arg, 2, netns.cpu);
+	return c == NET_OPT_DDSPERF_S ? bench_parse_double(arg, 1, 3600, &net.o.ddsperf_seconds) : 0;
 }
 
 static int net_parse(int argc, char **argv, struct net_opts *o)
@@ -836,120 +763,105 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 		  .tput_seconds = 2,
 		  .reliable = true},
 	    .ddsperf_seconds = 10,
-	    .cpu = {BENCH_CPU_ANY, BENCH_CPU_ANY},
 	};
 	rc = bench_cli_parse(&cli, argc, argv, &o->b, o);
 	o->monolithic |= o->mono_only;
+	o->no_ddsperf |= o->mono_only;
 	return rc;
 }
 
 /* The runs with both daemons: latency, throughput, the raw baselines, packed, ddsperf. */
-static void net_isolated(struct net_ctx *c, struct net_results *r)
+static void net_isolated(struct net_results *r)
 {
-	net_latency(c, "net-sddsd", &r->sdds);
-	c->raw = true;
-	net_latency(c, "net-raw", &r->raw);
-	if (c->o->poll) {
-		c->raw_busy = true;
-		net_latency(c, "net-raw-busy", &r->raw_busy);
+	net_latency("net-sddsd", &r->sdds);
+	net.raw = true;
+	net_latency("net-raw", &r->raw);
+	if (net.o.poll) {
+		net.raw_busy = true;
+		net_latency("net-raw-busy", &r->raw_busy);
 	}
-	c->raw = false;
-	net_throughput(c, "sddsd", &r->sdds_tput, &r->frames);
+	net.raw = false;
+	net_throughput("sddsd", &r->sdds_tput, &r->frames);
 	/* Raw datagrams of sddsd's mean frame size, else of one sample. */
-	r->raw_size = c->o->b.size;
-	if (r->frames.ok) {
+	net.raw_size = net.o.b.size;
+	if (r->frames.frames >= 2) {
 		uint64_t mean = (r->frames.bytes + r->frames.frames / 2) / r->frames.frames;
 
-		r->raw_size = mean < 2 ? 2 : mean > NET_MAX_FRAME ? NET_MAX_FRAME : (uint32_t)mean;
+		net.raw_size = mean < 2 ? 2 : mean > NET_MAX_FRAME ? NET_MAX_FRAME : (uint32_t)mean;
 	}
-	c->raw_size = r->raw_size;
-	c->raw = true;
-	net_throughput(c, "raw UDPv6 sendmmsg", &r->raw_tput, NULL);
-	c->raw_gso = true;
-	net_throughput(c, "raw UDPv6 GSO", &r->raw_gso_tput, NULL);
-	c->raw = false;
+	net.raw = true;
+	net_throughput("raw UDPv6 sendmmsg", &r->raw_tput, NULL);
+	net.raw_gso = true;
+	net_throughput("raw UDPv6 GSO", &r->raw_gso_tput, NULL);
+	net.raw = false;
 	/* Packed: both daemons restarted marking each other peer_pack, then the plain configs put back. */
 	netns_daemon_stop(0);
 	netns_daemon_stop(1);
-	c->pack = true;
-	if (net_daemons_up(c, r->packed_tput.why) == 0)
-		net_throughput(c, "sddsd, packed (peer_pack)", &r->packed_tput, &r->packed_frames);
+	net.pack = true;
+	if (net_daemons_up(r->packed_tput.why) == 0)
+		net_throughput("sddsd, packed (peer_pack)", &r->packed_tput, &r->packed_frames);
 	else
 		bench_why(r->packed_frames.why, "%s", r->packed_tput.why);
-	c->pack = false;
-	if (net_write_side(c, 0) < 0 || net_write_side(c, 1) < 0)
+	net.pack = false;
+	if (net_write_side(0) < 0 || net_write_side(1) < 0)
 		fprintf(stderr, "sdds-bench net: cannot put the configs back in %s\n", netns.dir);
-	if (!c->o->no_ddsperf)
-		net_ddsperf(c, r);
+	if (!net.o.no_ddsperf)
+		net_ddsperf(r);
 }
 
 int net_main(int argc, char **argv)
 {
-	static struct net_ctx c;
 	static struct net_results r;
 	char sddsd[PATH_MAX], why[BENCH_WHY_MAX] = "";
+	struct net_opts *o = &net.o;
 	struct proc_shm shm;
-	struct net_opts o;
-	int rc = net_parse(argc, argv, &o);
+	int rc = net_parse(argc, argv, o);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
 	if (geteuid() != 0) {
-		fprintf(stderr,
-			"sdds-bench net: needs root (network namespaces, a veth pair): not run (exit %d)\n",
-			NET_EXIT_CANNOT);
+		fprintf(stderr, "sdds-bench net: needs root (network namespaces, a veth pair): not run\n");
 		return NET_EXIT_CANNOT;
 	}
-	if (sddsd_find(o.b.sddsd_path, sddsd, sizeof(sddsd)) < 0) {
+	if (sddsd_find(o->b.sddsd_path, sddsd, sizeof(sddsd)) < 0) {
 		fprintf(stderr, "sdds-bench net: sddsd not found (give --sddsd PATH)\n");
 		return 1;
 	}
-	o.b.sddsd_path = sddsd;
-	if (o.b.iterations < 100000)
+	o->b.sddsd_path = sddsd;
+	if (o->b.iterations < 100000)
 		fprintf(stderr, "sdds-bench: note: %llu iterations; report figures from >= 100000\n",
-			(unsigned long long)o.b.iterations);
+			(unsigned long long)o->b.iterations);
 	/* Room for the A->B and the B->A leg of every measured round. */
-	if ((rc = proc_shm_new(sizeof(struct net_shm) + 2 * o.b.iterations * sizeof(uint64_t), &shm)) < 0) {
+	if ((rc = proc_shm_new(sizeof(struct net_shm) + 2 * o->b.iterations * sizeof(uint64_t), &shm)) < 0) {
 		fprintf(stderr, "sdds-bench net: shared memory: %s\n", strerror(-rc));
 		return 1;
 	}
-	c.o = &o;
-	c.shm = shm.base;
+	net.shm = shm.base;
 	fprintf(stderr, "sdds-bench net: namespaces, veth, daemons\n");
-	netns.cpu[0] = o.cpu[0];
-	netns.cpu[1] = o.cpu[1];
-	if (netns_pair_setup("bn", "vna", "vnb") < 0 || net_daemons_up(&c, why) < 0) {
+	/* On failure the rig's exit handler removes what it made. */
+	if (netns_pair_setup("bn", "vna", "vnb") < 0 || net_daemons_up(why) < 0) {
 		fprintf(stderr, "sdds-bench net: setup failed: %s\n", why[0] ? why : netns.why);
-		netns_cleanup();
-		proc_shm_free(&shm);
 		return strstr(netns.why, "ip netns add") != NULL ? NET_EXIT_CANNOT : 1;
 	}
-	for (int s = 0; s < 2; s++) {
-		netns_path(s ? "b.sock" : "a.sock", c.w.sock[s], sizeof(c.w.sock[s]));
-		netns_path(s ? "b.conf" : "a.conf", c.w.conf[s], sizeof(c.w.conf[s]));
-	}
-	net_find_sddsctl(&c);
-	if (o.mono_only)
-		o.no_ddsperf = true;
-	else
-		net_isolated(&c, &r);
-	if (o.monolithic) {
+	if (!o->mono_only)
+		net_isolated(&r);
+	if (o->monolithic) {
 		/* A daemon's port is free once it is gone; the monolithic side reads its config. */
 		netns_daemon_stop(0);
-		c.w.mono[0] = true;
-		if (!o.mono_only)
-			net_latency(&c, "net-mixed", &r.mixed);
+		net.mono[0] = true;
+		if (!o->mono_only)
+			net_latency("net-mixed", &r.mixed);
 		netns_daemon_stop(1);
-		c.w.mono[1] = true;
-		net_latency(&c, "net-mono", &r.mono);
-		net_throughput(&c, "monolithic", &r.mono_tput, NULL);
+		net.mono[1] = true;
+		net_latency("net-mono", &r.mono);
+		net_throughput("monolithic", &r.mono_tput, NULL);
 	}
 	netns_cleanup();
 	proc_shm_free(&shm);
-	net_report_json(&o, &r);
-	if (o.mono_only)
+	net_report_json(&r);
+	if (o->mono_only)
 		return r.mono.lat.ok && r.mono_tput.ok ? 0 : 1;
-	if (o.monolithic && !(r.mixed.lat.ok && r.mono.lat.ok && r.mono_tput.ok))
+	if (o->monolithic && !(r.mixed.lat.ok && r.mono.lat.ok && r.mono_tput.ok))
 		return 1;
 	return r.sdds.lat.ok && r.raw.lat.ok && r.sdds_tput.ok && r.raw_tput.ok ? 0 : 1;
 }

@@ -8,14 +8,12 @@
  * daemons and of raw UDPv6 sockets, the throughput of one streaming writer
  * (samples/s, and the frames daemon B counted) and of raw sendmmsg and GSO,
  * optionally the monolithic path, and Cyclone DDS ddsperf when installed.
- * It prints JSON only; report.py makes the tables and the ratios. Needs
- * root, else exits NET_EXIT_CANNOT (77, the tests' skip code). The rig is
- * removed at the end, also on SIGINT or SIGTERM.
+ * It prints JSON only, with the two leg ratios; report.py makes the tables
+ * and every other ratio. Needs root, else exits 77 (the tests' skip code).
+ * The rig is removed at the end, also on SIGINT or SIGTERM.
  */
 #ifndef SDDS_BENCH_NET_H
 #define SDDS_BENCH_NET_H
-
-#define NET_EXIT_CANNOT 77
 
 /* `sdds-bench net [options]`: argv[0] is "net". Returns the exit status. */
 int net_main(int argc, char **argv);
