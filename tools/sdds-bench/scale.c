@@ -7,10 +7,10 @@
  * single-threaded and holds no client: every client lives in a forked
  * child. They share struct sc_shm, mapped before the forks: `registered`
  * counts clients with topic, writer and reader (the main process reads the
- * daemon's memory at N), `go` starts the pair, `helpers_stop` ends the
- * others, and `pp`, the pair's ping-pong block, follows it in the mapping
- * (its `abort` is every role's). A role frees its handles before it exits
- * 0, so the daemon sees orderly goodbyes.
+ * daemon's memory at N), `go` starts the pair, and `pp`, the pair's
+ * ping-pong block, follows it in the mapping: its `stop` ends the other
+ * clients and its `abort` is every role's. A role frees its handles before
+ * it exits 0, so the daemon sees orderly goodbyes.
  *
  * Clients sleep when they wait (spin budget 0), in both daemon modes: on
  * two CPUs a polling daemon and spinning clients are three busy processes
@@ -77,7 +77,6 @@ struct sc_point {
 struct sc_shm {
 	alignas(PINGPONG_CACHELINE) _Atomic uint32_t registered;
 	alignas(PINGPONG_CACHELINE) _Atomic uint32_t go;
-	_Atomic uint32_t helpers_stop;
 	char why[BENCH_WHY_MAX]; /* the first role that failed outside the ping-pong */
 	struct pingpong_shm *pp;
 };
@@ -136,7 +135,7 @@ static int sc_background(const struct sc_args *a, struct local_side *x)
 	int64_t period = o->bg_hz > 0 ? (int64_t)(1e9 / o->bg_hz) : 0, next = bench_now_ns() + period;
 	uint64_t tick = 0;
 
-	while (!atomic_load_explicit(&s->helpers_stop, memory_order_acquire) &&
+	while (!atomic_load_explicit(&s->pp->stop, memory_order_acquire) &&
 	       !atomic_load_explicit(&s->pp->abort, memory_order_relaxed)) {
 		int64_t sleep_ns = period ? next - bench_now_ns() : SC_NAP_NS;
 
@@ -249,32 +248,32 @@ static int sc_mem(pid_t pid, uint64_t *ret_rss, uint64_t *ret_pss)
 	return 0;
 }
 
-/* Wait until n clients registered, the deadline passed or a child (a role, the daemon) ended. */
-static int sc_wait_registered(struct sc_shm *s, uint32_t n)
+/*
+ * Wait until n clients registered: 0, or -errno with why when the deadline
+ * passed or a child (a role, the daemon) ended or failed.
+ */
+static int sc_wait_registered(struct sc_shm *s, struct sddsd_proc *d, uint32_t n, char *why)
 {
 	int64_t deadline = bench_now_ns() + SC_REGISTER_TIMEOUT_NS;
 
 	while (atomic_load_explicit(&s->registered, memory_order_acquire) < n) {
 		siginfo_t si = {0};
 
-		if (atomic_load_explicit(&s->pp->abort, memory_order_relaxed))
-			return -ECANCELED;
 		/* Ending before `go` is failing; WNOWAIT leaves the reaping to the child's owner. */
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0)
+		if (atomic_load_explicit(&s->pp->abort, memory_order_relaxed) ||
+		    (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0)) {
+			bench_why(why, "%s died while the clients registered",
+				  sddsd_alive(d) ? "a client process" : "sddsd");
 			return -ECHILD;
-		if (bench_now_ns() > deadline)
+		}
+		if (bench_now_ns() > deadline) {
+			bench_why(why, "%u of %u clients registered within 120 s",
+				  atomic_load(&s->registered), n);
 			return -ETIMEDOUT;
+		}
 		usleep(2000);
 	}
 	return 0;
-}
-
-/* Why the point failed: a role's own reason, else what the main process saw. */
-static void sc_point_why(struct sc_point *p, const struct sc_shm *s, const char *seen)
-{
-	const char *w = s->why[0] ? s->why : s->pp->why[0][0] ? s->pp->why[0] : s->pp->why[1];
-
-	bench_why(p->why, "%s", w[0] ? w : seen);
 }
 
 static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct sc_point *p)
@@ -284,30 +283,28 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 	int st[SC_MAX_ROLES] = {0};
 	uint32_t n_idle = p->clients >= 3 ? p->clients - 2 : 0;
 	size_t n_help = (n_idle + SC_PER_HELPER - 1) / SC_PER_HELPER, n_pair = p->clients == 1 ? 1 : 2;
-	size_t n_roles = n_help + n_pair, n_pids = 0;
+	size_t n_pids = 0, i = 0;
 	struct proc_shm shm;
 	struct sc_shm *s;
 	struct sddsd_proc d;
-	char seen[BENCH_WHY_MAX], status[64];
-	int err;
+	char seen[BENCH_WHY_MAX] = "", status[64];
+	int err, err2;
 
-	if (sddsd_start(sddsd_bin, o->poll, BENCH_CPU_ANY, &d, p->why) < 0)
-		return;
-	/* The daemon before any client (the readiness probe has come and gone). */
-	err = sc_mem(d.pid, &p->rss0_kib, &p->pss0_kib);
-	if (err < 0) {
-		bench_why(p->why, "daemon memory before the clients: %s", strerror(-err));
-		goto out_stop;
-	}
 	err = proc_shm_new(sizeof(struct sc_shm) + pingpong_shm_size(&o->b), &shm);
 	if (err < 0) {
 		bench_why(p->why, "shared memory: %s", strerror(-err));
-		goto out_stop;
+		return;
 	}
 	s = shm.base;
 	s->pp = (struct pingpong_shm *)(s + 1);
+	if (sddsd_start(sddsd_bin, o->poll, BENCH_CPU_ANY, &d, p->why) < 0)
+		goto out_free_shm;
+	/* The daemon before any client (the readiness probe has come and gone). */
+	err = sc_mem(d.pid, &p->rss0_kib, &p->pss0_kib);
+	if (err < 0)
+		bench_why(seen, "daemon memory before the clients: %s", strerror(-err));
 	/* Helpers first: the pair is measured with every other client connected. */
-	for (; n_pids < n_roles; n_pids++) {
+	while (err == 0 && n_pids < n_help + n_pair) {
 		static const int pair[2][2] = {{SC_LOOP}, {SC_PONG, SC_PING}};
 		uint32_t first = (uint32_t)n_pids * SC_PER_HELPER;
 		int role = n_pids < n_help ? SC_HELPER : pair[n_pair - 1][n_pids - n_help];
@@ -316,45 +313,32 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 		    o, s, d.sock, role, first, role == SC_HELPER ? MIN(n_idle - first, SC_PER_HELPER) : 1};
 		err = proc_spawn(BENCH_CPU_ANY, sc_role, &a[n_pids], &pids[n_pids]);
 		if (err < 0)
-			break;
-	}
-	if (err == 0)
-		err = sc_wait_registered(s, p->clients);
-	if (err == 0)
-		err = sc_mem(d.pid, &p->rss_kib, &p->pss_kib);
-	if (err < 0) {
-		atomic_store_explicit(&s->pp->abort, 1, memory_order_relaxed);
-		proc_wait_all(pids, n_pids, bench_now_ns() + 10 * SC_SEC_NS, st);
-		if (n_pids < n_roles)
 			bench_why(seen, "fork: %s", strerror(-err));
-		else if (err == -ETIMEDOUT)
-			bench_why(seen, "%u of %u clients registered within 120 s",
-				  atomic_load(&s->registered), p->clients);
-		else if (err == -ECHILD)
-			bench_why(seen, "%s died while the clients registered",
-				  sddsd_alive(&d) ? "a client process" : "sddsd");
 		else
-			bench_why(seen, "daemon memory: %s", strerror(-err));
-		sc_point_why(p, s, seen);
-		goto out_free_shm;
+			n_pids++;
 	}
-	atomic_store_explicit(&s->go, 1, memory_order_release);
-
-	/* The pair first (the last n_pair roles), then the helpers it no longer needs. */
-	err = proc_wait_all(&pids[n_pids - n_pair], n_pair,
-			    bench_now_ns() + (int64_t)((o->b.max_seconds * 2 + 60) * 1e9), st);
-	atomic_store_explicit(&s->helpers_stop, 1, memory_order_release);
-	if (n_pids > n_pair) {
-		int err2 = proc_wait_all(pids, n_pids - n_pair, bench_now_ns() + 30 * SC_SEC_NS, &st[n_pair]);
-
-		err = err < 0 ? err : err2;
-	}
-	if (err < 0) {
-		proc_status_str(st[0], status, sizeof(status));
+	if (err == 0)
+		err = sc_wait_registered(s, &d, p->clients, seen);
+	if (err == 0 && (err = sc_mem(d.pid, &p->rss_kib, &p->pss_kib)) < 0)
+		bench_why(seen, "daemon memory: %s", strerror(-err));
+	/* The helpers run until the pair stops or a role aborts. */
+	atomic_store_explicit(err < 0 ? &s->pp->abort : &s->go, 1, memory_order_release);
+	err2 = proc_wait_all(pids, n_pids, bench_now_ns() + (int64_t)((o->b.max_seconds * 2 + 90) * 1e9), st);
+	if (err == 0 && err2 < 0) {
+		/* The first role that failed, rather than one killed for it. */
+		for (size_t k = 0; k < n_pids; k++)
+			if (st[k] != 0 && (st[i] == 0 || (WIFSIGNALED(st[i]) && WTERMSIG(st[i]) == SIGKILL)))
+				i = k;
+		proc_status_str(st[i], status, sizeof(status));
 		bench_why(seen, "%s (%s)",
-			  err == -ETIMEDOUT ? "a role did not end in time and was killed" : "a role died",
+			  err2 == -ETIMEDOUT ? "a role did not end in time and was killed" : "a role died",
 			  status);
-		sc_point_why(p, s, seen);
+	}
+	if (seen[0]) {
+		/* A role's own reason, else what the main process saw. */
+		const char *w = s->why[0] ? s->why : s->pp->why[0][0] ? s->pp->why[0] : s->pp->why[1];
+
+		bench_why(p->why, "%s", w[0] ? w : seen);
 	} else if (s->pp->done == 0) {
 		bench_why(p->why, "no iteration completed");
 	} else {
@@ -363,13 +347,12 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 		p->capped = s->pp->capped != 0;
 		p->ok = true;
 	}
-out_free_shm:
-	proc_shm_free(&shm);
-out_stop:
 	if (sddsd_stop(&d, seen) < 0 && p->ok) {
 		p->ok = false;
 		memcpy(p->why, seen, sizeof(seen));
 	}
+out_free_shm:
+	proc_shm_free(&shm);
 }
 
 static void sc_json(const struct sc_opts *o, const struct sc_point *pts, bool ok, const char *why)
