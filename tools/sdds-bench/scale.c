@@ -22,7 +22,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdalign.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -91,18 +90,11 @@ struct sc_args {
 	uint32_t first, count; /* its clients: 1 of the pair, or idle clients [first, first + count) */
 };
 
-/* Record why a role failed (the first one wins), tell the others; returns code. */
-static int sc_fail(struct sc_shm *s, int code, int err, const char *fmt, ...)
+/* Record why a role failed (the first one wins) and tell the others; returns code. */
+static int sc_fail(struct sc_shm *s, int code, int err, const char *who, const char *what)
 {
-	char what[128];
-	va_list ap;
-
-	if (atomic_exchange_explicit(&s->pp->abort, 1, memory_order_acq_rel))
-		return code;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	bench_why(s->why, "%s: %s", what, err == -ECANCELED ? "another role failed" : sdds_strerror(err));
+	if (!atomic_exchange_explicit(&s->pp->abort, 1, memory_order_acq_rel))
+		bench_why(s->why, "%s: %s: %s", who, what, sdds_strerror(err));
 	return code;
 }
 
@@ -116,7 +108,7 @@ static int sc_pingpong(const struct sc_args *a, const char *who, struct local_si
 		return pingpong_pong(s->pp, &a->o->b, &local_pp_ops, x, who);
 	err = bench_wait_flag(&s->go, &s->pp->abort, SC_REGISTER_TIMEOUT_NS + 30 * SC_SEC_NS);
 	if (err < 0)
-		return sc_fail(s, 2, err, "%s: waiting for go", who);
+		return sc_fail(s, 2, err, who, "waiting for go");
 	/* The loopback client takes its own samples: no pong side to say it is ready. */
 	if (a->role == SC_LOOP)
 		atomic_store_explicit(&s->pp->ready, 1, memory_order_release);
@@ -151,7 +143,7 @@ static int sc_background(const struct sc_args *a, struct local_side *x)
 			int err = sdds_writer_write(x[k].w, out, o->b.size);
 
 			if (err < 0)
-				return sc_fail(s, 3, err, "idle client: background write");
+				return sc_fail(s, 3, err, "idle client", "background write");
 			while (sdds_reader_take(x[k].r, in, sizeof(in), &len, 0) == 0)
 				;
 		}
@@ -176,13 +168,11 @@ static int sc_role(void *arg)
 	};
 	const struct sc_args *a = arg;
 	const struct sc_pair_role *r = a->role == SC_HELPER ? NULL : &pair[a->role];
-	struct local_side *x = calloc(a->count, sizeof(*x));
+	struct local_side x[SC_PER_HELPER] = {0};
 	sdds_client_options co;
 	sdds_qos q;
 	int rc = 0;
 
-	if (!x)
-		return sc_fail(a->s, 2, -ENOMEM, "role");
 	sdds_client_options_init(&co);
 	co.socket_path = a->sock;
 	co.spin_ns = 0;
@@ -208,7 +198,7 @@ static int sc_role(void *arg)
 		err = local_side_open(&co, &d_r, d_w.id != d_r.id ? &d_w : NULL, LOCAL_READER | LOCAL_WRITER,
 				      &q, &x[k], &what);
 		if (err < 0)
-			rc = sc_fail(a->s, 2, err, "%s: connect and register", r ? r->who : name);
+			rc = sc_fail(a->s, 2, err, r ? r->who : name, what);
 		else
 			atomic_fetch_add_explicit(&a->s->registered, 1, memory_order_release);
 	}
@@ -216,7 +206,6 @@ static int sc_role(void *arg)
 		rc = r ? sc_pingpong(a, r->who, x) : sc_background(a, x);
 	for (uint32_t k = 0; k < a->count; k++)
 		local_side_close(&x[k]);
-	free(x);
 	return rc;
 }
 
@@ -355,14 +344,14 @@ out_free_shm:
 	proc_shm_free(&shm);
 }
 
-static void sc_json(const struct sc_opts *o, const struct sc_point *pts, bool ok, const char *why)
+static void sc_json(const struct sc_opts *o, const struct sc_point *pts, const char *why)
 {
 	struct json j;
 
 	json_init(&j, stdout);
 	json_obj_begin(&j, NULL);
 	json_str(&j, "bench", "scale");
-	json_bool(&j, "ok", ok);
+	json_bool(&j, "ok", !why[0]);
 	json_str(&j, "why", why);
 	json_str(&j, "daemon_mode", o->poll ? "polling" : "blocking");
 	json_uint(&j, "n", o->b.iterations);
@@ -471,7 +460,6 @@ int scale_main(int argc, char **argv)
 	    .n_points = 9,
 	};
 	char bin[PATH_MAX], why[BENCH_WHY_MAX] = "";
-	bool found, ok = true;
 	struct rlimit rl;
 	int rc = bench_cli_parse(&cli, argc, argv, &o.b, &o);
 
@@ -481,24 +469,20 @@ int scale_main(int argc, char **argv)
 	 * A client holds five descriptors and the daemon some per client: the
 	 * soft limit goes up to the hard one before any fork (all inherit it).
 	 */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		rl.rlim_cur = 0;
-	found = sddsd_find(o.b.sddsd_path, bin, sizeof(bin)) == 0;
-	if (!found)
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (sddsd_find(o.b.sddsd_path, bin, sizeof(bin)) < 0) {
 		bench_why(why, "sddsd not found%s%s",
 			  o.b.sddsd_path ? " at " : " next to sdds-bench (give --sddsd PATH)",
 			  o.b.sddsd_path ? o.b.sddsd_path : "");
+		o.n_points = 0;
+	}
 	for (int i = 0; i < o.n_points; i++) {
 		struct sc_point *p = &pts[i];
 
 		*p = (struct sc_point){.clients = o.clients[i]};
-		if (!found) {
-			bench_why(p->why, "%s", why);
-		} else if (rl.rlim_cur < (rlim_t)p->clients * 8 + 64) {
+		if (rl.rlim_cur < (rlim_t)p->clients * 8 + 64) {
 			bench_why(p->why, "RLIMIT_NOFILE %llu is too low for %u clients",
 				  (unsigned long long)rl.rlim_cur, p->clients);
 		} else {
@@ -506,10 +490,9 @@ int scale_main(int argc, char **argv)
 				p->clients == 1 ? "" : "s");
 			sc_run_point(&o, bin, p);
 		}
-		ok = ok && p->ok;
+		if (!p->ok)
+			bench_why(why, "a point failed");
 	}
-	if (found && !ok)
-		bench_why(why, "a point failed");
-	sc_json(&o, pts, ok, why);
-	return ok ? 0 : 1;
+	sc_json(&o, pts, why);
+	return why[0] ? 1 : 0;
 }
