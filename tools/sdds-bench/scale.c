@@ -370,9 +370,6 @@ static void sc_json(const struct sc_opts *o, const struct sc_point *pts, const c
 			json_num(&j, "max_us", p->st.max / 1e3);
 			json_uint(&j, "iterations", p->st.n);
 			json_bool(&j, "truncated", p->capped);
-			json_uint(&j, "requested", o->b.iterations);
-			json_uint(&j, "done", p->st.n);
-			json_bool(&j, "capped", p->capped);
 			json_uint(&j, "daemon_rss_kib", p->rss_kib);
 			json_uint(&j, "daemon_pss_kib", p->pss_kib);
 			json_uint(&j, "daemon_rss0_kib", p->rss0_kib);
