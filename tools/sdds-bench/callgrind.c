@@ -56,8 +56,8 @@ struct cg_run {
 	uint64_t ir, client_ir[2];
 };
 
+/* A figure stands while its reason is empty. */
 struct cg_result {
-	bool ok, clients_ok;
 	char why[BENCH_WHY_MAX], clients_why[BENCH_WHY_MAX];
 	char valgrind[PATH_MAX], sddsd[PATH_MAX];
 	struct cg_run base, full; /* B samples, B + K */
@@ -230,10 +230,10 @@ static void cg_clients(const struct cg_opts *co, const char *dir, struct cg_resu
 			return;
 		}
 	}
-	r->clients_ok =
-	    r->full.client_ir[0] > r->base.client_ir[0] && r->full.client_ir[1] > r->base.client_ir[1];
-	if (!r->clients_ok)
-		bench_why(r->clients_why, "the longer run counted no more client instructions");
+	bench_why(r->clients_why, "%s",
+		  r->full.client_ir[0] > r->base.client_ir[0] && r->full.client_ir[1] > r->base.client_ir[1]
+		      ? ""
+		      : "the longer run counted no more client instructions");
 }
 #endif /* SDDS_BENCH_HAVE_CALLGRIND */
 
@@ -280,9 +280,8 @@ static void cg_measure(const struct cg_opts *co, struct cg_result *r)
 	if (!r->why[0] && r->full.ir <= r->base.ir)
 		bench_why(r->why, "the longer run counted no more instructions (%" PRIu64 " <= %" PRIu64 ")",
 			  r->full.ir, r->base.ir);
-	r->ok = !r->why[0];
 #ifdef SDDS_BENCH_HAVE_CALLGRIND
-	if (r->ok) {
+	if (!r->why[0]) {
 		fprintf(stderr, "sdds-bench callgrind: writer and reader under callgrind, sddsd native\n");
 		cg_clients(co, dir, r);
 	}
@@ -299,19 +298,19 @@ static void cg_json(const struct cg_opts *co, const struct cg_result *r)
 	json_init(&j, stdout);
 	json_obj_begin(&j, NULL);
 	json_str(&j, "bench", "callgrind");
-	json_bool(&j, "ok", r->ok);
-	json_str(&j, "why", r->ok ? "" : r->why);
+	json_bool(&j, "ok", !r->why[0]);
+	json_str(&j, "why", r->why);
 	json_uint(&j, "size", co->b.size);
 	json_uint(&j, "base_samples", co->base);
 	json_uint(&j, "samples", co->samples);
-	if (r->ok) {
+	if (!r->why[0]) {
 		json_uint(&j, "ir_base", r->base.ir);
 		json_uint(&j, "ir_full", r->full.ir);
 		json_num(&j, "ir_per_sample", (double)(r->full.ir - r->base.ir) / k);
 	}
-	json_bool(&j, "clients_ok", r->clients_ok);
-	json_str(&j, "clients_why", r->clients_ok ? "" : r->clients_why);
-	if (r->clients_ok) {
+	json_bool(&j, "clients_ok", !r->clients_why[0]);
+	json_str(&j, "clients_why", r->clients_why);
+	if (!r->clients_why[0]) {
 		json_num(&j, "writer_ir_per_sample",
 			 (double)(r->full.client_ir[0] - r->base.client_ir[0]) / k);
 		json_num(&j, "reader_ir_per_sample",
@@ -405,5 +404,5 @@ int callgrind_main(int argc, char **argv)
 		co.base, co.base + co.samples);
 	cg_measure(&co, &r);
 	cg_json(&co, &r);
-	return r.ok ? 0 : 1;
+	return r.why[0] ? 1 : 0;
 }
