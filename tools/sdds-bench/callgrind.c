@@ -30,6 +30,12 @@
 
 #ifdef SDDS_BENCH_HAVE_CALLGRIND
 #include <valgrind/callgrind.h>
+#define CG_CLIENTS 1
+#else
+/* Without callgrind.h the roles cannot dump their loops: the clients are not counted. */
+#define CG_CLIENTS 0
+#define CALLGRIND_ZERO_STATS
+#define CALLGRIND_DUMP_STATS_AT(label) (void)(label)
 #endif
 
 #include "bench.h"
@@ -65,21 +71,15 @@ struct cg_result {
 
 void callgrind_role_begin(void)
 {
-#ifdef SDDS_BENCH_HAVE_CALLGRIND
 	CALLGRIND_ZERO_STATS;
-#endif
 }
 
 void callgrind_role_end(const char *role)
 {
-#ifdef SDDS_BENCH_HAVE_CALLGRIND
 	char label[64];
 
 	snprintf(label, sizeof(label), CG_ROLE_PREFIX "%s", role);
 	CALLGRIND_DUMP_STATS_AT(label);
-#else
-	(void)role;
-#endif
 }
 
 /*
@@ -193,7 +193,6 @@ static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, uint64_t
 	return -EIO;
 }
 
-#ifdef SDDS_BENCH_HAVE_CALLGRIND
 /* The clients' counts: each run by this program rerun under callgrind, its roles' dumps in dir. */
 static void cg_clients(const struct cg_opts *co, const char *dir, struct cg_result *r)
 {
@@ -235,7 +234,6 @@ static void cg_clients(const struct cg_opts *co, const char *dir, struct cg_resu
 		      ? ""
 		      : "the longer run counted no more client instructions");
 }
-#endif /* SDDS_BENCH_HAVE_CALLGRIND */
 
 /*
  * The daemon's counts (sddsd under callgrind, started by a script), then,
@@ -250,11 +248,9 @@ static void cg_measure(const struct cg_opts *co, struct cg_result *r)
 	const char *v = co->valgrind;
 
 	/* The clients' reason until they are counted. */
-#ifdef SDDS_BENCH_HAVE_CALLGRIND
-	bench_why(r->clients_why, "the daemon's runs failed first");
-#else
-	bench_why(r->clients_why, "built without valgrind/callgrind.h: clients not counted");
-#endif
+	bench_why(r->clients_why, "%s",
+		  CG_CLIENTS ? "the daemon's runs failed first"
+			     : "built without valgrind/callgrind.h: clients not counted");
 	if (mdrun_which(v, r->valgrind, sizeof(r->valgrind)) < 0) {
 		bench_why(r->why, "valgrind not found%s%s (apt-get install valgrind)",
 			  strchr(v, '/') ? " at " : "", strchr(v, '/') ? v : "");
@@ -280,12 +276,10 @@ static void cg_measure(const struct cg_opts *co, struct cg_result *r)
 	if (!r->why[0] && r->full.ir <= r->base.ir)
 		bench_why(r->why, "the longer run counted no more instructions (%" PRIu64 " <= %" PRIu64 ")",
 			  r->full.ir, r->base.ir);
-#ifdef SDDS_BENCH_HAVE_CALLGRIND
-	if (!r->why[0]) {
+	if (CG_CLIENTS && !r->why[0]) {
 		fprintf(stderr, "sdds-bench callgrind: writer and reader under callgrind, sddsd native\n");
 		cg_clients(co, dir, r);
 	}
-#endif
 	cg_sweep(dir, NULL);
 	rmdir(dir);
 }
