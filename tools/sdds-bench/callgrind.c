@@ -51,8 +51,8 @@
 #define CG_TRIGGER "desc: Trigger: Client Request: " CG_ROLE_PREFIX
 
 struct cg_opts {
-	struct bench_opts b; /* size, sddsd_path, take_batch (--take-many, the client runs only) */
-	uint64_t samples, base;
+	struct bench_opts b;		   /* size, sddsd_path */
+	uint64_t samples, base, take_many; /* take_many: the client runs' reader only */
 	const char *valgrind;
 	bool client_run; /* internal: one run of -k samples, the one cg_clients counts */
 };
@@ -161,7 +161,7 @@ static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, uint64_t
 			       .tput_count = samples,
 			       .depth = 1024,
 			       .reliable = true,
-			       .take_batch = ret_ir ? 0 : co->b.take_batch};
+			       .take_batch = ret_ir ? 0 : (uint32_t)co->take_many};
 	char w[BENCH_WHY_MAX] = "";
 	struct tput_result t = {0};
 	struct sddsd_proc d;
@@ -201,7 +201,7 @@ static void cg_clients(const struct cg_opts *co, const char *dir, struct cg_resu
 	const char *args[] = {
 	    r->valgrind, "-q",	      "--tool=callgrind", out_opt,  vlog_opt,
 	    self,	 "callgrind", "--client-run",	  "--json", "-k",
-	    k,		 s,	      "--sddsd",	  r->sddsd, co->b.take_batch > 1 ? m : NULL,
+	    k,		 s,	      "--sddsd",	  r->sddsd, co->take_many > 1 ? m : NULL,
 	    NULL};
 	struct proc_exec x = {.argv = args, .log = log, .name = "sdds-bench under callgrind"};
 	pid_t pid;
@@ -215,7 +215,7 @@ static void cg_clients(const struct cg_opts *co, const char *dir, struct cg_resu
 	snprintf(vlog_opt, sizeof(vlog_opt), "--log-file=%s/valgrind.%%p.log", dir);
 	snprintf(log, sizeof(log), "%s/log", dir);
 	snprintf(s, sizeof(s), "-s%" PRIu32, co->b.size);
-	snprintf(m, sizeof(m), "--take-many=%" PRIu32, co->b.take_batch);
+	snprintf(m, sizeof(m), "--take-many=%" PRIu64, co->take_many);
 	for (int i = 0; i < 2; i++) {
 		uint64_t n = i ? co->base + co->samples : co->base;
 
@@ -309,7 +309,7 @@ static void cg_json(const struct cg_opts *co, const struct cg_result *r)
 			 (double)(r->full.client_ir[0] - r->base.client_ir[0]) / k);
 		json_num(&j, "reader_ir_per_sample",
 			 (double)(r->full.client_ir[1] - r->base.client_ir[1]) / k);
-		json_uint(&j, "reader_take_many", co->b.take_batch);
+		json_uint(&j, "reader_take_many", co->take_many);
 		json_uint(&j, "writer_ir_base", r->base.client_ir[0]);
 		json_uint(&j, "writer_ir_full", r->full.client_ir[0]);
 		json_uint(&j, "reader_ir_base", r->base.client_ir[1]);
@@ -344,19 +344,15 @@ enum { CG_OPT_BASE = BENCH_OPT_OWN, CG_OPT_VALGRIND, CG_OPT_CLIENT_RUN, CG_OPT_T
 static int cg_option(void *ctx, int c, const char *arg)
 {
 	struct cg_opts *o = ctx;
-	uint64_t v;
 
-	if (c == 'k' || c == CG_OPT_BASE)
-		return bench_parse_u64(arg, 0, 1, 100000000, c == 'k' ? &o->samples : &o->base);
-	if (c == CG_OPT_TAKE_MANY) {
-		if (bench_parse_u64(arg, 0, 2, BENCH_MAX_TAKE_BATCH, &v) < 0)
-			return -EINVAL;
-		o->b.take_batch = (uint32_t)v;
-	} else if (c == CG_OPT_VALGRIND) {
+	if (c == CG_OPT_VALGRIND)
 		o->valgrind = arg;
-	} else {
+	else if (c == CG_OPT_CLIENT_RUN)
 		o->client_run = true;
-	}
+	else if (c == CG_OPT_TAKE_MANY)
+		return bench_parse_u64(arg, 0, 2, BENCH_MAX_TAKE_BATCH, &o->take_many);
+	else
+		return bench_parse_u64(arg, 0, 1, 100000000, c == 'k' ? &o->samples : &o->base);
 	return 0;
 }
 
