@@ -324,10 +324,8 @@ static void cg_usage(FILE *f)
 	fprintf(f,
 		"usage: sdds-bench callgrind [options]\n"
 		"\n"
-		"Instructions per sample: sddsd (blocking) under valgrind --tool=callgrind for B\n"
-		"samples writer -> reader, then for B + K: (Ir(B + K) - Ir(B)) / K. Then the\n"
-		"writer's and reader's loops the same way (sddsd native), when built with\n"
-		"valgrind's callgrind.h.\n"
+		"Instructions per sample, (Ir(B + K) - Ir(B)) / K: in sddsd (blocking) under callgrind,\n"
+		"then in the writer's and reader's loops (sddsd native; needs valgrind's callgrind.h).\n"
 		"\n"
 		"  -k, --samples K    samples the figure is taken over (default 50000)\n"
 		"      --base B       samples of the reference run (default 1000)\n"
