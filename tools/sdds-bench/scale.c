@@ -336,10 +336,9 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 		p->capped = s->pp->capped != 0;
 		p->ok = true;
 	}
-	if (sddsd_stop(&d, seen) < 0 && p->ok) {
+	/* A point measured in full still fails when its daemon did not stop cleanly. */
+	if (sddsd_stop(&d, p->ok ? p->why : seen) < 0)
 		p->ok = false;
-		memcpy(p->why, seen, sizeof(seen));
-	}
 out_free_shm:
 	proc_shm_free(&shm);
 }
