@@ -3,16 +3,14 @@
  * callgrind.c - `sdds-bench callgrind` (see callgrind.h).
  *
  * OVERVIEW
- * sddsd_start runs a binary with the daemon's arguments: for the daemon's
- * runs, a shell script that execs valgrind on the real daemon, both paths
- * and the output file taken from the environment. The workload is local.c's
- * throughput loops with a fixed count (tput_count) in blocking mode: a
- * polling daemon adds instructions per microsecond, not per sample. A run
- * that did not deliver every sample gives no figure.
- *
- * The clients: this program reruns itself under callgrind once per run
- * (--client-run, internal); the writer and reader it forks dump their
- * loops into a directory that is read and emptied after each run. A client
+ * Every run is this program rerun with --client-run (internal): local.c's
+ * throughput loops with a fixed count (tput_count), blocking mode, since a
+ * polling daemon adds instructions per microsecond, not per sample. For
+ * the daemon's runs its --sddsd is a shell script that execs valgrind on
+ * the real daemon (both paths and the output file in the environment); for
+ * the clients' runs valgrind runs it, and the writer and reader it forks
+ * dump their loops into a directory that is read and emptied after each
+ * run. A run that did not deliver every sample gives no figure; a client
  * figure that could not be taken leaves the daemon's standing.
  */
 #include "callgrind.h"
@@ -146,111 +144,67 @@ static int cg_sweep(const char *dir, struct cg_run *r)
 }
 
 /*
- * One run: exactly `samples` samples writer -> reader through a daemon
- * started from daemon_bin, then stopped. ret_ir: the daemon runs under
- * callgrind (daemon_bin is the script, the output $SDDS_BENCH_CG_OUT) and
- * its count goes there; NULL: natively (a client run). 0, or -errno with why.
+ * The --client-run: exactly -k samples writer -> reader through a daemon
+ * started from daemon_bin, then stopped. 0, or -EIO with why.
  */
-static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, uint64_t samples, uint64_t *ret_ir,
-		      char *why)
+static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, char *why)
 {
 	struct bench_placement pl = {BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
-	/* The daemon's figure stays comparable with the ones before --take-many: per-sample takes. */
 	struct bench_opts o = {.size = co->b.size,
 			       .tput_seconds = 120,
-			       .tput_count = samples,
+			       .tput_count = co->samples,
 			       .depth = 1024,
 			       .reliable = true,
-			       .take_batch = ret_ir ? 0 : (uint32_t)co->take_many};
+			       .take_batch = (uint32_t)co->take_many};
 	char w[BENCH_WHY_MAX] = "";
 	struct tput_result t = {0};
 	struct sddsd_proc d;
 	bool all;
-	int err, role;
 
-	if (ret_ir)
-		unlink(getenv("SDDS_BENCH_CG_OUT")); /* no total of the run before */
-	err = sddsd_start(daemon_bin, false, BENCH_CPU_ANY, &d, why);
-	if (err < 0)
-		return err;
-	local_throughput(&o, d.sock, false, &pl, &t);
-	sddsd_stop(&d, w);
-	/*
-	 * Every sample delivered is what counts, not a rate: a reader that
-	 * caught up before the writer said it is done has no time mark (not
-	 * ok) but all the samples.
-	 */
-	all = t.written == samples && t.received == samples;
-	if (!all && !t.ok)
-		bench_why(w, "%s", t.why);
-	else if (!all)
-		bench_why(w, "%" PRIu64 " written, %" PRIu64 " taken (a 120 s cap)", t.written, t.received);
-	else if (!w[0] && ret_ir && cg_read_out(getenv("SDDS_BENCH_CG_OUT"), &role, ret_ir) < 0)
-		bench_why(w, "no instruction total from callgrind");
+	if (sddsd_start(daemon_bin, false, BENCH_CPU_ANY, &d, w) == 0) {
+		local_throughput(&o, d.sock, false, &pl, &t);
+		sddsd_stop(&d, w);
+		/*
+		 * Every sample delivered is what counts, not a rate: a reader that
+		 * caught up before the writer said it is done has no time mark (not
+		 * ok) but all the samples.
+		 */
+		all = t.written == co->samples && t.received == co->samples;
+		if (!all && !t.ok)
+			bench_why(w, "%s", t.why);
+		else if (!all)
+			bench_why(w, "%" PRIu64 " written, %" PRIu64 " taken (a 120 s cap)", t.written,
+				  t.received);
+	}
 	if (!w[0])
 		return 0;
-	bench_why(why, "%" PRIu64 "-sample run: %s", samples, w);
+	bench_why(why, "%" PRIu64 "-sample run: %s", co->samples, w);
 	return -EIO;
 }
 
-/* The clients' counts: each run by this program rerun under callgrind, its roles' dumps in dir. */
-static void cg_clients(const struct cg_opts *co, const char *dir, struct cg_result *r)
-{
-	char self[PATH_MAX] = "", out_opt[PATH_MAX + 64], vlog_opt[PATH_MAX + 64], log[PATH_MAX];
-	char k[24], s[24], m[32];
-	const char *args[] = {
-	    r->valgrind, "-q",	      "--tool=callgrind", out_opt,  vlog_opt,
-	    self,	 "callgrind", "--client-run",	  "--json", "-k",
-	    k,		 s,	      "--sddsd",	  r->sddsd, co->take_many > 1 ? m : NULL,
-	    NULL};
-	struct proc_exec x = {.argv = args, .log = log, .name = "sdds-bench under callgrind"};
-	pid_t pid;
-
-	if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0) {
-		bench_why(r->clients_why, "cannot name this program (/proc/self/exe)");
-		return;
-	}
-	snprintf(out_opt, sizeof(out_opt), "--callgrind-out-file=%s/cl.%%p", dir);
-	/* Its warnings (pidfd_open is unknown to valgrind 3.19) are no figure. */
-	snprintf(vlog_opt, sizeof(vlog_opt), "--log-file=%s/valgrind.%%p.log", dir);
-	snprintf(log, sizeof(log), "%s/log", dir);
-	snprintf(s, sizeof(s), "-s%" PRIu32, co->b.size);
-	snprintf(m, sizeof(m), "--take-many=%" PRIu64, co->take_many);
-	for (int i = 0; i < 2; i++) {
-		uint64_t n = i ? co->base + co->samples : co->base;
-
-		snprintf(k, sizeof(k), "%" PRIu64, n);
-		/* No time cap: a run under callgrind takes as long as it takes. */
-		if (proc_exec_start(&x, &pid, r->clients_why) < 0 ||
-		    proc_exec_stop(pid, 0, INT_MAX / 1000, x.name, log, r->clients_why) < 0)
-			return;
-		if (cg_sweep(dir, i ? &r->full : &r->base) < 0) {
-			bench_why(r->clients_why, "%" PRIu64 "-sample run: no writer and reader dumps", n);
-			return;
-		}
-	}
-	bench_why(r->clients_why, "%s",
-		  r->full.client_ir[0] > r->base.client_ir[0] && r->full.client_ir[1] > r->base.client_ir[1]
-		      ? ""
-		      : "the longer run counted no more client instructions");
-}
-
 /*
- * The daemon's counts (sddsd under callgrind, started by a script), then,
- * when they stand, the clients'. One directory holds every file of both.
+ * The four runs of this program's --client-run, B and B + K samples each:
+ * sddsd under callgrind (started by a script) with the clients native, then
+ * the clients under callgrind with sddsd native. The daemon's runs take a
+ * sample at a time, so the figure stays comparable with the ones before
+ * --take-many. One directory holds every file.
  */
 static void cg_measure(const struct cg_opts *co, struct cg_result *r)
 {
 	static const char script_text[] =
 	    "#!/bin/sh\nexec \"$SDDS_BENCH_VALGRIND\" --tool=callgrind "
 	    "--callgrind-out-file=\"$SDDS_BENCH_CG_OUT\" \"$SDDS_BENCH_SDDSD\" \"$@\"\n";
-	char dir[] = "/tmp/sdds-bench-cg.XXXXXX", script[PATH_MAX], out[PATH_MAX + 16];
+	char dir[] = "/tmp/sdds-bench-cg.XXXXXX", script[PATH_MAX], out[PATH_MAX + 16], log[PATH_MAX];
+	char self[PATH_MAX] = "", out_opt[PATH_MAX + 64], vlog_opt[PATH_MAX + 64], k[24], s[24], m[32];
+	const char *args[] = {r->valgrind, "-q",	"--tool=callgrind", out_opt,  vlog_opt,
+			      self,	   "callgrind", "--client-run",	    "--json", "-k",
+			      k,	   s,		"--sddsd",	    script,   NULL,
+			      NULL};
+	struct proc_exec x = {.log = log, .name = "sdds-bench --client-run"};
 	const char *v = co->valgrind;
+	pid_t pid;
+	int role;
 
-	/* The clients' reason until they are counted. */
-	bench_why(r->clients_why, "%s",
-		  CG_CLIENTS ? "the daemon's runs failed first"
-			     : "built without valgrind/callgrind.h: clients not counted");
 	if (mdrun_which(v, r->valgrind, sizeof(r->valgrind)) < 0) {
 		bench_why(r->why, "valgrind not found%s%s (apt-get install valgrind)",
 			  strchr(v, '/') ? " at " : "", strchr(v, '/') ? v : "");
@@ -260,26 +214,52 @@ static void cg_measure(const struct cg_opts *co, struct cg_result *r)
 		bench_why(r->why, "sddsd not found (give --sddsd PATH)");
 		return;
 	}
-	if (!mkdtemp(dir)) {
-		bench_why(r->why, "mkdtemp: %s", strerror(errno));
+	if (readlink("/proc/self/exe", self, sizeof(self) - 1) <= 0 || !mkdtemp(dir)) {
+		bench_why(r->why, "cannot name this program (/proc/self/exe) or make a directory: %s",
+			  strerror(errno));
 		return;
 	}
 	snprintf(script, sizeof(script), "%s/sddsd-callgrind.sh", dir);
 	snprintf(out, sizeof(out), "%s/sddsd.out", dir);
+	snprintf(out_opt, sizeof(out_opt), "--callgrind-out-file=%s/cl.%%p", dir);
+	/* Its warnings (pidfd_open is unknown to valgrind 3.19) are no figure. */
+	snprintf(vlog_opt, sizeof(vlog_opt), "--log-file=%s/valgrind.%%p.log", dir);
+	snprintf(log, sizeof(log), "%s/log", dir);
+	snprintf(s, sizeof(s), "-s%" PRIu32, co->b.size);
+	snprintf(m, sizeof(m), "--take-many=%" PRIu64, co->take_many);
 	if (sddsd_run_write(script, script_text) < 0 || chmod(script, 0700) < 0 ||
 	    setenv("SDDS_BENCH_VALGRIND", r->valgrind, 1) < 0 ||
 	    setenv("SDDS_BENCH_SDDSD", r->sddsd, 1) < 0 || setenv("SDDS_BENCH_CG_OUT", out, 1) < 0)
 		bench_why(r->why, "%s: %s", script, strerror(errno));
-	for (int i = 0; i < 2 && !r->why[0]; i++)
-		cg_run_one(co, script, i ? co->base + co->samples : co->base, i ? &r->full.ir : &r->base.ir,
-			   r->why);
+	for (int i = 0; i < 2 + 2 * CG_CLIENTS && !r->why[0] && !r->clients_why[0]; i++) {
+		uint64_t n = i % 2 ? co->base + co->samples : co->base;
+		struct cg_run *run = i % 2 ? &r->full : &r->base;
+		char *why = i < 2 ? r->why : r->clients_why;
+
+		if (i == 2) {
+			fprintf(stderr,
+				"sdds-bench callgrind: writer and reader under callgrind, sddsd native\n");
+			args[13] = r->sddsd;
+			args[14] = co->take_many > 1 ? m : NULL;
+		}
+		snprintf(k, sizeof(k), "%" PRIu64, n);
+		x.argv = &args[i < 2 ? 5 : 0];
+		unlink(out); /* no total of the run before */
+		/* No time cap: a run under callgrind takes as long as it takes. */
+		if (proc_exec_start(&x, &pid, why) < 0 ||
+		    proc_exec_stop(pid, 0, INT_MAX / 1000, x.name, log, why) < 0)
+			break;
+		if (i < 2 && cg_read_out(out, &role, &run->ir) < 0)
+			bench_why(why, "%" PRIu64 "-sample run: no instruction total from callgrind", n);
+		else if (i >= 2 && cg_sweep(dir, run) < 0)
+			bench_why(why, "%" PRIu64 "-sample run: no writer and reader dumps", n);
+	}
 	if (!r->why[0] && r->full.ir <= r->base.ir)
 		bench_why(r->why, "the longer run counted no more instructions (%" PRIu64 " <= %" PRIu64 ")",
 			  r->full.ir, r->base.ir);
-	if (CG_CLIENTS && !r->why[0]) {
-		fprintf(stderr, "sdds-bench callgrind: writer and reader under callgrind, sddsd native\n");
-		cg_clients(co, dir, r);
-	}
+	if (!r->clients_why[0] &&
+	    (r->full.client_ir[0] <= r->base.client_ir[0] || r->full.client_ir[1] <= r->base.client_ir[1]))
+		bench_why(r->clients_why, "the longer run counted no more client instructions");
 	cg_sweep(dir, NULL);
 	rmdir(dir);
 }
@@ -379,18 +359,22 @@ int callgrind_main(int argc, char **argv)
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
 	if (co.client_run) {
-		char path[PATH_MAX];
-
-		if (sddsd_find(co.b.sddsd_path, path, sizeof(path)) < 0 ||
-		    cg_run_one(&co, path, co.samples, NULL, r.why) < 0) {
-			fprintf(stderr, "sdds-bench callgrind: %s\n", r.why[0] ? r.why : "sddsd not found");
-			return 1;
-		}
-		return 0;
+		if (sddsd_find(co.b.sddsd_path, r.sddsd, sizeof(r.sddsd)) < 0)
+			bench_why(r.why, "sddsd not found");
+		else
+			cg_run_one(&co, r.sddsd, r.why);
+		if (r.why[0])
+			fprintf(stderr, "%s\n", r.why);
+		return r.why[0] ? 1 : 0;
 	}
 	fprintf(stderr, "sdds-bench callgrind: sddsd under callgrind, %" PRIu64 " and %" PRIu64 " samples\n",
 		co.base, co.base + co.samples);
 	cg_measure(&co, &r);
+	/* The clients' figures stand only on the daemon's, and need callgrind.h. */
+	if (r.why[0] || !CG_CLIENTS)
+		bench_why(r.clients_why, "%s",
+			  CG_CLIENTS ? "the daemon's runs failed first"
+				     : "built without valgrind/callgrind.h: clients not counted");
 	cg_json(&co, &r);
 	return r.why[0] ? 1 : 0;
 }
