@@ -63,9 +63,9 @@ struct sc_opts {
 	bool poll;
 };
 
+/* A point was measured when its reason is empty. */
 struct sc_point {
 	uint32_t clients;
-	bool ok;
 	char why[BENCH_WHY_MAX];
 	struct stats st; /* one-way, ns */
 	bool capped;
@@ -334,11 +334,9 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 		/* Loopback times one hop; the pair a round trip, halved. */
 		stats_compute(s->pp->rtt, s->pp->done, p->clients == 1 ? 1.0 : 0.5, &p->st);
 		p->capped = s->pp->capped != 0;
-		p->ok = true;
 	}
 	/* A point measured in full still fails when its daemon did not stop cleanly. */
-	if (sddsd_stop(&d, p->ok ? p->why : seen) < 0)
-		p->ok = false;
+	sddsd_stop(&d, p->why[0] ? seen : p->why);
 out_free_shm:
 	proc_shm_free(&shm);
 }
@@ -360,9 +358,9 @@ static void sc_json(const struct sc_opts *o, const struct sc_point *pts, const c
 	for (const struct sc_point *p = pts; p < pts + o->n_points; p++) {
 		json_obj_begin(&j, NULL);
 		json_uint(&j, "clients", p->clients);
-		json_bool(&j, "ok", p->ok);
+		json_bool(&j, "ok", !p->why[0]);
 		json_str(&j, "why", p->why);
-		if (p->ok) {
+		if (!p->why[0]) {
 			json_num(&j, "p50_us", p->st.median / 1e3);
 			json_num(&j, "p99_us", p->st.p99 / 1e3);
 			json_num(&j, "p999_us", p->st.p999 / 1e3);
@@ -486,7 +484,7 @@ int scale_main(int argc, char **argv)
 				p->clients == 1 ? "" : "s");
 			sc_run_point(&o, bin, p);
 		}
-		if (!p->ok)
+		if (p->why[0])
 			bench_why(why, "a point failed");
 	}
 	sc_json(&o, pts, why);
