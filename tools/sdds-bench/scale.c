@@ -341,47 +341,28 @@ out_free_shm:
 	proc_shm_free(&shm);
 }
 
-static void sc_json(const struct sc_opts *o, const struct sc_point *pts, const char *why)
+static void sc_point_json(struct json *j, const struct sc_point *p)
 {
-	struct json j;
-
-	json_init(&j, stdout);
-	json_obj_begin(&j, NULL);
-	json_str(&j, "bench", "scale");
-	json_bool(&j, "ok", !why[0]);
-	json_str(&j, "why", why);
-	json_str(&j, "daemon_mode", o->poll ? "polling" : "blocking");
-	json_uint(&j, "n", o->b.iterations);
-	json_uint(&j, "size", o->b.size);
-	json_num(&j, "bg_hz", o->bg_hz);
-	json_arr_begin(&j, "points");
-	for (const struct sc_point *p = pts; p < pts + o->n_points; p++) {
-		json_obj_begin(&j, NULL);
-		json_uint(&j, "clients", p->clients);
-		json_bool(&j, "ok", !p->why[0]);
-		json_str(&j, "why", p->why);
-		if (!p->why[0]) {
-			json_num(&j, "p50_us", p->st.median / 1e3);
-			json_num(&j, "p99_us", p->st.p99 / 1e3);
-			json_num(&j, "p999_us", p->st.p999 / 1e3);
-			json_num(&j, "max_us", p->st.max / 1e3);
-			json_uint(&j, "iterations", p->st.n);
-			json_bool(&j, "truncated", p->capped);
-			json_uint(&j, "daemon_rss_kib", p->rss_kib);
-			json_uint(&j, "daemon_pss_kib", p->pss_kib);
-			json_uint(&j, "daemon_rss0_kib", p->rss0_kib);
-			json_uint(&j, "daemon_pss0_kib", p->pss0_kib);
-			/* Per client: what N clients added, over N (can be negative: noise). */
-			json_num(&j, "rss_per_client_kib",
-				 ((double)p->rss_kib - (double)p->rss0_kib) / p->clients);
-			json_num(&j, "pss_per_client_kib",
-				 ((double)p->pss_kib - (double)p->pss0_kib) / p->clients);
-		}
-		json_obj_end(&j);
+	json_obj_begin(j, NULL);
+	json_uint(j, "clients", p->clients);
+	json_bool(j, "ok", !p->why[0]);
+	json_str(j, "why", p->why);
+	if (!p->why[0]) {
+		json_num(j, "p50_us", p->st.median / 1e3);
+		json_num(j, "p99_us", p->st.p99 / 1e3);
+		json_num(j, "p999_us", p->st.p999 / 1e3);
+		json_num(j, "max_us", p->st.max / 1e3);
+		json_uint(j, "iterations", p->st.n);
+		json_bool(j, "truncated", p->capped);
+		json_uint(j, "daemon_rss_kib", p->rss_kib);
+		json_uint(j, "daemon_pss_kib", p->pss_kib);
+		json_uint(j, "daemon_rss0_kib", p->rss0_kib);
+		json_uint(j, "daemon_pss0_kib", p->pss0_kib);
+		/* Per client: what N clients added, over N (can be negative: noise). */
+		json_num(j, "rss_per_client_kib", ((double)p->rss_kib - (double)p->rss0_kib) / p->clients);
+		json_num(j, "pss_per_client_kib", ((double)p->pss_kib - (double)p->pss0_kib) / p->clients);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_finish(&j);
+	json_obj_end(j);
 }
 
 static void sc_usage(FILE *f)
@@ -447,7 +428,6 @@ int scale_main(int argc, char **argv)
 	    .parse = sc_option,
 	    .usage = sc_usage,
 	};
-	static struct sc_point pts[SC_MAX_POINTS];
 	struct sc_opts o = {
 	    .b = {.iterations = 20000, .warmup = 500, .size = 2, .max_seconds = 30},
 	    .clients = {1, 2, 4, 8, 16, 32, 64, 128, 256},
@@ -455,6 +435,7 @@ int scale_main(int argc, char **argv)
 	};
 	char bin[PATH_MAX], why[BENCH_WHY_MAX] = "";
 	struct rlimit rl;
+	struct json j;
 	int rc = bench_cli_parse(&cli, argc, argv, &o.b, &o);
 
 	if (rc != 0)
@@ -472,21 +453,34 @@ int scale_main(int argc, char **argv)
 			  o.b.sddsd_path ? o.b.sddsd_path : "");
 		o.n_points = 0;
 	}
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "bench", "scale");
+	json_str(&j, "daemon_mode", o.poll ? "polling" : "blocking");
+	json_uint(&j, "n", o.b.iterations);
+	json_uint(&j, "size", o.b.size);
+	json_num(&j, "bg_hz", o.bg_hz);
+	/* Each point is printed when it is done: the ok and why of the whole come last. */
+	json_arr_begin(&j, "points");
 	for (int i = 0; i < o.n_points; i++) {
-		struct sc_point *p = &pts[i];
+		struct sc_point p = {.clients = o.clients[i]};
 
-		*p = (struct sc_point){.clients = o.clients[i]};
-		if (rl.rlim_cur < (rlim_t)p->clients * 8 + 64) {
-			bench_why(p->why, "RLIMIT_NOFILE %llu is too low for %u clients",
-				  (unsigned long long)rl.rlim_cur, p->clients);
+		if (rl.rlim_cur < (rlim_t)p.clients * 8 + 64) {
+			bench_why(p.why, "RLIMIT_NOFILE %llu is too low for %u clients",
+				  (unsigned long long)rl.rlim_cur, p.clients);
 		} else {
-			fprintf(stderr, "sdds-bench: scale, %u client%s\n", p->clients,
-				p->clients == 1 ? "" : "s");
-			sc_run_point(&o, bin, p);
+			fprintf(stderr, "sdds-bench: scale, %u client%s\n", p.clients,
+				p.clients == 1 ? "" : "s");
+			sc_run_point(&o, bin, &p);
 		}
-		if (p->why[0])
+		if (p.why[0])
 			bench_why(why, "a point failed");
+		sc_point_json(&j, &p);
 	}
-	sc_json(&o, pts, why);
+	json_arr_end(&j);
+	json_bool(&j, "ok", !why[0]);
+	json_str(&j, "why", why);
+	json_obj_end(&j);
+	json_finish(&j);
 	return why[0] ? 1 : 0;
 }
