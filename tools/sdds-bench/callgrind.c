@@ -145,9 +145,10 @@ static int cg_sweep(const char *dir, struct cg_run *r)
 
 /*
  * The --client-run: exactly -k samples writer -> reader through a daemon
- * started from daemon_bin, then stopped. 0, or -EIO with why.
+ * started from --sddsd, then stopped. Returns the exit status, the reason
+ * of a failure on stderr.
  */
-static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, char *why)
+static int cg_client_run(const struct cg_opts *co)
 {
 	struct bench_placement pl = {BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
 	struct bench_opts o = {.size = co->b.size,
@@ -156,12 +157,14 @@ static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, char *wh
 			       .depth = 1024,
 			       .reliable = true,
 			       .take_batch = (uint32_t)co->take_many};
-	char w[BENCH_WHY_MAX] = "";
+	char bin[PATH_MAX], w[BENCH_WHY_MAX] = "";
 	struct tput_result t = {0};
 	struct sddsd_proc d;
 	bool all;
 
-	if (sddsd_start(daemon_bin, false, BENCH_CPU_ANY, &d, w) == 0) {
+	if (sddsd_find(co->b.sddsd_path, bin, sizeof(bin)) < 0) {
+		bench_why(w, "sddsd not found");
+	} else if (sddsd_start(bin, false, BENCH_CPU_ANY, &d, w) == 0) {
 		local_throughput(&o, d.sock, false, &pl, &t);
 		sddsd_stop(&d, w);
 		/*
@@ -176,10 +179,9 @@ static int cg_run_one(const struct cg_opts *co, const char *daemon_bin, char *wh
 			bench_why(w, "%" PRIu64 " written, %" PRIu64 " taken (a 120 s cap)", t.written,
 				  t.received);
 	}
-	if (!w[0])
-		return 0;
-	bench_why(why, "%" PRIu64 "-sample run: %s", co->samples, w);
-	return -EIO;
+	if (w[0])
+		fprintf(stderr, "%" PRIu64 "-sample run: %s\n", co->samples, w);
+	return w[0] ? 1 : 0;
 }
 
 /*
@@ -358,15 +360,8 @@ int callgrind_main(int argc, char **argv)
 
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	if (co.client_run) {
-		if (sddsd_find(co.b.sddsd_path, r.sddsd, sizeof(r.sddsd)) < 0)
-			bench_why(r.why, "sddsd not found");
-		else
-			cg_run_one(&co, r.sddsd, r.why);
-		if (r.why[0])
-			fprintf(stderr, "%s\n", r.why);
-		return r.why[0] ? 1 : 0;
-	}
+	if (co.client_run)
+		return cg_client_run(&co);
 	fprintf(stderr, "sdds-bench callgrind: sddsd under callgrind, %" PRIu64 " and %" PRIu64 " samples\n",
 		co.base, co.base + co.samples);
 	cg_measure(&co, &r);
