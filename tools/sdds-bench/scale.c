@@ -56,7 +56,7 @@
 #define SC_ID_IDLE0 100
 
 struct sc_opts {
-	struct bench_opts b; /* the pair's ping-pong; size, json, sddsd_path */
+	struct bench_opts b; /* the pair's ping-pong; size, sddsd_path */
 	uint32_t clients[SC_MAX_POINTS];
 	int n_points;
 	double bg_hz;
