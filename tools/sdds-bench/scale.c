@@ -277,6 +277,7 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 	struct sc_shm *s;
 	struct sddsd_proc d;
 	char seen[BENCH_WHY_MAX] = "", status[64];
+	double wait_s;
 	int err, err2;
 
 	err = proc_shm_new(sizeof(struct sc_shm) + pingpong_shm_size(&o->b), &shm);
@@ -310,9 +311,10 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 		err = sc_wait_registered(s, &d, p->clients, seen);
 	if (err == 0 && (err = sc_mem(d.pid, &p->rss_kib, &p->pss_kib)) < 0)
 		bench_why(seen, "daemon memory: %s", strerror(-err));
-	/* The helpers run until the pair stops or a role aborts. */
+	/* The helpers run until the pair stops or a role aborts; aborted roles end at once. */
 	atomic_store_explicit(err < 0 ? &s->pp->abort : &s->go, 1, memory_order_release);
-	err2 = proc_wait_all(pids, n_pids, bench_now_ns() + (int64_t)((o->b.max_seconds * 2 + 90) * 1e9), st);
+	wait_s = err < 0 ? 10 : o->b.max_seconds * 2 + 90;
+	err2 = proc_wait_all(pids, n_pids, bench_now_ns() + (int64_t)(wait_s * 1e9), st);
 	if (err == 0 && err2 < 0) {
 		/* The first role that failed, rather than one killed for it. */
 		for (size_t k = 0; k < n_pids; k++)
