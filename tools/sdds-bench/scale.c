@@ -7,10 +7,10 @@
  * single-threaded and holds no client: every client lives in a forked
  * child. They share struct sc_shm, mapped before the forks: `registered`
  * counts clients with topic, writer and reader (the main process reads the
- * daemon's memory at N), `go` starts the pair, `helpers_stop` ends the
- * others, and `pp`, the pair's ping-pong block, follows it in the mapping
- * (its `abort` is every role's). A role frees its handles before it exits
- * 0, so the daemon sees orderly goodbyes.
+ * daemon's memory at N), `go` starts the pair, and `pp`, the pair's
+ * ping-pong block, follows it in the mapping: its `stop` ends the other
+ * clients and its `abort` is every role's. A role frees its handles before
+ * it exits 0, so the daemon sees orderly goodbyes.
  *
  * Clients sleep when they wait (spin budget 0), in both daemon modes: on
  * two CPUs a polling daemon and spinning clients are three busy processes
@@ -22,7 +22,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdalign.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -57,16 +56,16 @@
 #define SC_ID_IDLE0 100
 
 struct sc_opts {
-	struct bench_opts b; /* the pair's ping-pong; size, json, sddsd_path */
+	struct bench_opts b; /* the pair's ping-pong; size, sddsd_path */
 	uint32_t clients[SC_MAX_POINTS];
 	int n_points;
 	double bg_hz;
 	bool poll;
 };
 
+/* A point was measured when its reason is empty. */
 struct sc_point {
 	uint32_t clients;
-	bool ok;
 	char why[BENCH_WHY_MAX];
 	struct stats st; /* one-way, ns */
 	bool capped;
@@ -77,7 +76,6 @@ struct sc_point {
 struct sc_shm {
 	alignas(PINGPONG_CACHELINE) _Atomic uint32_t registered;
 	alignas(PINGPONG_CACHELINE) _Atomic uint32_t go;
-	_Atomic uint32_t helpers_stop;
 	char why[BENCH_WHY_MAX]; /* the first role that failed outside the ping-pong */
 	struct pingpong_shm *pp;
 };
@@ -92,18 +90,11 @@ struct sc_args {
 	uint32_t first, count; /* its clients: 1 of the pair, or idle clients [first, first + count) */
 };
 
-/* Record why a role failed (the first one wins), tell the others; returns code. */
-static int sc_fail(struct sc_shm *s, int code, int err, const char *fmt, ...)
+/* Record why a role failed (the first one wins) and tell the others; returns code. */
+static int sc_fail(struct sc_shm *s, int code, int err, const char *who, const char *what)
 {
-	char what[128];
-	va_list ap;
-
-	if (atomic_exchange_explicit(&s->pp->abort, 1, memory_order_acq_rel))
-		return code;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	bench_why(s->why, "%s: %s", what, err == -ECANCELED ? "another role failed" : sdds_strerror(err));
+	if (!atomic_exchange_explicit(&s->pp->abort, 1, memory_order_acq_rel))
+		bench_why(s->why, "%s: %s: %s", who, what, sdds_strerror(err));
 	return code;
 }
 
@@ -117,7 +108,7 @@ static int sc_pingpong(const struct sc_args *a, const char *who, struct local_si
 		return pingpong_pong(s->pp, &a->o->b, &local_pp_ops, x, who);
 	err = bench_wait_flag(&s->go, &s->pp->abort, SC_REGISTER_TIMEOUT_NS + 30 * SC_SEC_NS);
 	if (err < 0)
-		return sc_fail(s, 2, err, "%s: waiting for go", who);
+		return sc_fail(s, 2, err, who, "waiting for go");
 	/* The loopback client takes its own samples: no pong side to say it is ready. */
 	if (a->role == SC_LOOP)
 		atomic_store_explicit(&s->pp->ready, 1, memory_order_release);
@@ -136,7 +127,7 @@ static int sc_background(const struct sc_args *a, struct local_side *x)
 	int64_t period = o->bg_hz > 0 ? (int64_t)(1e9 / o->bg_hz) : 0, next = bench_now_ns() + period;
 	uint64_t tick = 0;
 
-	while (!atomic_load_explicit(&s->helpers_stop, memory_order_acquire) &&
+	while (!atomic_load_explicit(&s->pp->stop, memory_order_acquire) &&
 	       !atomic_load_explicit(&s->pp->abort, memory_order_relaxed)) {
 		int64_t sleep_ns = period ? next - bench_now_ns() : SC_NAP_NS;
 
@@ -152,7 +143,7 @@ static int sc_background(const struct sc_args *a, struct local_side *x)
 			int err = sdds_writer_write(x[k].w, out, o->b.size);
 
 			if (err < 0)
-				return sc_fail(s, 3, err, "idle client: background write");
+				return sc_fail(s, 3, err, "idle client", "background write");
 			while (sdds_reader_take(x[k].r, in, sizeof(in), &len, 0) == 0)
 				;
 		}
@@ -177,13 +168,11 @@ static int sc_role(void *arg)
 	};
 	const struct sc_args *a = arg;
 	const struct sc_pair_role *r = a->role == SC_HELPER ? NULL : &pair[a->role];
-	struct local_side *x = calloc(a->count, sizeof(*x));
+	struct local_side x[SC_PER_HELPER] = {0};
 	sdds_client_options co;
 	sdds_qos q;
 	int rc = 0;
 
-	if (!x)
-		return sc_fail(a->s, 2, -ENOMEM, "role");
 	sdds_client_options_init(&co);
 	co.socket_path = a->sock;
 	co.spin_ns = 0;
@@ -209,7 +198,7 @@ static int sc_role(void *arg)
 		err = local_side_open(&co, &d_r, d_w.id != d_r.id ? &d_w : NULL, LOCAL_READER | LOCAL_WRITER,
 				      &q, &x[k], &what);
 		if (err < 0)
-			rc = sc_fail(a->s, 2, err, "%s: connect and register", r ? r->who : name);
+			rc = sc_fail(a->s, 2, err, r ? r->who : name, what);
 		else
 			atomic_fetch_add_explicit(&a->s->registered, 1, memory_order_release);
 	}
@@ -217,7 +206,6 @@ static int sc_role(void *arg)
 		rc = r ? sc_pingpong(a, r->who, x) : sc_background(a, x);
 	for (uint32_t k = 0; k < a->count; k++)
 		local_side_close(&x[k]);
-	free(x);
 	return rc;
 }
 
@@ -249,32 +237,32 @@ static int sc_mem(pid_t pid, uint64_t *ret_rss, uint64_t *ret_pss)
 	return 0;
 }
 
-/* Wait until n clients registered, the deadline passed or a child (a role, the daemon) ended. */
-static int sc_wait_registered(struct sc_shm *s, uint32_t n)
+/*
+ * Wait until n clients registered: 0, or -errno with why when the deadline
+ * passed or a child (a role, the daemon) ended or failed.
+ */
+static int sc_wait_registered(struct sc_shm *s, struct sddsd_proc *d, uint32_t n, char *why)
 {
 	int64_t deadline = bench_now_ns() + SC_REGISTER_TIMEOUT_NS;
 
 	while (atomic_load_explicit(&s->registered, memory_order_acquire) < n) {
 		siginfo_t si = {0};
 
-		if (atomic_load_explicit(&s->pp->abort, memory_order_relaxed))
-			return -ECANCELED;
 		/* Ending before `go` is failing; WNOWAIT leaves the reaping to the child's owner. */
-		if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0)
+		if (atomic_load_explicit(&s->pp->abort, memory_order_relaxed) ||
+		    (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid != 0)) {
+			bench_why(why, "%s died while the clients registered",
+				  sddsd_alive(d) ? "a client process" : "sddsd");
 			return -ECHILD;
-		if (bench_now_ns() > deadline)
+		}
+		if (bench_now_ns() > deadline) {
+			bench_why(why, "%u of %u clients registered within 120 s",
+				  atomic_load(&s->registered), n);
 			return -ETIMEDOUT;
+		}
 		usleep(2000);
 	}
 	return 0;
-}
-
-/* Why the point failed: a role's own reason, else what the main process saw. */
-static void sc_point_why(struct sc_point *p, const struct sc_shm *s, const char *seen)
-{
-	const char *w = s->why[0] ? s->why : s->pp->why[0][0] ? s->pp->why[0] : s->pp->why[1];
-
-	bench_why(p->why, "%s", w[0] ? w : seen);
 }
 
 static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct sc_point *p)
@@ -284,30 +272,29 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 	int st[SC_MAX_ROLES] = {0};
 	uint32_t n_idle = p->clients >= 3 ? p->clients - 2 : 0;
 	size_t n_help = (n_idle + SC_PER_HELPER - 1) / SC_PER_HELPER, n_pair = p->clients == 1 ? 1 : 2;
-	size_t n_roles = n_help + n_pair, n_pids = 0;
+	size_t n_pids = 0, i = 0;
 	struct proc_shm shm;
 	struct sc_shm *s;
 	struct sddsd_proc d;
-	char seen[BENCH_WHY_MAX], status[64];
-	int err;
+	char seen[BENCH_WHY_MAX] = "", status[64];
+	double wait_s;
+	int err, err2;
 
-	if (sddsd_start(sddsd_bin, o->poll, BENCH_CPU_ANY, &d, p->why) < 0)
-		return;
-	/* The daemon before any client (the readiness probe has come and gone). */
-	err = sc_mem(d.pid, &p->rss0_kib, &p->pss0_kib);
-	if (err < 0) {
-		bench_why(p->why, "daemon memory before the clients: %s", strerror(-err));
-		goto out_stop;
-	}
 	err = proc_shm_new(sizeof(struct sc_shm) + pingpong_shm_size(&o->b), &shm);
 	if (err < 0) {
 		bench_why(p->why, "shared memory: %s", strerror(-err));
-		goto out_stop;
+		return;
 	}
 	s = shm.base;
 	s->pp = (struct pingpong_shm *)(s + 1);
+	if (sddsd_start(sddsd_bin, o->poll, BENCH_CPU_ANY, &d, p->why) < 0)
+		goto out_free_shm;
+	/* The daemon before any client (the readiness probe has come and gone). */
+	err = sc_mem(d.pid, &p->rss0_kib, &p->pss0_kib);
+	if (err < 0)
+		bench_why(seen, "daemon memory before the clients: %s", strerror(-err));
 	/* Helpers first: the pair is measured with every other client connected. */
-	for (; n_pids < n_roles; n_pids++) {
+	while (err == 0 && n_pids < n_help + n_pair) {
 		static const int pair[2][2] = {{SC_LOOP}, {SC_PONG, SC_PING}};
 		uint32_t first = (uint32_t)n_pids * SC_PER_HELPER;
 		int role = n_pids < n_help ? SC_HELPER : pair[n_pair - 1][n_pids - n_help];
@@ -316,106 +303,68 @@ static void sc_run_point(const struct sc_opts *o, const char *sddsd_bin, struct 
 		    o, s, d.sock, role, first, role == SC_HELPER ? MIN(n_idle - first, SC_PER_HELPER) : 1};
 		err = proc_spawn(BENCH_CPU_ANY, sc_role, &a[n_pids], &pids[n_pids]);
 		if (err < 0)
-			break;
-	}
-	if (err == 0)
-		err = sc_wait_registered(s, p->clients);
-	if (err == 0)
-		err = sc_mem(d.pid, &p->rss_kib, &p->pss_kib);
-	if (err < 0) {
-		atomic_store_explicit(&s->pp->abort, 1, memory_order_relaxed);
-		proc_wait_all(pids, n_pids, bench_now_ns() + 10 * SC_SEC_NS, st);
-		if (n_pids < n_roles)
 			bench_why(seen, "fork: %s", strerror(-err));
-		else if (err == -ETIMEDOUT)
-			bench_why(seen, "%u of %u clients registered within 120 s",
-				  atomic_load(&s->registered), p->clients);
-		else if (err == -ECHILD)
-			bench_why(seen, "%s died while the clients registered",
-				  sddsd_alive(&d) ? "a client process" : "sddsd");
 		else
-			bench_why(seen, "daemon memory: %s", strerror(-err));
-		sc_point_why(p, s, seen);
-		goto out_free_shm;
+			n_pids++;
 	}
-	atomic_store_explicit(&s->go, 1, memory_order_release);
-
-	/* The pair first (the last n_pair roles), then the helpers it no longer needs. */
-	err = proc_wait_all(&pids[n_pids - n_pair], n_pair,
-			    bench_now_ns() + (int64_t)((o->b.max_seconds * 2 + 60) * 1e9), st);
-	atomic_store_explicit(&s->helpers_stop, 1, memory_order_release);
-	if (n_pids > n_pair) {
-		int err2 = proc_wait_all(pids, n_pids - n_pair, bench_now_ns() + 30 * SC_SEC_NS, &st[n_pair]);
-
-		err = err < 0 ? err : err2;
-	}
-	if (err < 0) {
-		proc_status_str(st[0], status, sizeof(status));
+	if (err == 0)
+		err = sc_wait_registered(s, &d, p->clients, seen);
+	if (err == 0 && (err = sc_mem(d.pid, &p->rss_kib, &p->pss_kib)) < 0)
+		bench_why(seen, "daemon memory: %s", strerror(-err));
+	/* The helpers run until the pair stops or a role aborts; aborted roles end at once. */
+	atomic_store_explicit(err < 0 ? &s->pp->abort : &s->go, 1, memory_order_release);
+	wait_s = err < 0 ? 10 : o->b.max_seconds * 2 + 90;
+	err2 = proc_wait_all(pids, n_pids, bench_now_ns() + (int64_t)(wait_s * 1e9), st);
+	if (err == 0 && err2 < 0) {
+		/* The first role that failed, rather than one killed for it. */
+		for (size_t k = 0; k < n_pids; k++)
+			if (st[k] != 0 && (st[i] == 0 || (WIFSIGNALED(st[i]) && WTERMSIG(st[i]) == SIGKILL)))
+				i = k;
+		proc_status_str(st[i], status, sizeof(status));
 		bench_why(seen, "%s (%s)",
-			  err == -ETIMEDOUT ? "a role did not end in time and was killed" : "a role died",
+			  err2 == -ETIMEDOUT ? "a role did not end in time and was killed" : "a role died",
 			  status);
-		sc_point_why(p, s, seen);
+	}
+	if (seen[0]) {
+		/* A role's own reason, else what the main process saw. */
+		const char *w = s->why[0] ? s->why : s->pp->why[0][0] ? s->pp->why[0] : s->pp->why[1];
+
+		bench_why(p->why, "%s", w[0] ? w : seen);
 	} else if (s->pp->done == 0) {
 		bench_why(p->why, "no iteration completed");
 	} else {
 		/* Loopback times one hop; the pair a round trip, halved. */
 		stats_compute(s->pp->rtt, s->pp->done, p->clients == 1 ? 1.0 : 0.5, &p->st);
 		p->capped = s->pp->capped != 0;
-		p->ok = true;
 	}
+	/* A point measured in full still fails when its daemon did not stop cleanly. */
+	sddsd_stop(&d, p->why[0] ? seen : p->why);
 out_free_shm:
 	proc_shm_free(&shm);
-out_stop:
-	if (sddsd_stop(&d, seen) < 0 && p->ok) {
-		p->ok = false;
-		memcpy(p->why, seen, sizeof(seen));
-	}
 }
 
-static void sc_json(const struct sc_opts *o, const struct sc_point *pts, bool ok, const char *why)
+static void sc_point_json(struct json *j, const struct sc_point *p)
 {
-	struct json j;
-
-	json_init(&j, stdout);
-	json_obj_begin(&j, NULL);
-	json_str(&j, "bench", "scale");
-	json_bool(&j, "ok", ok);
-	json_str(&j, "why", why);
-	json_str(&j, "daemon_mode", o->poll ? "polling" : "blocking");
-	json_uint(&j, "n", o->b.iterations);
-	json_uint(&j, "size", o->b.size);
-	json_num(&j, "bg_hz", o->bg_hz);
-	json_arr_begin(&j, "points");
-	for (const struct sc_point *p = pts; p < pts + o->n_points; p++) {
-		json_obj_begin(&j, NULL);
-		json_uint(&j, "clients", p->clients);
-		json_bool(&j, "ok", p->ok);
-		json_str(&j, "why", p->why);
-		if (p->ok) {
-			json_num(&j, "p50_us", p->st.median / 1e3);
-			json_num(&j, "p99_us", p->st.p99 / 1e3);
-			json_num(&j, "p999_us", p->st.p999 / 1e3);
-			json_num(&j, "max_us", p->st.max / 1e3);
-			json_uint(&j, "iterations", p->st.n);
-			json_bool(&j, "truncated", p->capped);
-			json_uint(&j, "requested", o->b.iterations);
-			json_uint(&j, "done", p->st.n);
-			json_bool(&j, "capped", p->capped);
-			json_uint(&j, "daemon_rss_kib", p->rss_kib);
-			json_uint(&j, "daemon_pss_kib", p->pss_kib);
-			json_uint(&j, "daemon_rss0_kib", p->rss0_kib);
-			json_uint(&j, "daemon_pss0_kib", p->pss0_kib);
-			/* Per client: what N clients added, over N (can be negative: noise). */
-			json_num(&j, "rss_per_client_kib",
-				 ((double)p->rss_kib - (double)p->rss0_kib) / p->clients);
-			json_num(&j, "pss_per_client_kib",
-				 ((double)p->pss_kib - (double)p->pss0_kib) / p->clients);
-		}
-		json_obj_end(&j);
+	json_obj_begin(j, NULL);
+	json_uint(j, "clients", p->clients);
+	json_bool(j, "ok", !p->why[0]);
+	json_str(j, "why", p->why);
+	if (!p->why[0]) {
+		json_num(j, "p50_us", p->st.median / 1e3);
+		json_num(j, "p99_us", p->st.p99 / 1e3);
+		json_num(j, "p999_us", p->st.p999 / 1e3);
+		json_num(j, "max_us", p->st.max / 1e3);
+		json_uint(j, "iterations", p->st.n);
+		json_bool(j, "truncated", p->capped);
+		json_uint(j, "daemon_rss_kib", p->rss_kib);
+		json_uint(j, "daemon_pss_kib", p->pss_kib);
+		json_uint(j, "daemon_rss0_kib", p->rss0_kib);
+		json_uint(j, "daemon_pss0_kib", p->pss0_kib);
+		/* Per client: what N clients added, over N (can be negative: noise). */
+		json_num(j, "rss_per_client_kib", ((double)p->rss_kib - (double)p->rss0_kib) / p->clients);
+		json_num(j, "pss_per_client_kib", ((double)p->pss_kib - (double)p->pss0_kib) / p->clients);
 	}
-	json_arr_end(&j);
-	json_obj_end(&j);
-	json_finish(&j);
+	json_obj_end(j);
 }
 
 static void sc_usage(FILE *f)
@@ -481,15 +430,14 @@ int scale_main(int argc, char **argv)
 	    .parse = sc_option,
 	    .usage = sc_usage,
 	};
-	static struct sc_point pts[SC_MAX_POINTS];
 	struct sc_opts o = {
 	    .b = {.iterations = 20000, .warmup = 500, .size = 2, .max_seconds = 30},
 	    .clients = {1, 2, 4, 8, 16, 32, 64, 128, 256},
 	    .n_points = 9,
 	};
 	char bin[PATH_MAX], why[BENCH_WHY_MAX] = "";
-	bool found, ok = true;
 	struct rlimit rl;
+	struct json j;
 	int rc = bench_cli_parse(&cli, argc, argv, &o.b, &o);
 
 	if (rc != 0)
@@ -498,35 +446,43 @@ int scale_main(int argc, char **argv)
 	 * A client holds five descriptors and the daemon some per client: the
 	 * soft limit goes up to the hard one before any fork (all inherit it).
 	 */
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		rl.rlim_cur = 0;
-	found = sddsd_find(o.b.sddsd_path, bin, sizeof(bin)) == 0;
-	if (!found)
+	getrlimit(RLIMIT_NOFILE, &rl);
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (sddsd_find(o.b.sddsd_path, bin, sizeof(bin)) < 0) {
 		bench_why(why, "sddsd not found%s%s",
 			  o.b.sddsd_path ? " at " : " next to sdds-bench (give --sddsd PATH)",
 			  o.b.sddsd_path ? o.b.sddsd_path : "");
-	for (int i = 0; i < o.n_points; i++) {
-		struct sc_point *p = &pts[i];
-
-		*p = (struct sc_point){.clients = o.clients[i]};
-		if (!found) {
-			bench_why(p->why, "%s", why);
-		} else if (rl.rlim_cur < (rlim_t)p->clients * 8 + 64) {
-			bench_why(p->why, "RLIMIT_NOFILE %llu is too low for %u clients",
-				  (unsigned long long)rl.rlim_cur, p->clients);
-		} else {
-			fprintf(stderr, "sdds-bench: scale, %u client%s\n", p->clients,
-				p->clients == 1 ? "" : "s");
-			sc_run_point(&o, bin, p);
-		}
-		ok = ok && p->ok;
+		o.n_points = 0;
 	}
-	if (found && !ok)
-		bench_why(why, "a point failed");
-	sc_json(&o, pts, ok, why);
-	return ok ? 0 : 1;
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "bench", "scale");
+	json_str(&j, "daemon_mode", o.poll ? "polling" : "blocking");
+	json_uint(&j, "n", o.b.iterations);
+	json_uint(&j, "size", o.b.size);
+	json_num(&j, "bg_hz", o.bg_hz);
+	/* Each point is printed when it is done: the ok and why of the whole come last. */
+	json_arr_begin(&j, "points");
+	for (int i = 0; i < o.n_points; i++) {
+		struct sc_point p = {.clients = o.clients[i]};
+
+		if (rl.rlim_cur < (rlim_t)p.clients * 8 + 64) {
+			bench_why(p.why, "RLIMIT_NOFILE %llu is too low for %u clients",
+				  (unsigned long long)rl.rlim_cur, p.clients);
+		} else {
+			fprintf(stderr, "sdds-bench: scale, %u client%s\n", p.clients,
+				p.clients == 1 ? "" : "s");
+			sc_run_point(&o, bin, &p);
+		}
+		if (p.why[0])
+			bench_why(why, "a point failed");
+		sc_point_json(&j, &p);
+	}
+	json_arr_end(&j);
+	json_bool(&j, "ok", !why[0]);
+	json_str(&j, "why", why);
+	json_obj_end(&j);
+	json_finish(&j);
+	return why[0] ? 1 : 0;
 }

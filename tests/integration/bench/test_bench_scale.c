@@ -15,16 +15,11 @@
  * a usage error (2). Figures are never compared with a bound: this is not
  * a timed test.
  */
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
