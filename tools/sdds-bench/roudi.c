@@ -135,15 +135,13 @@ int roudi_start(const char *bin, uint32_t max_payload, struct roudi_proc *ret, c
 			      .ready_line = ROUDI_READY_LINE,
 			      .ready_s = 15,
 			      .name = "iox-roudi"};
-	const char *tmp = getenv("TMPDIR");
-	FILE *f;
+	char cfg[256];
 	pid_t other;
 	int err;
 
-	err = roudi_lock(why);
+	err = r.lock_fd = roudi_lock(why);
 	if (err < 0)
 		return err;
-	r.lock_fd = err;
 	other = roudi_running();
 	if (other > 0) {
 		bench_why(why, "an iox-roudi not started by this run is running (pid %d): not touching it",
@@ -151,28 +149,23 @@ int roudi_start(const char *bin, uint32_t max_payload, struct roudi_proc *ret, c
 		err = -EBUSY;
 		goto fail;
 	}
-	errno = ENAMETOOLONG; /* unless mkdtemp says otherwise */
-	if (snprintf(r.dir, sizeof(r.dir), "%s/sdds-bench-roudi.XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
-		(int)sizeof(r.dir) ||
-	    !mkdtemp(r.dir)) {
-		err = -errno;
-		bench_why(why, "mkdtemp %s: %s", r.dir, strerror(errno));
+	err = sddsd_run_tmpdir("sdds-bench-roudi", r.dir, sizeof(r.dir));
+	if (err < 0) {
+		bench_why(why, "mkdtemp %s: %s", r.dir, strerror(-err));
 		r.dir[0] = '\0';
 		goto fail;
 	}
 	snprintf(r.cfg, sizeof(r.cfg), "%s/roudi.toml", r.dir);
 	snprintf(r.log, sizeof(r.log), "%s/roudi.log", r.dir);
 	/* Two mempools: iceoryx's own 128-byte chunks, and ours (a chunk header before the payload). */
-	f = fopen(r.cfg, "we");
-	if (f)
-		fprintf(f,
-			"[general]\nversion = 1\n\n[[segment]]\n\n"
-			"[[segment.mempool]]\nsize = 128\ncount = 512\n\n"
-			"[[segment.mempool]]\nsize = %u\ncount = 128\n",
-			(max_payload + 256 + 63) & ~63u);
-	if (!f || fclose(f) != 0) {
-		err = -EIO;
-		bench_why(why, "cannot write %s", r.cfg);
+	snprintf(cfg, sizeof(cfg),
+		 "[general]\nversion = 1\n\n[[segment]]\n\n"
+		 "[[segment.mempool]]\nsize = 128\ncount = 512\n\n"
+		 "[[segment.mempool]]\nsize = %u\ncount = 128\n",
+		 (max_payload + 256 + 63) & ~63u);
+	err = sddsd_run_write(r.cfg, cfg);
+	if (err < 0) {
+		bench_why(why, "write %s: %s", r.cfg, strerror(-err));
 		goto fail;
 	}
 	for (size_t i = 0; i < sizeof(roudi_tmp_files) / sizeof(roudi_tmp_files[0]); i++)
