@@ -82,24 +82,21 @@ static int roudi_clean(struct roudi_proc *r)
 	return n;
 }
 
+/* The machine-wide lock, waiting up to ROUDI_LOCK_WAIT_S for another run to end: its fd, or -errno. */
 static int roudi_lock(char *why)
 {
 	int fd = open(ROUDI_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	int err = fd < 0 ? -errno : 0;
+	int err = fd < 0 ? -errno : -EBUSY;
 
-	for (int i = 0; !err && flock(fd, LOCK_EX | LOCK_NB) < 0; i++) {
-		err = errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
-		if (!err && i == ROUDI_LOCK_WAIT_S * 10)
-			err = -EBUSY;
-		else if (!err)
-			usleep(100000);
+	for (int i = 0; fd >= 0 && i < ROUDI_LOCK_WAIT_S * 10; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		usleep(100000);
 	}
-	if (!err)
-		return fd;
-	bench_why(why, "lock %s: %s", ROUDI_LOCK_PATH,
-		  err == -EBUSY ? "another sdds-bench iceoryx run held it for 300 s" : strerror(-err));
 	if (fd >= 0)
 		close(fd);
+	bench_why(why, "lock %s: %s", ROUDI_LOCK_PATH,
+		  fd < 0 ? strerror(-err) : "another sdds-bench iceoryx run held it for 300 s");
 	return err;
 }
 
@@ -110,15 +107,12 @@ static pid_t roudi_running(void)
 	pid_t found = 0;
 
 	for (struct dirent *e; d && !found && (e = readdir(d)) != NULL;) {
-		char path[300], comm[32] = "";
-		FILE *f;
+		char path[300], comm[32];
 
 		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (!isdigit((unsigned char)e->d_name[0]) || !(f = fopen(path, "re")))
-			continue;
-		if (fgets(comm, sizeof(comm), f) && strncmp(comm, "iox-roudi", 9) == 0)
+		proc_log_read(path, comm, sizeof(comm));
+		if (isdigit((unsigned char)e->d_name[0]) && strncmp(comm, "iox-roudi", 9) == 0)
 			found = (pid_t)atoi(e->d_name);
-		fclose(f);
 	}
 	if (d)
 		closedir(d);
