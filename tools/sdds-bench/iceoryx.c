@@ -139,8 +139,9 @@ static int ix_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 			iox_sub_release_chunk(x->sub, chunk);
 			return 0;
 		}
+		/* One chunk is held at a time: the only other failure is UNDEFINED_ERROR. */
 		if (r != ChunkReceiveResult_NO_CHUNK_AVAILABLE)
-			return r == ChunkReceiveResult_TOO_MANY_CHUNKS_HELD_IN_PARALLEL ? -EMFILE : -EIO;
+			return -EIO;
 		if (x->ws) {
 			/* HAS_DATA is a state: a sample already queued ends the wait at once. */
 			iox_notification_info_t info[1];
@@ -159,21 +160,13 @@ static int ix_send(void *arg, const void *p, uint32_t len)
 	void *chunk = NULL;
 
 	if (iox_pub_loan_chunk(x->pub, &chunk, len) != AllocationResult_SUCCESS)
-		return -ENOMEM;
+		return -ENOBUFS;
 	memcpy(chunk, p, len);
 	iox_pub_publish_chunk(x->pub, chunk);
 	return 0;
 }
 
-static const char *ix_strerror(int err)
-{
-	return err == -ENOMEM	? "no chunk to loan"
-	       : err == -EMFILE ? "too many chunks held"
-	       : err == -EIO	? "iceoryx take error"
-				: strerror(-err);
-}
-
-static const struct pingpong_ops ix_ops = {.send = ix_send, .recv = ix_recv, .strerror = ix_strerror};
+static const struct pingpong_ops ix_ops = {.send = ix_send, .recv = ix_recv};
 
 /* Side 0 (leader) publishes ping and takes pong; side 1 (follower) the reverse. */
 static int ix_side_run(struct pingpong_shm *s, struct ix_args *a, int side, struct ix_side *x)
