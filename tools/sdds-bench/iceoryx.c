@@ -168,71 +168,54 @@ static int ix_send(void *arg, const void *p, uint32_t len)
 
 static const struct pingpong_ops ix_ops = {.send = ix_send, .recv = ix_recv};
 
-/* Side 0 (leader) publishes ping and takes pong; side 1 (follower) the reverse. */
-static int ix_side_run(struct pingpong_shm *s, struct ix_args *a, int side, struct ix_side *x)
-{
-	const char *who = side ? "follower" : "leader";
-	int64_t deadline = bench_now_ns() + IX_CONNECT_TIMEOUT_NS;
-	iox_pub_options_t po;
-	iox_sub_options_t so;
-	bool ok;
-
-	x->size = a->o->b.size;
-	iox_pub_options_init(&po);
-	po.historyCapacity = 0;
-	po.nodeName = "sdds-bench";
-	x->pub = iox_pub_init(&x->pub_st, "sdds-bench", a->instance, side ? "pong" : "ping", &po);
-	iox_sub_options_init(&so);
-	so.queueCapacity = 16;
-	so.historyRequest = 0;
-	so.nodeName = "sdds-bench";
-	x->sub = iox_sub_init(&x->sub_st, "sdds-bench", a->instance, side ? "ping" : "pong", &so);
-	ok = x->pub && x->sub;
-	if (ok && a->waitset)
-		ok = (x->ws = iox_ws_init(&x->ws_st)) != NULL &&
-		     iox_ws_attach_subscriber_state(x->ws, x->sub, SubscriberState_HAS_DATA, 0, NULL) ==
-			 WaitSetResult_SUCCESS;
-	if (!ok)
-		return pingpong_fail(s, side, 2, "%s: iceoryx publisher, subscriber or waitset refused", who);
-	/* iceoryx drops a sample published before its subscriber connected: both directions first. */
-	while (iox_sub_get_subscription_state(x->sub) != SubscribeState_SUBSCRIBED ||
-	       !iox_pub_has_subscribers(x->pub)) {
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
-			return pingpong_fail(s, side, 2, "%s: peer failed before the start", who);
-		if (bench_now_ns() > deadline)
-			return pingpong_fail(s, side, 2, "%s: ping and pong not connected within 10 s", who);
-		usleep(1000);
-	}
-	return pingpong_side(s, side, &a->o->b, &ix_ops, x, who, who);
-}
-
 /*
- * A role in its child. It ends with exit(), not by returning into
- * proc_spawn's _exit: the runtime unregisters from RouDi in a static
- * destructor, and RouDi 2.0.3 aborts later on a runtime that vanished
- * unregistered.
+ * A role in its child: side 0 (leader) publishes ping and takes pong, side
+ * 1 (follower) the reverse. It ends with exit(), not by returning into
+ * proc_spawn's _exit: the runtime unregisters from RouDi, which frees its
+ * ports and waitset, in a static destructor, and RouDi 2.0.3 aborts later
+ * on a runtime that vanished unregistered.
  */
 static int ix_role(struct pingpong_shm *s, void *arg, int side)
 {
 	struct ix_args *a = arg;
-	struct ix_side x = {0};
-	int rc;
+	const char *who = side ? "follower" : "leader";
+	struct ix_side x = {.size = a->o->b.size};
+	iox_pub_options_t po;
+	iox_sub_options_t so;
+	int64_t deadline;
+	int rc = 0;
 
 	/* Die with the benchmark: nobody else would stop a spinning side. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* Its debug lines on stderr would mix with the benchmark's progress. */
 	iox_set_loglevel(Iceoryx_LogLevel_Warn);
 	iox_runtime_init(a->name[side]);
-	rc = ix_side_run(s, a, side, &x);
-	if (x.ws) {
-		iox_ws_detach_subscriber_state(x.ws, x.sub, SubscriberState_HAS_DATA);
-		iox_ws_deinit(x.ws);
+	deadline = bench_now_ns() + IX_CONNECT_TIMEOUT_NS;
+	iox_pub_options_init(&po);
+	po.historyCapacity = 0;
+	po.nodeName = "sdds-bench";
+	x.pub = iox_pub_init(&x.pub_st, "sdds-bench", a->instance, side ? "pong" : "ping", &po);
+	iox_sub_options_init(&so);
+	so.queueCapacity = 16;
+	so.historyRequest = 0;
+	so.nodeName = "sdds-bench";
+	x.sub = iox_sub_init(&x.sub_st, "sdds-bench", a->instance, side ? "ping" : "pong", &so);
+	if (!x.pub || !x.sub ||
+	    (a->waitset && (!(x.ws = iox_ws_init(&x.ws_st)) ||
+			    iox_ws_attach_subscriber_state(x.ws, x.sub, SubscriberState_HAS_DATA, 0, NULL) !=
+				WaitSetResult_SUCCESS)))
+		rc = pingpong_fail(s, side, 2, "%s: iceoryx publisher, subscriber or waitset refused", who);
+	/* iceoryx drops a sample published before its subscriber connected: both directions first. */
+	while (!rc && (iox_sub_get_subscription_state(x.sub) != SubscribeState_SUBSCRIBED ||
+		       !iox_pub_has_subscribers(x.pub))) {
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+			rc = pingpong_fail(s, side, 2, "%s: peer failed before the start", who);
+		else if (bench_now_ns() > deadline)
+			rc = pingpong_fail(s, side, 2, "%s: ping and pong not connected within 10 s", who);
+		usleep(1000);
 	}
-	if (x.sub)
-		iox_sub_deinit(x.sub);
-	if (x.pub)
-		iox_pub_deinit(x.pub);
-	iox_runtime_shutdown();
+	if (!rc)
+		rc = pingpong_side(s, side, &a->o->b, &ix_ops, &x, who, who);
 	fflush(NULL);
 	exit(rc);
 }
