@@ -191,6 +191,7 @@ static int ix_role(struct pingpong_shm *s, void *arg, int side)
 	iox_set_loglevel(Iceoryx_LogLevel_Warn);
 	iox_runtime_init(a->name[side]);
 	deadline = bench_now_ns() + IX_CONNECT_TIMEOUT_NS;
+	/* No init returns NULL: a port RouDi refuses goes to iceoryx's error handler, not to us. */
 	iox_pub_options_init(&po);
 	po.historyCapacity = 0;
 	po.nodeName = "sdds-bench";
@@ -200,11 +201,10 @@ static int ix_role(struct pingpong_shm *s, void *arg, int side)
 	so.historyRequest = 0;
 	so.nodeName = "sdds-bench";
 	x.sub = iox_sub_init(&x.sub_st, "sdds-bench", a->instance, side ? "ping" : "pong", &so);
-	if (!x.pub || !x.sub ||
-	    (a->waitset && (!(x.ws = iox_ws_init(&x.ws_st)) ||
-			    iox_ws_attach_subscriber_state(x.ws, x.sub, SubscriberState_HAS_DATA, 0, NULL) !=
-				WaitSetResult_SUCCESS)))
-		rc = pingpong_fail(s, side, 2, "%s: iceoryx publisher, subscriber or waitset refused", who);
+	x.ws = a->waitset ? iox_ws_init(&x.ws_st) : NULL;
+	if (x.ws && iox_ws_attach_subscriber_state(x.ws, x.sub, SubscriberState_HAS_DATA, 0, NULL) !=
+			WaitSetResult_SUCCESS)
+		rc = pingpong_fail(s, side, 2, "%s: the iceoryx waitset refused the subscriber", who);
 	/* iceoryx drops a sample published before its subscriber connected: both directions first. */
 	while (!rc && (iox_sub_get_subscription_state(x.sub) != SubscribeState_SUBSCRIBED ||
 		       !iox_pub_has_subscribers(x.pub))) {
