@@ -206,12 +206,11 @@ void roudi_stop_on_signal(struct roudi_proc *r)
 
 void roudi_explain(const struct roudi_proc *r, char *why)
 {
-	char log[8192], tail[200];
+	char tail[200];
 	size_t len = strlen(why);
 
-	proc_log_read(r->log, log, sizeof(log));
 	sddsd_run_log_tail(r->log, tail, sizeof(tail));
-	if (strstr(log, ROUDI_READY_LINE) && !strstr(tail, ROUDI_READY_LINE))
+	if (tail[0] && !strstr(tail, ROUDI_READY_LINE))
 		snprintf(why + len, BENCH_WHY_MAX - len, "; RouDi said: %s", tail);
 }
 
