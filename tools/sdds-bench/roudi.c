@@ -39,9 +39,8 @@ static void roudi_claim(struct roudi_proc *r, const char *path, bool if_new)
 {
 	struct stat st;
 
-	if (r->n_files < ROUDI_MAX_FILES && strlen(path) < sizeof(r->files[0]) &&
-	    !(if_new && lstat(path, &st) == 0)) {
-		strcpy(r->files[r->n_files], path);
+	if (r->n_files < ROUDI_MAX_FILES && !(if_new && lstat(path, &st) == 0)) {
+		snprintf(r->files[r->n_files], sizeof(r->files[0]), "%s", path);
 		r->n_files++;
 	}
 }
