@@ -257,7 +257,7 @@ static void ix_run(const struct ix_opts *o, struct ix_results *r)
 			roudi_explain(&rp, r->mode[m].why);
 	}
 	/* Its figures stand: RouDi misbehaving at the stop is only noted. */
-	roudi_stop(&rp, &r->removed, r->roudi_note);
+	r->removed = roudi_stop(&rp, r->roudi_note);
 	ix_roudi = NULL;
 	ix_signals(SIG_DFL);
 	r->ok = r->mode[IX_POLLING].ok && r->mode[IX_WAITSET].ok;

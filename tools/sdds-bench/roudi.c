@@ -185,13 +185,11 @@ void roudi_claim_runtime(struct roudi_proc *r, const char *name)
 	roudi_claim(r, path, true);
 }
 
-int roudi_stop(struct roudi_proc *r, int *ret_removed, char *why)
+int roudi_stop(struct roudi_proc *r, char *why)
 {
-	int err = proc_exec_stop(r->pid, SIGTERM, 5, "iox-roudi", r->log, why);
-
+	proc_exec_stop(r->pid, SIGTERM, 5, "iox-roudi", r->log, why);
 	r->pid = 0;
-	*ret_removed = roudi_clean(r);
-	return err;
+	return roudi_clean(r);
 }
 
 void roudi_stop_on_signal(struct roudi_proc *r)

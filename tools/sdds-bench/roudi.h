@@ -49,11 +49,10 @@ void roudi_claim_runtime(struct roudi_proc *r, const char *name);
 
 /*
  * Stop RouDi, remove the claimed files and the directory, free the lock.
- * 0, or -ECHILD with a reason in why when RouDi had failed or had to be
- * killed (the files are removed all the same). *ret_removed: how many files
- * were removed here, not by RouDi itself.
+ * Returns how many files were removed here, not by RouDi itself; a reason
+ * in why (BENCH_WHY_MAX bytes) when RouDi had failed or had to be killed.
  */
-int roudi_stop(struct roudi_proc *r, int *ret_removed, char *why);
+int roudi_stop(struct roudi_proc *r, char *why);
 
 /* roudi_stop from a signal handler: async-signal safe calls only. */
 void roudi_stop_on_signal(struct roudi_proc *r);
