@@ -63,7 +63,6 @@ static const char *const ix_mode_name[IX_N_MODES] = {"polling", "waitset"};
 struct ix_opts {
 	struct bench_opts b;
 	int cpu[2]; /* leader, follower; BENCH_CPU_ANY: not pinned */
-	bool pin_given;
 	const char *roudi_path;
 };
 
@@ -347,7 +346,6 @@ static int ix_option(void *ctx, int c, const char *arg)
 		o->roudi_path = arg;
 		return 0;
 	}
-	o->pin_given = true;
 	return bench_parse_cpus(arg, 2, o->cpu);
 }
 
@@ -369,23 +367,20 @@ int iceoryx_main(int argc, char **argv)
 	    .usage = ix_usage,
 	};
 	static struct ix_results r;
+	/* Two busy-polling sides need a CPU each, unless --pin says otherwise; RouDi sleeps anywhere. */
+	bool two_cpus = proc_cpu_count() >= 2;
 	struct ix_opts o = {
 	    .b = {.size = IX_DEFAULT_SIZE,
 		  .iterations = IX_DEFAULT_ITERATIONS,
 		  .warmup = IX_DEFAULT_WARMUP,
 		  .max_seconds = IX_DEFAULT_MAX_SECONDS},
-	    .cpu = {BENCH_CPU_ANY, BENCH_CPU_ANY},
+	    .cpu = {two_cpus ? proc_cpu_nth(0) : BENCH_CPU_ANY, two_cpus ? proc_cpu_nth(1) : BENCH_CPU_ANY},
 	};
 	double load[2] = {-1, -1};
 	int rc = bench_cli_parse(&cli, argc, argv, &o.b, &o);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	/* Two busy-polling sides need a CPU each; RouDi sleeps and runs anywhere. */
-	if (!o.pin_given && proc_cpu_count() >= 2) {
-		o.cpu[0] = proc_cpu_nth(0);
-		o.cpu[1] = proc_cpu_nth(1);
-	}
 	if (mdrun_which(o.roudi_path ? o.roudi_path : "iox-roudi", r.roudi, sizeof(r.roudi)) < 0)
 		r.roudi[0] = '\0';
 	getloadavg(&load[0], 1);
