@@ -93,7 +93,7 @@ static void ix_on_signal(int sig)
 		}
 	}
 	if (ix_roudi)
-		roudi_stop_on_signal(ix_roudi);
+		roudi_stop(ix_roudi, NULL);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

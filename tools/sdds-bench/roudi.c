@@ -1,11 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * roudi.c - a private iceoryx RouDi (see roudi.h).
- *
- * OVERVIEW
- * RouDi is a child of the main benchmark process; `pid` is valid until
- * roudi_stop or roudi_stop_on_signal reaped it.
- */
+/* roudi.c - a private iceoryx RouDi, a child of the main benchmark process (see roudi.h). */
 #include "roudi.h"
 
 #include <ctype.h>
@@ -187,18 +181,13 @@ void roudi_claim_runtime(struct roudi_proc *r, const char *name)
 
 int roudi_stop(struct roudi_proc *r, char *why)
 {
-	proc_exec_stop(r->pid, SIGTERM, 5, "iox-roudi", r->log, why);
-	r->pid = 0;
-	return roudi_clean(r);
-}
-
-void roudi_stop_on_signal(struct roudi_proc *r)
-{
-	/* kill, waitpid, nanosleep and clock_gettime: async-signal safe. */
-	if (r->pid > 0)
+	/* sddsd_run_stop calls kill, waitpid, nanosleep and clock_gettime: async-signal safe. */
+	if (why)
+		proc_exec_stop(r->pid, SIGTERM, 5, "iox-roudi", r->log, why);
+	else if (r->pid > 0)
 		sddsd_run_stop(r->pid, SIGTERM, 3000, NULL);
 	r->pid = 0;
-	roudi_clean(r);
+	return roudi_clean(r);
 }
 
 void roudi_explain(const struct roudi_proc *r, char *why)
