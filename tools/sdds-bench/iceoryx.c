@@ -168,11 +168,10 @@ static int ix_send(void *arg, const void *p, uint32_t len)
 static const struct pingpong_ops ix_ops = {.send = ix_send, .recv = ix_recv};
 
 /*
- * A role in its child: side 0 (leader) publishes ping and takes pong, side
- * 1 (follower) the reverse. It ends with exit(), not by returning into
- * proc_spawn's _exit: the runtime unregisters from RouDi, which frees its
- * ports and waitset, in a static destructor, and RouDi 2.0.3 aborts later
- * on a runtime that vanished unregistered.
+ * A role in its child (side 0 leader, 1 follower). It ends with exit(), not
+ * by returning into proc_spawn's _exit: the runtime unregisters from RouDi,
+ * which frees its ports and waitset, in a static destructor, and RouDi
+ * 2.0.3 aborts later on a runtime that vanished unregistered.
  */
 static int ix_role(struct pingpong_shm *s, void *arg, int side)
 {
@@ -322,8 +321,7 @@ static void ix_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sdds-bench iceoryx [options]\n"
-		"One-way latency (ping-pong, RTT/2) of two iceoryx processes under a private\n"
-		"iox-roudi, polling and WaitSet, as one JSON object: the peer of sdds-bench local.\n"
+		"One-way latency (RTT/2) of an iceoryx ping-pong, polling and WaitSet, as JSON.\n"
 		"  -n, --iterations N   round trips per mode (default %d)\n"
 		"      --warmup N       unmeasured round trips first (default %d)\n"
 		"  -s, --size N         payload bytes, 1..%u (default %d)\n"
