@@ -129,8 +129,7 @@ int roudi_start(const char *bin, uint32_t max_payload, struct roudi_proc *ret, c
 	err = r.lock_fd = roudi_lock(why);
 	if (err < 0)
 		return err;
-	other = roudi_running();
-	if (other > 0) {
+	if ((other = roudi_running()) > 0) {
 		bench_why(why, "an iox-roudi not started by this run is running (pid %d): not touching it",
 			  (int)other);
 		err = -EBUSY;
