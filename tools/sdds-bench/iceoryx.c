@@ -52,9 +52,6 @@
 #define IX_DEFAULT_WARMUP 1000
 #define IX_DEFAULT_SIZE 2
 #define IX_DEFAULT_MAX_SECONDS 30.0
-#define IX_CONNECT_TIMEOUT_NS (10 * 1000000000LL)
-/* Runtime names of the benchmark's processes start with this (the test looks for them in /tmp). */
-#define IX_APP_PREFIX "sddsbench-iox-"
 
 enum { IX_POLLING, IX_WAITSET, IX_N_MODES };
 
@@ -188,7 +185,7 @@ static int ix_role(struct pingpong_shm *s, void *arg, int side)
 	/* Its debug lines on stderr would mix with the benchmark's progress. */
 	iox_set_loglevel(Iceoryx_LogLevel_Warn);
 	iox_runtime_init(a->name[side]);
-	deadline = bench_now_ns() + IX_CONNECT_TIMEOUT_NS;
+	deadline = bench_now_ns() + 10 * 1000000000LL;
 	/* No init returns NULL: a port RouDi refuses goes to iceoryx's error handler, not to us. */
 	iox_pub_options_init(&po);
 	po.historyCapacity = 0;
@@ -246,7 +243,8 @@ static void ix_run(const struct ix_opts *o, struct ix_results *r)
 		snprintf(label, sizeof(label), "iceoryx-%s", ix_mode_name[m]);
 		snprintf(a.instance, sizeof(a.instance), "run%d-%s", (int)getpid(), ix_mode_name[m]);
 		for (int side = 0; side < 2; side++) {
-			snprintf(a.name[side], sizeof(a.name[side]), IX_APP_PREFIX "%d-%s-%s", (int)getpid(),
+			/* test_bench_iceoryx looks for these names in /tmp. */
+			snprintf(a.name[side], sizeof(a.name[side]), "sddsbench-iox-%d-%s-%s", (int)getpid(),
 				 ix_mode_name[m], side ? "follower" : "leader");
 			roudi_claim_runtime(&rp, a.name[side]);
 		}
