@@ -52,9 +52,6 @@
 #define IX_DEFAULT_WARMUP 1000
 #define IX_DEFAULT_SIZE 2
 #define IX_DEFAULT_MAX_SECONDS 30.0
-#define IX_CONNECT_TIMEOUT_NS (10 * 1000000000LL)
-/* Runtime names of the benchmark's processes start with this (the test looks for them in /tmp). */
-#define IX_APP_PREFIX "sddsbench-iox-"
 
 enum { IX_POLLING, IX_WAITSET, IX_N_MODES };
 
@@ -63,7 +60,6 @@ static const char *const ix_mode_name[IX_N_MODES] = {"polling", "waitset"};
 struct ix_opts {
 	struct bench_opts b;
 	int cpu[2]; /* leader, follower; BENCH_CPU_ANY: not pinned */
-	bool pin_given;
 	const char *roudi_path;
 };
 
@@ -94,7 +90,7 @@ static void ix_on_signal(int sig)
 		}
 	}
 	if (ix_roudi)
-		roudi_stop_on_signal(ix_roudi);
+		roudi_stop(ix_roudi, NULL);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -139,8 +135,9 @@ static int ix_recv(void *arg, void *buf, size_t cap, size_t *ret_len)
 			iox_sub_release_chunk(x->sub, chunk);
 			return 0;
 		}
+		/* One chunk is held at a time: the only other failure is UNDEFINED_ERROR. */
 		if (r != ChunkReceiveResult_NO_CHUNK_AVAILABLE)
-			return r == ChunkReceiveResult_TOO_MANY_CHUNKS_HELD_IN_PARALLEL ? -EMFILE : -EIO;
+			return -EIO;
 		if (x->ws) {
 			/* HAS_DATA is a state: a sample already queued ends the wait at once. */
 			iox_notification_info_t info[1];
@@ -159,87 +156,61 @@ static int ix_send(void *arg, const void *p, uint32_t len)
 	void *chunk = NULL;
 
 	if (iox_pub_loan_chunk(x->pub, &chunk, len) != AllocationResult_SUCCESS)
-		return -ENOMEM;
+		return -ENOBUFS;
 	memcpy(chunk, p, len);
 	iox_pub_publish_chunk(x->pub, chunk);
 	return 0;
 }
 
-static const char *ix_strerror(int err)
-{
-	return err == -ENOMEM	? "no chunk to loan"
-	       : err == -EMFILE ? "too many chunks held"
-	       : err == -EIO	? "iceoryx take error"
-				: strerror(-err);
-}
-
-static const struct pingpong_ops ix_ops = {.send = ix_send, .recv = ix_recv, .strerror = ix_strerror};
-
-/* Side 0 (leader) publishes ping and takes pong; side 1 (follower) the reverse. */
-static int ix_side_run(struct pingpong_shm *s, struct ix_args *a, int side, struct ix_side *x)
-{
-	const char *who = side ? "follower" : "leader";
-	int64_t deadline = bench_now_ns() + IX_CONNECT_TIMEOUT_NS;
-	iox_pub_options_t po;
-	iox_sub_options_t so;
-	bool ok;
-
-	x->size = a->o->b.size;
-	iox_pub_options_init(&po);
-	po.historyCapacity = 0;
-	po.nodeName = "sdds-bench";
-	x->pub = iox_pub_init(&x->pub_st, "sdds-bench", a->instance, side ? "pong" : "ping", &po);
-	iox_sub_options_init(&so);
-	so.queueCapacity = 16;
-	so.historyRequest = 0;
-	so.nodeName = "sdds-bench";
-	x->sub = iox_sub_init(&x->sub_st, "sdds-bench", a->instance, side ? "ping" : "pong", &so);
-	ok = x->pub && x->sub;
-	if (ok && a->waitset)
-		ok = (x->ws = iox_ws_init(&x->ws_st)) != NULL &&
-		     iox_ws_attach_subscriber_state(x->ws, x->sub, SubscriberState_HAS_DATA, 0, NULL) ==
-			 WaitSetResult_SUCCESS;
-	if (!ok)
-		return pingpong_fail(s, side, 2, "%s: iceoryx publisher, subscriber or waitset refused", who);
-	/* iceoryx drops a sample published before its subscriber connected: both directions first. */
-	while (iox_sub_get_subscription_state(x->sub) != SubscribeState_SUBSCRIBED ||
-	       !iox_pub_has_subscribers(x->pub)) {
-		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
-			return pingpong_fail(s, side, 2, "%s: peer failed before the start", who);
-		if (bench_now_ns() > deadline)
-			return pingpong_fail(s, side, 2, "%s: ping and pong not connected within 10 s", who);
-		usleep(1000);
-	}
-	return pingpong_side(s, side, &a->o->b, &ix_ops, x, who, who);
-}
+static const struct pingpong_ops ix_ops = {.send = ix_send, .recv = ix_recv};
 
 /*
- * A role in its child. It ends with exit(), not by returning into
- * proc_spawn's _exit: the runtime unregisters from RouDi in a static
- * destructor, and RouDi 2.0.3 aborts later on a runtime that vanished
- * unregistered.
+ * A role in its child (side 0 leader, 1 follower). It ends with exit(), not
+ * by returning into proc_spawn's _exit: the runtime unregisters from RouDi,
+ * which frees its ports and waitset, in a static destructor, and RouDi
+ * 2.0.3 aborts later on a runtime that vanished unregistered.
  */
 static int ix_role(struct pingpong_shm *s, void *arg, int side)
 {
 	struct ix_args *a = arg;
-	struct ix_side x = {0};
-	int rc;
+	const char *who = side ? "follower" : "leader";
+	struct ix_side x = {.size = a->o->b.size};
+	iox_pub_options_t po;
+	iox_sub_options_t so;
+	int64_t deadline;
+	int rc = 0;
 
 	/* Die with the benchmark: nobody else would stop a spinning side. */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* Its debug lines on stderr would mix with the benchmark's progress. */
 	iox_set_loglevel(Iceoryx_LogLevel_Warn);
 	iox_runtime_init(a->name[side]);
-	rc = ix_side_run(s, a, side, &x);
-	if (x.ws) {
-		iox_ws_detach_subscriber_state(x.ws, x.sub, SubscriberState_HAS_DATA);
-		iox_ws_deinit(x.ws);
+	deadline = bench_now_ns() + 10 * 1000000000LL;
+	/* No init returns NULL: a port RouDi refuses goes to iceoryx's error handler, not to us. */
+	iox_pub_options_init(&po);
+	po.historyCapacity = 0;
+	po.nodeName = "sdds-bench";
+	x.pub = iox_pub_init(&x.pub_st, "sdds-bench", a->instance, side ? "pong" : "ping", &po);
+	iox_sub_options_init(&so);
+	so.queueCapacity = 16;
+	so.historyRequest = 0;
+	so.nodeName = "sdds-bench";
+	x.sub = iox_sub_init(&x.sub_st, "sdds-bench", a->instance, side ? "ping" : "pong", &so);
+	x.ws = a->waitset ? iox_ws_init(&x.ws_st) : NULL;
+	if (x.ws && iox_ws_attach_subscriber_state(x.ws, x.sub, SubscriberState_HAS_DATA, 0, NULL) !=
+			WaitSetResult_SUCCESS)
+		rc = pingpong_fail(s, side, 2, "%s: the iceoryx waitset refused the subscriber", who);
+	/* iceoryx drops a sample published before its subscriber connected: both directions first. */
+	while (!rc && (iox_sub_get_subscription_state(x.sub) != SubscribeState_SUBSCRIBED ||
+		       !iox_pub_has_subscribers(x.pub))) {
+		if (atomic_load_explicit(&s->abort, memory_order_relaxed))
+			rc = pingpong_fail(s, side, 2, "%s: peer failed before the start", who);
+		else if (bench_now_ns() > deadline)
+			rc = pingpong_fail(s, side, 2, "%s: ping and pong not connected within 10 s", who);
+		usleep(1000);
 	}
-	if (x.sub)
-		iox_sub_deinit(x.sub);
-	if (x.pub)
-		iox_pub_deinit(x.pub);
-	iox_runtime_shutdown();
+	if (!rc)
+		rc = pingpong_side(s, side, &a->o->b, &ix_ops, &x, who, who);
 	fflush(NULL);
 	exit(rc);
 }
@@ -272,7 +243,8 @@ static void ix_run(const struct ix_opts *o, struct ix_results *r)
 		snprintf(label, sizeof(label), "iceoryx-%s", ix_mode_name[m]);
 		snprintf(a.instance, sizeof(a.instance), "run%d-%s", (int)getpid(), ix_mode_name[m]);
 		for (int side = 0; side < 2; side++) {
-			snprintf(a.name[side], sizeof(a.name[side]), IX_APP_PREFIX "%d-%s-%s", (int)getpid(),
+			/* test_bench_iceoryx looks for these names in /tmp. */
+			snprintf(a.name[side], sizeof(a.name[side]), "sddsbench-iox-%d-%s-%s", (int)getpid(),
 				 ix_mode_name[m], side ? "follower" : "leader");
 			roudi_claim_runtime(&rp, a.name[side]);
 		}
@@ -281,7 +253,7 @@ static void ix_run(const struct ix_opts *o, struct ix_results *r)
 			roudi_explain(&rp, r->mode[m].why);
 	}
 	/* Its figures stand: RouDi misbehaving at the stop is only noted. */
-	roudi_stop(&rp, &r->removed, r->roudi_note);
+	r->removed = roudi_stop(&rp, r->roudi_note);
 	ix_roudi = NULL;
 	ix_signals(SIG_DFL);
 	r->ok = r->mode[IX_POLLING].ok && r->mode[IX_WAITSET].ok;
@@ -347,8 +319,7 @@ static void ix_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sdds-bench iceoryx [options]\n"
-		"One-way latency (ping-pong, RTT/2) of two iceoryx processes under a private\n"
-		"iox-roudi, polling and WaitSet, as one JSON object: the peer of sdds-bench local.\n"
+		"One-way latency (RTT/2) of an iceoryx ping-pong, polling and WaitSet, as JSON.\n"
 		"  -n, --iterations N   round trips per mode (default %d)\n"
 		"      --warmup N       unmeasured round trips first (default %d)\n"
 		"  -s, --size N         payload bytes, 1..%u (default %d)\n"
@@ -371,7 +342,6 @@ static int ix_option(void *ctx, int c, const char *arg)
 		o->roudi_path = arg;
 		return 0;
 	}
-	o->pin_given = true;
 	return bench_parse_cpus(arg, 2, o->cpu);
 }
 
@@ -393,23 +363,20 @@ int iceoryx_main(int argc, char **argv)
 	    .usage = ix_usage,
 	};
 	static struct ix_results r;
+	/* Two busy-polling sides need a CPU each, unless --pin says otherwise; RouDi sleeps anywhere. */
+	bool two_cpus = proc_cpu_count() >= 2;
 	struct ix_opts o = {
 	    .b = {.size = IX_DEFAULT_SIZE,
 		  .iterations = IX_DEFAULT_ITERATIONS,
 		  .warmup = IX_DEFAULT_WARMUP,
 		  .max_seconds = IX_DEFAULT_MAX_SECONDS},
-	    .cpu = {BENCH_CPU_ANY, BENCH_CPU_ANY},
+	    .cpu = {two_cpus ? proc_cpu_nth(0) : BENCH_CPU_ANY, two_cpus ? proc_cpu_nth(1) : BENCH_CPU_ANY},
 	};
 	double load[2] = {-1, -1};
 	int rc = bench_cli_parse(&cli, argc, argv, &o.b, &o);
 
 	if (rc != 0)
 		return rc > 0 ? 0 : 2;
-	/* Two busy-polling sides need a CPU each; RouDi sleeps and runs anywhere. */
-	if (!o.pin_given && proc_cpu_count() >= 2) {
-		o.cpu[0] = proc_cpu_nth(0);
-		o.cpu[1] = proc_cpu_nth(1);
-	}
 	if (mdrun_which(o.roudi_path ? o.roudi_path : "iox-roudi", r.roudi, sizeof(r.roudi)) < 0)
 		r.roudi[0] = '\0';
 	getloadavg(&load[0], 1);

@@ -1,11 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * roudi.c - a private iceoryx RouDi (see roudi.h).
- *
- * OVERVIEW
- * RouDi is a child of the main benchmark process; `pid` is valid until
- * roudi_stop or roudi_stop_on_signal reaped it.
- */
+/* roudi.c - a private iceoryx RouDi, a child of the main benchmark process (see roudi.h). */
 #include "roudi.h"
 
 #include <ctype.h>
@@ -39,9 +33,8 @@ static void roudi_claim(struct roudi_proc *r, const char *path, bool if_new)
 {
 	struct stat st;
 
-	if (r->n_files < ROUDI_MAX_FILES && strlen(path) < sizeof(r->files[0]) &&
-	    !(if_new && lstat(path, &st) == 0)) {
-		strcpy(r->files[r->n_files], path);
+	if (r->n_files < ROUDI_MAX_FILES && !(if_new && lstat(path, &st) == 0)) {
+		snprintf(r->files[r->n_files], sizeof(r->files[0]), "%s", path);
 		r->n_files++;
 	}
 }
@@ -82,24 +75,21 @@ static int roudi_clean(struct roudi_proc *r)
 	return n;
 }
 
+/* The machine-wide lock, waiting up to ROUDI_LOCK_WAIT_S for another run to end: its fd, or -errno. */
 static int roudi_lock(char *why)
 {
 	int fd = open(ROUDI_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	int err = fd < 0 ? -errno : 0;
+	int err = fd < 0 ? -errno : -EBUSY;
 
-	for (int i = 0; !err && flock(fd, LOCK_EX | LOCK_NB) < 0; i++) {
-		err = errno == EWOULDBLOCK || errno == EINTR ? 0 : -errno;
-		if (!err && i == ROUDI_LOCK_WAIT_S * 10)
-			err = -EBUSY;
-		else if (!err)
-			usleep(100000);
+	for (int i = 0; fd >= 0 && i < ROUDI_LOCK_WAIT_S * 10; i++) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		usleep(100000);
 	}
-	if (!err)
-		return fd;
-	bench_why(why, "lock %s: %s", ROUDI_LOCK_PATH,
-		  err == -EBUSY ? "another sdds-bench iceoryx run held it for 300 s" : strerror(-err));
 	if (fd >= 0)
 		close(fd);
+	bench_why(why, "lock %s: %s", ROUDI_LOCK_PATH,
+		  fd < 0 ? strerror(-err) : "another sdds-bench iceoryx run held it for 300 s");
 	return err;
 }
 
@@ -110,15 +100,12 @@ static pid_t roudi_running(void)
 	pid_t found = 0;
 
 	for (struct dirent *e; d && !found && (e = readdir(d)) != NULL;) {
-		char path[300], comm[32] = "";
-		FILE *f;
+		char path[300], comm[32];
 
 		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		if (!isdigit((unsigned char)e->d_name[0]) || !(f = fopen(path, "re")))
-			continue;
-		if (fgets(comm, sizeof(comm), f) && strncmp(comm, "iox-roudi", 9) == 0)
+		proc_log_read(path, comm, sizeof(comm));
+		if (isdigit((unsigned char)e->d_name[0]) && strncmp(comm, "iox-roudi", 9) == 0)
 			found = (pid_t)atoi(e->d_name);
-		fclose(f);
 	}
 	if (d)
 		closedir(d);
@@ -135,44 +122,36 @@ int roudi_start(const char *bin, uint32_t max_payload, struct roudi_proc *ret, c
 			      .ready_line = ROUDI_READY_LINE,
 			      .ready_s = 15,
 			      .name = "iox-roudi"};
-	const char *tmp = getenv("TMPDIR");
-	FILE *f;
+	char cfg[256];
 	pid_t other;
 	int err;
 
-	err = roudi_lock(why);
+	err = r.lock_fd = roudi_lock(why);
 	if (err < 0)
 		return err;
-	r.lock_fd = err;
-	other = roudi_running();
-	if (other > 0) {
+	if ((other = roudi_running()) > 0) {
 		bench_why(why, "an iox-roudi not started by this run is running (pid %d): not touching it",
 			  (int)other);
 		err = -EBUSY;
 		goto fail;
 	}
-	errno = ENAMETOOLONG; /* unless mkdtemp says otherwise */
-	if (snprintf(r.dir, sizeof(r.dir), "%s/sdds-bench-roudi.XXXXXX", tmp && *tmp ? tmp : "/tmp") >=
-		(int)sizeof(r.dir) ||
-	    !mkdtemp(r.dir)) {
-		err = -errno;
-		bench_why(why, "mkdtemp %s: %s", r.dir, strerror(errno));
+	err = sddsd_run_tmpdir("sdds-bench-roudi", r.dir, sizeof(r.dir));
+	if (err < 0) {
+		bench_why(why, "mkdtemp %s: %s", r.dir, strerror(-err));
 		r.dir[0] = '\0';
 		goto fail;
 	}
 	snprintf(r.cfg, sizeof(r.cfg), "%s/roudi.toml", r.dir);
 	snprintf(r.log, sizeof(r.log), "%s/roudi.log", r.dir);
 	/* Two mempools: iceoryx's own 128-byte chunks, and ours (a chunk header before the payload). */
-	f = fopen(r.cfg, "we");
-	if (f)
-		fprintf(f,
-			"[general]\nversion = 1\n\n[[segment]]\n\n"
-			"[[segment.mempool]]\nsize = 128\ncount = 512\n\n"
-			"[[segment.mempool]]\nsize = %u\ncount = 128\n",
-			(max_payload + 256 + 63) & ~63u);
-	if (!f || fclose(f) != 0) {
-		err = -EIO;
-		bench_why(why, "cannot write %s", r.cfg);
+	snprintf(cfg, sizeof(cfg),
+		 "[general]\nversion = 1\n\n[[segment]]\n\n"
+		 "[[segment.mempool]]\nsize = 128\ncount = 512\n\n"
+		 "[[segment.mempool]]\nsize = %u\ncount = 128\n",
+		 (max_payload + 256 + 63) & ~63u);
+	err = sddsd_run_write(r.cfg, cfg);
+	if (err < 0) {
+		bench_why(why, "write %s: %s", r.cfg, strerror(-err));
 		goto fail;
 	}
 	for (size_t i = 0; i < sizeof(roudi_tmp_files) / sizeof(roudi_tmp_files[0]); i++)
@@ -199,32 +178,24 @@ void roudi_claim_runtime(struct roudi_proc *r, const char *name)
 	roudi_claim(r, path, true);
 }
 
-int roudi_stop(struct roudi_proc *r, int *ret_removed, char *why)
+int roudi_stop(struct roudi_proc *r, char *why)
 {
-	int err = proc_exec_stop(r->pid, SIGTERM, 5, "iox-roudi", r->log, why);
-
-	r->pid = 0;
-	*ret_removed = roudi_clean(r);
-	return err;
-}
-
-void roudi_stop_on_signal(struct roudi_proc *r)
-{
-	/* kill, waitpid, nanosleep and clock_gettime: async-signal safe. */
-	if (r->pid > 0)
+	/* sddsd_run_stop calls kill, waitpid, nanosleep and clock_gettime: async-signal safe. */
+	if (why)
+		proc_exec_stop(r->pid, SIGTERM, 5, "iox-roudi", r->log, why);
+	else if (r->pid > 0)
 		sddsd_run_stop(r->pid, SIGTERM, 3000, NULL);
 	r->pid = 0;
-	roudi_clean(r);
+	return roudi_clean(r);
 }
 
 void roudi_explain(const struct roudi_proc *r, char *why)
 {
-	char log[8192], tail[200];
+	char tail[200];
 	size_t len = strlen(why);
 
-	proc_log_read(r->log, log, sizeof(log));
 	sddsd_run_log_tail(r->log, tail, sizeof(tail));
-	if (strstr(log, ROUDI_READY_LINE) && !strstr(tail, ROUDI_READY_LINE))
+	if (tail[0] && !strstr(tail, ROUDI_READY_LINE))
 		snprintf(why + len, BENCH_WHY_MAX - len, "; RouDi said: %s", tail);
 }
 

@@ -49,14 +49,11 @@ void roudi_claim_runtime(struct roudi_proc *r, const char *name);
 
 /*
  * Stop RouDi, remove the claimed files and the directory, free the lock.
- * 0, or -ECHILD with a reason in why when RouDi had failed or had to be
- * killed (the files are removed all the same). *ret_removed: how many files
- * were removed here, not by RouDi itself.
+ * Returns how many files were removed here, not by RouDi itself; a reason
+ * in why (BENCH_WHY_MAX bytes) when RouDi had failed or had to be killed.
+ * In a signal handler why is NULL, and only async-signal-safe calls are made.
  */
-int roudi_stop(struct roudi_proc *r, int *ret_removed, char *why);
-
-/* roudi_stop from a signal handler: async-signal safe calls only. */
-void roudi_stop_on_signal(struct roudi_proc *r);
+int roudi_stop(struct roudi_proc *r, char *why);
 
 /* Append "; RouDi said: LINE" to why when RouDi logged a line after "ready". */
 void roudi_explain(const struct roudi_proc *r, char *why);
