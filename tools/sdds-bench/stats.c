@@ -14,14 +14,10 @@ static int stats_cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The nearest-rank percentile q of sorted[0..n), n > 0. */
+/* The nearest-rank percentile q (< 1) of sorted[0..n), n > 0: rank ceil(q * n), 1-based. */
 static double stats_rank(const uint64_t *sorted, size_t n, double q)
 {
-	/* ceil(q * n) is the 1-based rank; clamped for q rounding at both ends. */
-	double r = ceil(q * (double)n);
-	size_t idx = r < 1.0 ? 0 : (size_t)r - 1;
-
-	return (double)sorted[idx < n ? idx : n - 1];
+	return (double)sorted[(size_t)ceil(q * (double)n) - 1];
 }
 
 int stats_compute(uint64_t *v, size_t n, double scale, struct stats *ret)
