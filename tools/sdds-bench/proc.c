@@ -106,9 +106,8 @@ int proc_pin_self(int cpu)
 
 	if (cpu < 0)
 		return 0;
-	if (cpu >= CPU_SETSIZE)
-		return -EINVAL;
 	CPU_ZERO(&set);
+	/* CPU_SET ignores a cpu beyond the set: the empty mask is then EINVAL. */
 	CPU_SET(cpu, &set);
 	/* pid 0 is the calling thread; children inherit the mask at fork. */
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
@@ -148,20 +147,12 @@ int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid)
 	return 0;
 }
 
-static void proc_kill_left(const pid_t *pids, const bool *done, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!done[i])
-			kill(pids[i], SIGKILL);
-}
-
 int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuses)
 {
 	struct pollfd pfd[PROC_MAX_CHILDREN];
 	bool done[PROC_MAX_CHILDREN] = {false};
 	bool timed_out = false, failed = false, killed = false;
 	size_t left = n;
-	int err = 0;
 
 	if (n > PROC_MAX_CHILDREN)
 		return -EINVAL;
@@ -174,17 +165,18 @@ int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuse
 		pfd[i] = (struct pollfd){.fd = (int)syscall(SYS_pidfd_open, pids[i], 0), .events = POLLIN};
 	while (left > 0) {
 		int64_t now = bench_now_ns();
-		int timeout_ms;
+		int timeout_ms = (int)((deadline_ns - now) / 1000000 + 1);
 
-		if (now >= deadline_ns && !killed) {
-			timed_out = killed = true;
-			proc_kill_left(pids, done, n);
+		/* The peer of a failed role would only wait for it: stop it now. */
+		if (!killed && (failed || now >= deadline_ns)) {
+			timed_out = !failed;
+			killed = true;
+			for (size_t i = 0; i < n; i++)
+				if (!done[i])
+					kill(pids[i], SIGKILL);
 		}
-		timeout_ms = killed ? 100 : (int)((deadline_ns - now) / 1000000 + 1);
-		if (poll(pfd, n, timeout_ms > 1000 ? 1000 : timeout_ms) < 0 && errno != EINTR) {
-			err = -errno;
-			break;
-		}
+		/* A failed poll (EINTR, ENOMEM) only makes the loop come round sooner. */
+		poll(pfd, n, killed ? 100 : timeout_ms > 1000 ? 1000 : timeout_ms);
 		for (size_t i = 0; i < n; i++) {
 			pid_t r;
 
@@ -200,23 +192,7 @@ int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuse
 				close(pfd[i].fd);
 			pfd[i].fd = -1;
 		}
-		/* The peer of a failed role would only wait for it: stop it now. */
-		if (failed && !killed && left > 0) {
-			killed = true;
-			proc_kill_left(pids, done, n);
-		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		/* Only after a poll error: make sure nobody is left behind. */
-		if (!done[i]) {
-			kill(pids[i], SIGKILL);
-			waitpid(pids[i], &statuses[i], 0);
-		}
-		if (pfd[i].fd >= 0)
-			close(pfd[i].fd);
-	}
-	if (err)
-		return err;
 	return timed_out ? -ETIMEDOUT : failed ? -ECHILD : 0;
 }
 

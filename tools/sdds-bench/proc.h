@@ -51,9 +51,9 @@ typedef int (*proc_role_fn)(void *arg);
 int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid);
 
 /*
- * Reaps the n children in pids, their wait statuses into statuses: 0 when
- * all exited 0, -ETIMEDOUT when deadline_ns killed one, -ECHILD when one
- * failed, or another -errno.
+ * Reaps the n (<= 8) children in pids, their wait statuses into statuses:
+ * 0 when all exited 0, -ETIMEDOUT when deadline_ns killed one, or -ECHILD
+ * when one failed.
  */
 int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuses);
 
