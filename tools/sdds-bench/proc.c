@@ -265,17 +265,14 @@ int proc_exec_start(const struct proc_exec *x, pid_t *ret_pid, char *why)
 		return -errno;
 	}
 	if (pid == 0) {
-		if (x->log) {
-			int fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-			int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		int fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-			/* dup2 clears close-on-exec on the copies only. */
-			if (fd < 0 || nul < 0 || dup2(nul, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 ||
-			    dup2(fd, STDERR_FILENO) < 0)
-				_exit(126);
-		}
-		if (x->pdeathsig)
-			prctl(PR_SET_PDEATHSIG, x->pdeathsig);
+		/* dup2 clears close-on-exec on the copies only. */
+		if (fd < 0 || nul < 0 || dup2(nul, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 ||
+		    dup2(fd, STDERR_FILENO) < 0)
+			_exit(126);
+		prctl(PR_SET_PDEATHSIG, x->pdeathsig);
 		execvp(x->argv[0], (char *const *)x->argv);
 		dprintf(STDERR_FILENO, "exec %s: %s\n", x->argv[0], strerror(errno));
 		_exit(127);
@@ -292,12 +289,8 @@ int proc_exec_start(const struct proc_exec *x, pid_t *ret_pid, char *why)
 			if (!exited)
 				sddsd_run_stop(pid, SIGTERM, 5000, NULL);
 			sddsd_run_log_tail(x->log, tail, sizeof(tail));
-			if (exited)
-				bench_why(why, "%s exited at start: %s", x->name,
-					  tail[0] ? tail : "no output");
-			else
-				bench_why(why, "%s not ready within %d s%s%s", x->name, x->ready_s,
-					  tail[0] ? ": " : "", tail);
+			bench_why(why, "%s %s: %s", x->name, exited ? "exited at start" : "not ready in time",
+				  tail[0] ? tail : "no output");
 			return exited ? -ECHILD : -ETIMEDOUT;
 		}
 		usleep(10000);

@@ -79,7 +79,7 @@ int proc_run_pair(const struct proc_pair *p, int64_t deadline_ns, char *why);
 /* A program run beside the benchmark (iox-roudi, valgrind, ddsperf). */
 struct proc_exec {
 	const char *const *argv; /* argv[0]: a path, or a name looked up in PATH */
-	const char *log;	 /* NULL: our stdout and stderr; else both to it, stdin /dev/null */
+	const char *log;	 /* its stdout and stderr; stdin is /dev/null */
 	int pdeathsig;		 /* 0, or the signal it gets when this process dies */
 	const char *ready_line;	 /* NULL, or wait until the log holds this text */
 	int ready_s;		 /* how long to wait for it */
