@@ -82,9 +82,8 @@ int proc_cpu_count(void)
 {
 	cpu_set_t set;
 
-	if (sched_getaffinity(0, sizeof(set), &set) < 0 || CPU_COUNT(&set) < 1)
-		return 1;
-	return CPU_COUNT(&set);
+	/* A mask the kernel returns has at least one CPU: this one runs on it. */
+	return sched_getaffinity(0, sizeof(set), &set) < 0 ? 1 : CPU_COUNT(&set);
 }
 
 int proc_cpu_nth(int idx)
@@ -93,7 +92,7 @@ int proc_cpu_nth(int idx)
 
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return idx;
-	idx %= CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+	idx %= CPU_COUNT(&set);
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
 		if (CPU_ISSET(cpu, &set) && idx-- == 0)
 			return cpu;
