@@ -157,7 +157,7 @@ int bench_cli_parse(const struct bench_cli *cli, int argc, char **argv, struct b
 	for (size_t i = 0; i < sizeof(bench_common) / sizeof(bench_common[0]); i++)
 		if (cli->common & (1u << i))
 			longopts[n++] = bench_common[i];
-	for (size_t i = 0; cli->own && cli->own[i].name && n < 30; i++)
+	for (size_t i = 0; cli->own[i].name && n < 30; i++)
 		longopts[n++] = cli->own[i];
 	longopts[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	longopts[n] = (struct option){NULL, 0, NULL, 0};
@@ -193,7 +193,7 @@ int bench_cli_parse(const struct bench_cli *cli, int argc, char **argv, struct b
 			return -EINVAL;
 		}
 	}
-	if (cli->verb ? optind != argc - 1 || strcmp(argv[optind], cli->verb) != 0 : optind != argc) {
+	if (optind != argc) {
 		cli->usage(stderr);
 		return -EINVAL;
 	}
