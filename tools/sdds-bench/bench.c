@@ -46,27 +46,23 @@ int bench_parse_u64(const char *s, int base, uint64_t min, uint64_t max, uint64_
 
 int bench_parse_cpus(const char *s, int n, int *cpus)
 {
-	int v[8];
+	char buf[64], *rest = buf, *f;
+	int v[8], i = 0;
+	uint64_t u;
 
-	if (n < 1 || n > 8)
+	if (n > 8 || snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
 		return -EINVAL;
-	for (int i = 0; i < n; i++, s++) {
-		size_t len = strcspn(s, ",");
-		char buf[16];
-		uint64_t u;
-
-		/* Exactly n fields. */
-		if ((i < n - 1) != (s[len] == ',') || len == 0 || len >= sizeof(buf))
-			return -EINVAL;
-		snprintf(buf, sizeof(buf), "%.*s", (int)len, s);
-		s += len;
-		if (strcmp(buf, "-") == 0 || strcmp(buf, "any") == 0)
-			v[i] = BENCH_CPU_ANY;
-		else if (bench_parse_u64(buf, 0, 0, 1023, &u) == 0)
-			v[i] = (int)u;
+	while (i < n && (f = strsep(&rest, ",")) != NULL) {
+		if (strcmp(f, "-") == 0 || strcmp(f, "any") == 0)
+			v[i++] = BENCH_CPU_ANY;
+		else if (bench_parse_u64(f, 0, 0, 1023, &u) == 0)
+			v[i++] = (int)u;
 		else
 			return -EINVAL;
 	}
+	/* Exactly n fields: none missing, none left. */
+	if (i < n || rest != NULL)
+		return -EINVAL;
 	memcpy(cpus, v, (size_t)n * sizeof(*cpus));
 	return 0;
 }
@@ -161,7 +157,7 @@ int bench_cli_parse(const struct bench_cli *cli, int argc, char **argv, struct b
 	for (size_t i = 0; i < sizeof(bench_common) / sizeof(bench_common[0]); i++)
 		if (cli->common & (1u << i))
 			longopts[n++] = bench_common[i];
-	for (size_t i = 0; cli->own && cli->own[i].name && n < 30; i++)
+	for (size_t i = 0; cli->own[i].name && n < 30; i++)
 		longopts[n++] = cli->own[i];
 	longopts[n++] = (struct option){"help", no_argument, NULL, 'h'};
 	longopts[n] = (struct option){NULL, 0, NULL, 0};
@@ -197,7 +193,7 @@ int bench_cli_parse(const struct bench_cli *cli, int argc, char **argv, struct b
 			return -EINVAL;
 		}
 	}
-	if (cli->verb ? optind != argc - 1 || strcmp(argv[optind], cli->verb) != 0 : optind != argc) {
+	if (optind != argc) {
 		cli->usage(stderr);
 		return -EINVAL;
 	}

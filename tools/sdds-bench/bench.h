@@ -66,14 +66,10 @@ struct lat_result {
 	struct stats st; /* one-way, ns */
 };
 
-/*
- * Measured in full: neither the time cap nor a failure cut it short. Only
- * such figures make a ratio or meet a goal, since a capped run's median is
- * that of its easy part.
- */
+/* Measured in full: a capped run's median is that of its easy part. */
 static inline bool bench_lat_full(const struct lat_result *l)
 {
-	return l->ok && !l->capped && l->done >= l->requested;
+	return l->ok && !l->capped;
 }
 
 /* One throughput run. */
@@ -134,11 +130,10 @@ struct option;
 /* One subcommand's command line; everything is the caller's (static). */
 struct bench_cli {
 	const char *prog;	  /* names the subcommand in the bad-value message */
-	const char *verb;	  /* NULL, or the one operand there must be ("local") */
 	unsigned common;	  /* BENCH_OPT_* it takes */
 	uint32_t max_size;	  /* -s */
 	uint64_t max_iterations;  /* -n and --warmup */
-	const struct option *own; /* its own options, {NULL}-terminated, or NULL */
+	const struct option *own; /* its own options, {NULL}-terminated */
 	/* Its own option c with arg (NULL: none) into ctx: 0 or -EINVAL. */
 	int (*parse)(void *ctx, int c, const char *arg);
 	void (*usage)(FILE *f);

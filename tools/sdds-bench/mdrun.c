@@ -64,38 +64,17 @@ void mdrun_json_free(struct json_object *o)
 	json_object_put(o); /* NULL is a no-op */
 }
 
-/* The member at a dotted path (owned by o), or NULL. */
-static struct json_object *mdrun_jget(struct json_object *o, const char *path)
-{
-	char key[128];
-
-	while (o != NULL && *path) {
-		size_t len = strcspn(path, ".");
-		struct json_object *m = NULL;
-		char *end;
-
-		if (len >= sizeof(key))
-			return NULL;
-		snprintf(key, sizeof(key), "%.*s", (int)len, path);
-		path += len + (path[len] == '.');
-		if (json_object_is_type(o, json_type_array)) {
-			unsigned long idx = strtoul(key, &end, 10);
-
-			if (end != key && *end == '\0' && idx < json_object_array_length(o))
-				m = json_object_array_get_idx(o, idx);
-		} else if (json_object_is_type(o, json_type_object)) {
-			json_object_object_get_ex(o, key, &m);
-		}
-		o = m;
-	}
-	return o;
-}
-
 int mdrun_jnum(struct json_object *o, const char *path, double *ret)
 {
-	struct json_object *m = mdrun_jget(o, path);
+	struct json_object *m;
+	char ptr[128];
 
-	if (m == NULL || !(json_object_is_type(m, json_type_double) || json_object_is_type(m, json_type_int)))
+	/* As a JSON pointer ("/net/frames_in"): json-c walks members and array indices alike. */
+	snprintf(ptr, sizeof(ptr), "/%s", path);
+	for (char *p = strchr(ptr, '.'); p; p = strchr(p, '.'))
+		*p = '/';
+	if (json_pointer_get(o, ptr, &m) < 0 ||
+	    !(json_object_is_type(m, json_type_double) || json_object_is_type(m, json_type_int)))
 		return -ENOENT;
 	*ret = json_object_get_double(m);
 	return 0;

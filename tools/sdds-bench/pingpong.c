@@ -100,7 +100,6 @@ int pingpong_ping(struct pingpong_shm *s, const struct bench_opts *o, const stru
 		size_t len = 0;
 		int64_t t;
 
-		/* Big-endian like the benchmark topics' 16-bit seq field. */
 		out[0] = (uint8_t)(o->size == 1 ? i : i >> 8);
 		if (o->size > 1)
 			out[1] = (uint8_t)i;
@@ -130,7 +129,6 @@ int pingpong_ping(struct pingpong_shm *s, const struct bench_opts *o, const stru
 			if (ops->measured)
 				ops->measured(ctx, n, i, t_prev, t, in);
 			s->rtt[n++] = (uint64_t)(t - t_prev);
-			/* The cap counts from the first measured round, not from the warm-up. */
 			if (n == 1)
 				t_cap = t + (int64_t)(o->max_seconds * 1e9);
 			else if (t > t_cap)

@@ -7,21 +7,20 @@
  * OVERVIEW
  * A run is two processes forked from the single-threaded main process that
  * share one struct pingpong_shm, mapped before the fork:
- *   - `ready`: the pong side can answer. The ping side sends nothing
- *     before it, since a best-effort writer would lose its first ping.
+ *   - `ready`: the pong side can answer; a best-effort writer would lose a
+ *     ping sent before it.
  *   - `abort`: a side failed; the other gives up at its next slice instead
  *     of waiting out the hop timeout.
  *   - `stop`: the ping side is done. It sets it (release), then sends a
  *     last ping that carries the flag through the transport's own
  *     acquire/release chain; a pong side that receives a ping while `stop`
- *     is set exits without answering. It also checks the flag after every
- *     empty receive slice, in case that ping is lost.
+ *     is set exits without answering, and checks the flag after every
+ *     empty slice in case that ping is lost.
  *   - the figures, written by the ping side, and a reason per side.
  *
  * Ping i carries i in its first bytes (the topics' big-endian 16-bit
  * sequence number), which the pong side echoes. The ping side reads the
- * clock once per round, a round trip being the difference of consecutive
- * reads, so every transport pays for one clock read per sample alike.
+ * clock once per round, so every transport pays one read per sample.
  * Warm-up lasts o->warmup rounds or a quarter of max_seconds; the cap
  * counts from the first measured round.
  *

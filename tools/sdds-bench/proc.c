@@ -82,9 +82,8 @@ int proc_cpu_count(void)
 {
 	cpu_set_t set;
 
-	if (sched_getaffinity(0, sizeof(set), &set) < 0 || CPU_COUNT(&set) < 1)
-		return 1;
-	return CPU_COUNT(&set);
+	/* A mask the kernel returns has at least one CPU: this one runs on it. */
+	return sched_getaffinity(0, sizeof(set), &set) < 0 ? 1 : CPU_COUNT(&set);
 }
 
 int proc_cpu_nth(int idx)
@@ -93,7 +92,7 @@ int proc_cpu_nth(int idx)
 
 	if (sched_getaffinity(0, sizeof(set), &set) < 0)
 		return idx;
-	idx %= CPU_COUNT(&set) > 0 ? CPU_COUNT(&set) : 1;
+	idx %= CPU_COUNT(&set);
 	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
 		if (CPU_ISSET(cpu, &set) && idx-- == 0)
 			return cpu;
@@ -106,9 +105,8 @@ int proc_pin_self(int cpu)
 
 	if (cpu < 0)
 		return 0;
-	if (cpu >= CPU_SETSIZE)
-		return -EINVAL;
 	CPU_ZERO(&set);
+	/* CPU_SET ignores a cpu beyond the set: the empty mask is then EINVAL. */
 	CPU_SET(cpu, &set);
 	/* pid 0 is the calling thread; children inherit the mask at fork. */
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
@@ -148,20 +146,12 @@ int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid)
 	return 0;
 }
 
-static void proc_kill_left(const pid_t *pids, const bool *done, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!done[i])
-			kill(pids[i], SIGKILL);
-}
-
 int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuses)
 {
 	struct pollfd pfd[PROC_MAX_CHILDREN];
 	bool done[PROC_MAX_CHILDREN] = {false};
 	bool timed_out = false, failed = false, killed = false;
 	size_t left = n;
-	int err = 0;
 
 	if (n > PROC_MAX_CHILDREN)
 		return -EINVAL;
@@ -174,17 +164,18 @@ int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuse
 		pfd[i] = (struct pollfd){.fd = (int)syscall(SYS_pidfd_open, pids[i], 0), .events = POLLIN};
 	while (left > 0) {
 		int64_t now = bench_now_ns();
-		int timeout_ms;
+		int timeout_ms = (int)((deadline_ns - now) / 1000000 + 1);
 
-		if (now >= deadline_ns && !killed) {
-			timed_out = killed = true;
-			proc_kill_left(pids, done, n);
+		/* The peer of a failed role would only wait for it: stop it now. */
+		if (!killed && (failed || now >= deadline_ns)) {
+			timed_out = !failed;
+			killed = true;
+			for (size_t i = 0; i < n; i++)
+				if (!done[i])
+					kill(pids[i], SIGKILL);
 		}
-		timeout_ms = killed ? 100 : (int)((deadline_ns - now) / 1000000 + 1);
-		if (poll(pfd, n, timeout_ms > 1000 ? 1000 : timeout_ms) < 0 && errno != EINTR) {
-			err = -errno;
-			break;
-		}
+		/* A failed poll (EINTR, ENOMEM) only makes the loop come round sooner. */
+		poll(pfd, n, killed ? 100 : timeout_ms > 1000 ? 1000 : timeout_ms);
 		for (size_t i = 0; i < n; i++) {
 			pid_t r;
 
@@ -200,23 +191,7 @@ int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuse
 				close(pfd[i].fd);
 			pfd[i].fd = -1;
 		}
-		/* The peer of a failed role would only wait for it: stop it now. */
-		if (failed && !killed && left > 0) {
-			killed = true;
-			proc_kill_left(pids, done, n);
-		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		/* Only after a poll error: make sure nobody is left behind. */
-		if (!done[i]) {
-			kill(pids[i], SIGKILL);
-			waitpid(pids[i], &statuses[i], 0);
-		}
-		if (pfd[i].fd >= 0)
-			close(pfd[i].fd);
-	}
-	if (err)
-		return err;
 	return timed_out ? -ETIMEDOUT : failed ? -ECHILD : 0;
 }
 
@@ -289,17 +264,14 @@ int proc_exec_start(const struct proc_exec *x, pid_t *ret_pid, char *why)
 		return -errno;
 	}
 	if (pid == 0) {
-		if (x->log) {
-			int fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-			int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		int fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-			/* dup2 clears close-on-exec on the copies only. */
-			if (fd < 0 || nul < 0 || dup2(nul, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 ||
-			    dup2(fd, STDERR_FILENO) < 0)
-				_exit(126);
-		}
-		if (x->pdeathsig)
-			prctl(PR_SET_PDEATHSIG, x->pdeathsig);
+		/* dup2 clears close-on-exec on the copies only. */
+		if (fd < 0 || nul < 0 || dup2(nul, STDIN_FILENO) < 0 || dup2(fd, STDOUT_FILENO) < 0 ||
+		    dup2(fd, STDERR_FILENO) < 0)
+			_exit(126);
+		prctl(PR_SET_PDEATHSIG, x->pdeathsig);
 		execvp(x->argv[0], (char *const *)x->argv);
 		dprintf(STDERR_FILENO, "exec %s: %s\n", x->argv[0], strerror(errno));
 		_exit(127);
@@ -316,12 +288,8 @@ int proc_exec_start(const struct proc_exec *x, pid_t *ret_pid, char *why)
 			if (!exited)
 				sddsd_run_stop(pid, SIGTERM, 5000, NULL);
 			sddsd_run_log_tail(x->log, tail, sizeof(tail));
-			if (exited)
-				bench_why(why, "%s exited at start: %s", x->name,
-					  tail[0] ? tail : "no output");
-			else
-				bench_why(why, "%s not ready within %d s%s%s", x->name, x->ready_s,
-					  tail[0] ? ": " : "", tail);
+			bench_why(why, "%s %s: %s", x->name, exited ? "exited at start" : "not ready in time",
+				  tail[0] ? tail : "no output");
 			return exited ? -ECHILD : -ETIMEDOUT;
 		}
 		usleep(10000);

@@ -51,9 +51,9 @@ typedef int (*proc_role_fn)(void *arg);
 int proc_spawn(int cpu, proc_role_fn fn, void *arg, pid_t *ret_pid);
 
 /*
- * Reaps the n children in pids, their wait statuses into statuses: 0 when
- * all exited 0, -ETIMEDOUT when deadline_ns killed one, -ECHILD when one
- * failed, or another -errno.
+ * Reaps the n (<= 8) children in pids, their wait statuses into statuses:
+ * 0 when all exited 0, -ETIMEDOUT when deadline_ns killed one, or -ECHILD
+ * when one failed.
  */
 int proc_wait_all(const pid_t *pids, size_t n, int64_t deadline_ns, int *statuses);
 
@@ -79,7 +79,7 @@ int proc_run_pair(const struct proc_pair *p, int64_t deadline_ns, char *why);
 /* A program run beside the benchmark (iox-roudi, valgrind, ddsperf). */
 struct proc_exec {
 	const char *const *argv; /* argv[0]: a path, or a name looked up in PATH */
-	const char *log;	 /* NULL: our stdout and stderr; else both to it, stdin /dev/null */
+	const char *log;	 /* its stdout and stderr; stdin is /dev/null */
 	int pdeathsig;		 /* 0, or the signal it gets when this process dies */
 	const char *ready_line;	 /* NULL, or wait until the log holds this text */
 	int ready_s;		 /* how long to wait for it */

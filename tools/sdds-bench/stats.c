@@ -2,6 +2,7 @@
 /* stats.c - order statistics of per-iteration latencies (see stats.h). */
 #include "stats.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <math.h>
@@ -14,22 +15,17 @@ static int stats_cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The nearest-rank percentile q of sorted[0..n), n > 0. */
+/* The nearest-rank percentile q (< 1) of sorted[0..n), n > 0: rank ceil(q * n), 1-based. */
 static double stats_rank(const uint64_t *sorted, size_t n, double q)
 {
-	/* ceil(q * n) is the 1-based rank; clamped for q rounding at both ends. */
-	double r = ceil(q * (double)n);
-	size_t idx = r < 1.0 ? 0 : (size_t)r - 1;
-
-	return (double)sorted[idx < n ? idx : n - 1];
+	return (double)sorted[(size_t)ceil(q * (double)n) - 1];
 }
 
-int stats_compute(uint64_t *v, size_t n, double scale, struct stats *ret)
+void stats_compute(uint64_t *v, size_t n, double scale, struct stats *ret)
 {
 	long double sum = 0;
 
-	if (n == 0)
-		return -EINVAL;
+	assert(n > 0);
 	qsort(v, n, sizeof(v[0]), stats_cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		sum += v[i];
@@ -40,7 +36,6 @@ int stats_compute(uint64_t *v, size_t n, double scale, struct stats *ret)
 	ret->p999 = scale * stats_rank(v, n, 0.999);
 	ret->max = scale * (double)v[n - 1];
 	ret->mean = scale * (double)(sum / n);
-	return 0;
 }
 
 int stats_dump(const char *path, const uint64_t *v, size_t n, double scale)
