@@ -14,9 +14,11 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +74,8 @@ static int main_show(const struct main_cmd *cmd, int argc, char **argv)
 {
 	FILE *json = tmpfile();
 	int out = dup(STDOUT_FILENO), rc, st = 0;
+	struct stat js;
+	bool shown;
 	pid_t pid = -1;
 
 	if (json == NULL || out < 0)
@@ -80,8 +84,12 @@ static int main_show(const struct main_cmd *cmd, int argc, char **argv)
 	rc = cmd->run(argc, argv);
 	fflush(stdout);
 	dup2(out, STDOUT_FILENO);
-	/* After a usage error (2) there is no JSON to show. */
-	if (rc != 2 && lseek(fileno(json), 0, SEEK_SET) == 0 && (pid = fork()) == 0) {
+	/*
+	 * A usage error (2), or a run refused before it measured anything (net
+	 * without root: 77), prints no JSON and has already said why on stderr.
+	 */
+	shown = fstat(fileno(json), &js) == 0 && js.st_size > 0;
+	if (shown && lseek(fileno(json), 0, SEEK_SET) == 0 && (pid = fork()) == 0) {
 		dup2(fileno(json), STDIN_FILENO);
 		execlp("python3", "python3", SDDS_BENCH_REPORT_PY, "--show", cmd->name, (char *)NULL);
 		fprintf(stderr, "sdds-bench: cannot run python3 %s: %s; the JSON follows\n",
@@ -89,7 +97,7 @@ static int main_show(const struct main_cmd *cmd, int argc, char **argv)
 		execlp("cat", "cat", (char *)NULL);
 		_exit(127);
 	}
-	if (rc != 2 && (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
+	if (shown && (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0))
 		fprintf(stderr, "sdds-bench: python3 %s --show %s failed\n", SDDS_BENCH_REPORT_PY, cmd->name);
 	fclose(json);
 	close(out);
