@@ -13,6 +13,7 @@
  * run failed, 2 on a usage error.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -73,13 +74,16 @@ static int main_report(int argc, char **argv)
 static int main_show(const struct main_cmd *cmd, int argc, char **argv)
 {
 	FILE *json = tmpfile();
-	int out = dup(STDOUT_FILENO), rc, st = 0;
+	/* Close-on-exec: the daemons, RouDi and valgrind the run starts inherit neither. */
+	int out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0), rc, st = 0;
 	struct stat js;
 	bool shown;
 	pid_t pid = -1;
 
 	if (json == NULL || out < 0)
 		return cmd->run(argc, argv);
+	/* fd 1 stays inheritable: dup2 clears the flag on the copy only. */
+	fcntl(fileno(json), F_SETFD, FD_CLOEXEC);
 	dup2(fileno(json), STDOUT_FILENO);
 	rc = cmd->run(argc, argv);
 	fflush(stdout);
