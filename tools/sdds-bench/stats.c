@@ -2,7 +2,6 @@
 /* stats.c - order statistics of per-iteration latencies (see stats.h). */
 #include "stats.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <stdio.h>
 #include <math.h>
@@ -21,11 +20,12 @@ static double stats_rank(const uint64_t *sorted, size_t n, double q)
 	return (double)sorted[(size_t)ceil(q * (double)n) - 1];
 }
 
-void stats_compute(uint64_t *v, size_t n, double scale, struct stats *ret)
+int stats_compute(uint64_t *v, size_t n, double scale, struct stats *ret)
 {
 	long double sum = 0;
 
-	assert(n > 0);
+	if (n == 0)
+		return -EINVAL;
 	qsort(v, n, sizeof(v[0]), stats_cmp_u64);
 	for (size_t i = 0; i < n; i++)
 		sum += v[i];
@@ -36,6 +36,7 @@ void stats_compute(uint64_t *v, size_t n, double scale, struct stats *ret)
 	ret->p999 = scale * stats_rank(v, n, 0.999);
 	ret->max = scale * (double)v[n - 1];
 	ret->mean = scale * (double)(sum / n);
+	return 0;
 }
 
 int stats_dump(const char *path, const uint64_t *v, size_t n, double scale)

@@ -27,10 +27,10 @@ struct stats {
 };
 
 /*
- * Sorts v[0..n), n > 0, in place (the caller's) and writes the statistics
- * of scale * v to *ret.
+ * Sorts v[0..n) in place (the caller's) and writes the statistics of
+ * scale * v to *ret. 0, or -EINVAL when n == 0.
  */
-void stats_compute(uint64_t *v, size_t n, double scale, struct stats *ret);
+int stats_compute(uint64_t *v, size_t n, double scale, struct stats *ret);
 
 /*
  * Writes scale * v[i], one per line in array order, to the file at path

@@ -4,6 +4,7 @@
  * writer, which the figures it prints are only as good as: the nearest-rank
  * percentiles, and valid JSON for any string a failure reason may contain.
  */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,7 +29,7 @@ static void test_stats_nearest_rank(void **state)
 	/* Reversed, so stats_compute must sort. */
 	for (int i = 0; i < 1000; i++)
 		v[i] = (uint64_t)(1000 - i);
-	stats_compute(v, 1000, 1.0, &st);
+	assert_int_equal(stats_compute(v, 1000, 1.0, &st), 0);
 	assert_int_equal(st.n, 1000);
 	assert_true(st.min == 1.0);
 	assert_true(st.median == 500.0);
@@ -48,14 +49,25 @@ static void test_stats_scale_and_small(void **state)
 
 	(void)state;
 	/* Round trips to one-way: halves. p99.9 of 3 values is the largest. */
-	stats_compute(v, 3, 0.5, &st);
+	assert_int_equal(stats_compute(v, 3, 0.5, &st), 0);
 	assert_true(st.min == 5.0);
 	assert_true(st.median == 10.0);
 	assert_true(st.p99 == 20.0);
 	assert_true(st.p999 == 20.0);
 	assert_true(st.max == 20.0);
-	stats_compute(one, 1, 1.0, &st);
+	assert_int_equal(stats_compute(one, 1, 1.0, &st), 0);
 	assert_true(st.median == 7.0 && st.p999 == 7.0);
+}
+
+static void test_stats_empty(void **state)
+{
+	struct stats st = {.n = 42};
+	uint64_t v[1] = {1};
+
+	(void)state;
+	assert_int_equal(stats_compute(v, 0, 1.0, &st), -EINVAL);
+	/* Out-parameter untouched on failure. */
+	assert_int_equal(st.n, 42);
 }
 
 static void test_stats_dump(void **state)
@@ -209,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_stats_nearest_rank),
 	    cmocka_unit_test(test_stats_scale_and_small),
+	    cmocka_unit_test(test_stats_empty),
 	    cmocka_unit_test(test_stats_dump),
 	    cmocka_unit_test(test_json_nesting_and_escapes),
 	    cmocka_unit_test(test_json_numbers_and_reuse),
