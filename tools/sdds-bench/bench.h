@@ -120,7 +120,7 @@ enum {
 	BENCH_OPT_TPUT_SECONDS = 1 << 4, /* -t, --tput-seconds S */
 	BENCH_OPT_SDDSD = 1 << 5,	 /* --sddsd PATH */
 	BENCH_OPT_RAW = 1 << 6,		 /* --raw PREFIX */
-	BENCH_OPT_JSON = 1 << 7,	 /* --json (accepted; JSON is the only output) */
+	BENCH_OPT_JSON = 1 << 7,	 /* --json: the JSON, not report.py's table (main.c) */
 };
 
 /* First getopt value free for a subcommand's own long options. */

@@ -319,7 +319,7 @@ static void ix_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sdds-bench iceoryx [options]\n"
-		"One-way latency (RTT/2) of an iceoryx ping-pong, polling and WaitSet, as JSON.\n"
+		"One-way latency (RTT/2) of an iceoryx ping-pong, polling and WaitSet.\n"
 		"  -n, --iterations N   round trips per mode (default %d)\n"
 		"      --warmup N       unmeasured round trips first (default %d)\n"
 		"  -s, --size N         payload bytes, 1..%u (default %d)\n"
@@ -327,7 +327,7 @@ static void ix_usage(FILE *f)
 		"      --pin A,B        leader and follower CPUs ('-': unpinned; default: two CPUs)\n"
 		"      --roudi PATH     the iox-roudi binary (default: from PATH)\n"
 		"      --raw PREFIX     one-way ns per iteration to PREFIX-iceoryx-<mode>.txt\n"
-		"      --json           accepted; the output is always JSON\n",
+		"      --json           print the JSON itself, not report.py's table of it\n",
 		IX_DEFAULT_ITERATIONS, IX_DEFAULT_WARMUP, BENCH_MAX_SIZE, IX_DEFAULT_SIZE,
 		IX_DEFAULT_MAX_SECONDS);
 }

@@ -713,13 +713,14 @@ enum { NET_OPT_DDSPERF_S = BENCH_OPT_OWN, NET_OPT_CPUS };
 static void net_usage(FILE *f)
 {
 	fprintf(f, "usage: sdds-bench net [options]   (root: network namespaces and a veth pair)\n"
-		   "One-way latency (RTT/2) and throughput of sddsd, raw UDPv6, ddsperf; prints JSON.\n"
+		   "One-way latency (RTT/2) and throughput of sddsd, raw UDPv6, ddsperf.\n"
 		   "  -n, --iterations N (100000)  --warmup N (1000)  -s, --size N (1..100, 2)\n"
 		   "  --max-seconds S (60, per latency run)  -t, --tput-seconds S (2)\n"
 		   "  --poll              polling daemons, and a busy-polled raw ping-pong too\n"
 		   "  --monolithic        also the monolithic path (A, then both); --monolithic-only\n"
 		   "  --cpus A,B          side A's processes on CPU A, side B's on CPU B\n"
-		   "  --ddsperf-seconds S (10), --no-ddsperf, --sddsd PATH, --json (accepted)\n"
+		   "  --ddsperf-seconds S (10), --no-ddsperf, --sddsd PATH\n"
+		   "  --json              the JSON itself, not report.py's table of it\n"
 		   "  --raw PREFIX        one-way ns of every round to PREFIX-net-<run>.txt\n"
 		   "Exit: 0 every run succeeded, 1 a run failed, 2 usage, 77 cannot run here.\n");
 }
