@@ -257,11 +257,12 @@ int proc_exec_start(const struct proc_exec *x, pid_t *ret_pid, char *why)
 	int64_t deadline = bench_now_ns() + (int64_t)x->ready_s * 1000000000;
 	char log[8192], tail[160];
 	pid_t pid = proc_fork();
-	int st;
+	int st, err = -errno;
 
 	if (pid < 0) {
-		bench_why(why, "fork: %s", strerror(errno));
-		return -errno;
+		/* errno read before bench_why's vsnprintf may change it. */
+		bench_why(why, "fork: %s", strerror(-err));
+		return err;
 	}
 	if (pid == 0) {
 		int fd = open(x->log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
