@@ -80,7 +80,7 @@ for _p, _m in ((0, "blocking"), (1, "polling")):
              for runs, i, path, raw, curve, label in table_of("""
 bp | n_sddsd | latency.sddsd | net-sddsd.txt | | sddsd isolated, {m} daemons
 bp | n_mono | monolithic.latency | *mono*.txt | | monolithic, {m}
-bp | n_mixed | monolithic.latency_mixed | | | isolated A, monolithic B ({m})
+bp | n_mixed | monolithic.latency_mixed | | | monolithic A, isolated B ({m})
 bp | n_raw | latency.raw_udp6 | net-raw.txt | raw UDPv6 | raw UDPv6 ping-pong, blocking recv (baseline)
 p | n_raw_busy | latency.raw_udp6_busy | net-raw-busy.txt | raw UDPv6, busy-polled | raw UDPv6 ping-pong, busy-polled \
 recv (baseline)
