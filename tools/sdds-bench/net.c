@@ -66,8 +66,9 @@ struct net_opts {
 
 struct net_shm {
 	_Atomic uint32_t ready, done;
-	struct tput_result t; /* written and writer_rate by the writer, the counts by the reader */
-	bool legs_bad;	      /* an arrival time outside its round trip: no legs */
+	struct tput_result t;	 /* written and writer_rate by the writer, the counts by the reader */
+	bool legs_bad;		 /* an arrival time outside its round trip: no legs */
+	_Atomic uint32_t failed; /* set by the first end that writes why */
 	char why[BENCH_WHY_MAX];
 	_Atomic int64_t arrive[65536]; /* pong's take time of each 16-bit sequence number */
 	uint64_t legs[];	       /* the A->B leg of each measured round, then B->A */
@@ -159,8 +160,13 @@ static int net_daemons_up(char *why)
 	return -1;
 }
 
-/* Records why an end failed, unless another did first (the first reason wins); evaluates to code. */
-#define net_fail(code, ...) (net.shm->why[0] == '\0' ? bench_why(net.shm->why, __VA_ARGS__) : (void)0, (code))
+/*
+ * Records why an end failed, unless another did first (the first reason
+ * wins: both ends of a run may fail at once, in two processes); evaluates
+ * to code.
+ */
+#define net_fail(code, ...)                                                                                  \
+	(atomic_exchange(&net.shm->failed, 1) == 0 ? bench_why(net.shm->why, __VA_ARGS__) : (void)0, (code))
 
 /* ---- the ends of a run ---- */
 
