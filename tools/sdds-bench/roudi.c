@@ -33,10 +33,14 @@ static void roudi_claim(struct roudi_proc *r, const char *path, bool if_new)
 {
 	struct stat st;
 
-	if (r->n_files < ROUDI_MAX_FILES && !(if_new && lstat(path, &st) == 0)) {
-		snprintf(r->files[r->n_files], sizeof(r->files[0]), "%s", path);
-		r->n_files++;
+	if (if_new && lstat(path, &st) == 0)
+		return;
+	if (r->n_files == ROUDI_MAX_FILES) {
+		fprintf(stderr, "sdds-bench iceoryx: %s is not removed at the end: too many files\n", path);
+		return;
 	}
+	snprintf(r->files[r->n_files], sizeof(r->files[0]), "%s", path);
+	r->n_files++;
 }
 
 /*

@@ -26,7 +26,8 @@
 #include <sys/types.h>
 
 #define ROUDI_LOCK_PATH "/tmp/sdds-bench-iceoryx.lock"
-#define ROUDI_MAX_FILES 16
+/* About 13 are claimed (3 fixed, the logged segments, 4 per mode): room to spare. */
+#define ROUDI_MAX_FILES 64
 
 struct roudi_proc {
 	pid_t pid; /* 0 once reaped */
