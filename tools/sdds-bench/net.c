@@ -584,9 +584,9 @@ static void net_ddsperf(struct net_results *r)
 	snprintf(dur, sizeof(dur), "%d", secs + 5);
 	if (proc_exec_start(&x, &pong, r->dp.why) < 0)
 		return;
-	snprintf(sz, sizeof(sz), ou ? "" : " size %u", size);
+	snprintf(sz, sizeof(sz), " size %u", size);
 	snprintf(r->dp.cmd, sizeof(r->dp.cmd), "ip netns exec %s env '%s' ddsperf -i 77 -T %s -D %d ping%s",
-		 netns.ns[0], uri[0], argv[10], secs, sz);
+		 netns.ns[0], uri[0], argv[10], secs, ou ? "" : sz);
 	snprintf(cmd, sizeof(cmd), "%s 2>&1", r->dp.cmd);
 	fflush(stdout);
 	if ((f = popen(cmd, "r")) == NULL)
