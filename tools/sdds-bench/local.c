@@ -686,7 +686,7 @@ int local_main(int argc, char **argv)
 			       .reliable = true,
 			       .poll_spin_ns = 10 * 1000000000LL};
 	int rc = bench_cli_parse(&cli, argc, argv, &o, &o), c0 = proc_cpu_nth(0), c1 = proc_cpu_nth(1);
-	int n_cpus = proc_cpu_count(), n_pl, floor_cpu;
+	int n_cpus = proc_cpu_count(), n_pl[2], floor_cpu;
 	struct bench_placement pl[LC_MAX_PLACEMENTS], base_pl = {BENCH_CPU_ANY, BENCH_CPU_ANY, BENCH_CPU_ANY};
 	struct tput_result t;
 	char sddsd[PATH_MAX], s[96];
@@ -742,8 +742,8 @@ int local_main(int argc, char **argv)
 	for (int k = 0; k < 2; k++) {
 		int best = 0;
 
-		n_pl = lc_placements(&o, n_cpus, k == 0, pl);
-		for (int i = 0; i < n_pl; i++) {
+		n_pl[k] = lc_placements(&o, n_cpus, k == 0, pl);
+		for (int i = 0; i < n_pl[k]; i++) {
 			struct lc_mode *m = &mode[k][i];
 
 			m->pl = pl[i];
@@ -766,7 +766,7 @@ int local_main(int argc, char **argv)
 	json_obj_end(&j);
 	json_arr_begin(&j, "placements");
 	for (int k = 0; k < 2; k++)
-		for (int i = 0; i < n_pl; i++)
+		for (int i = 0; i < n_pl[k]; i++)
 			lc_json_mode(&j, NULL, mode_name[k], &mode[k][i]);
 	json_arr_end(&j);
 	json_num(&j, "loadavg_end", getloadavg(&load, 1) == 1 ? load : -1);
