@@ -38,21 +38,33 @@
 
 struct ip6s;
 
+/*
+ * One slot of the group table. A slot is used while the group is joined
+ * (refs > 0) or while its leave is still being reported (refs 0, leaving);
+ * the MAC leaves the device filter at the last leave, since the group's
+ * traffic is no longer wanted while the leave is retransmitted.
+ */
 struct mld6_group {
 	struct in6_addr addr;
-	uint32_t refs;		      /* 0: the slot is free (or leaving: see leave_left) */
-	uint8_t change_left;	      /* State Change Report retransmissions still to send */
+	uint32_t refs; /* joins less leaves */
+	bool used;     /* the slot holds addr (joined, or leaving) */
+	bool mac_in;   /* the group's MAC is in the device filter (from the first join to the last leave) */
 	bool change_is_join;	      /* the pending change: join (TO_EX {}) or leave (TO_IN {}) */
-	bool query_pending;	      /* answer a group-specific query when report_t runs */
+	uint8_t change_left;	      /* State Change Report retransmissions still to send */
+	struct mld6 *m;		      /* back to the owner, for the timer callbacks */
 	struct timerq_timer change_t; /* next State Change retransmission */
-	struct timerq_timer query_t;  /* group-specific query answer */
+	struct timerq_timer query_t;  /* Multicast-Address-Specific Query answer */
 };
+
+/* Records per Report: a 1280-byte IPv6 minimum MTU less 40 (IPv6), 8 (Router Alert), 8 (MLD header). */
+#define MLD6_REPORT_MAX_RECORDS 61u
 
 struct mld6 {
 	struct ip6s *s;
 	struct mld6_group groups[IP6S_MAX_GROUPS];
 	struct timerq_timer general_t; /* General Query answer */
 	uint32_t robustness;	       /* RFC 3810 §9.1: 2, or the querier's QRV */
+	uint32_t max_records;	       /* records per Report: MLD6_REPORT_MAX_RECORDS (tests lower it) */
 };
 
 /* Readies m for stack s (nothing sent). */
@@ -60,9 +72,11 @@ void mld6_init(struct mld6 *m, struct ip6s *s);
 /* Cancels m's timers; sends nothing. */
 void mld6_fini(struct mld6 *m);
 /*
- * Adds a reference to group (a multicast address, not ff02::1): the first
- * one adds the MAC to the device filter and, once the stack runs, reports.
- * -EINVAL (not multicast), -ENOSPC (table full).
+ * Adds a reference to group (a multicast address): the first one adds the
+ * MAC to the device filter and, once the stack runs, reports (never for
+ * ff02::1 or a reserved or interface-local scope, RFC 3810 §6). -EINVAL
+ * (not multicast), -ENOSPC (table full), -EOVERFLOW (2^32 - 1 references),
+ * or ip6s_mac_filter's error.
  */
 int mld6_join(struct mld6 *m, const struct in6_addr *group);
 /* Drops a reference; the last one reports the leave and removes the MAC. -ENOENT. */

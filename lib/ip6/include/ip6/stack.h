@@ -38,7 +38,8 @@
  * Timers: every timer (ND reachability and retransmission, DAD, RS, MLD
  * reports, address lifetimes, the ICMP bucket) is on the caller's
  * lib/timerq queue, dues on the clock of cfg.now, in ns. The caller runs
- * the queue; the stack arms and cancels only.
+ * the queue; the stack arms and cancels only. A timer's frames (an NS, a
+ * report) are handed to the device before its callback returns.
  *
  * Bad input: every frame is untrusted. A frame the stack cannot use is
  * dropped and counted by reason (enum ip6s_drop); nothing is logged,
@@ -248,7 +249,8 @@ int ip6s_udp_bind(struct ip6s *s, uint16_t port, ip6s_udp_recv_fn fn, void *ctx)
  * (ip6s_flush sends it) or held while dst's neighbor resolves. Returns 0,
  * -EMSGSIZE (over the MTU), -ENOBUFS (pool empty or nothing more may be
  * held), -EADDRNOTAVAIL (no usable source address yet: DAD runs),
- * -ENETUNREACH (off-link with no router), -ENETDOWN (link down).
+ * -ENETUNREACH (off-link with no router), -ENETDOWN (link down),
+ * -EINVAL (an unspecified or otherwise unusable destination).
  */
 int ip6s_udp_send(struct ip6s *s, const struct in6_addr *src, uint16_t sport, const struct in6_addr *dst,
 		  uint16_t dport, uint8_t hlim, const void *payload, uint32_t len);
@@ -257,7 +259,7 @@ int ip6s_udp_send(struct ip6s *s, const struct in6_addr *src, uint16_t sport, co
 int ip6s_join(struct ip6s *s, const struct in6_addr *group);
 int ip6s_leave(struct ip6s *s, const struct in6_addr *group);
 
-/* The link-local address, true once it passed DAD. */
+/* The link-local address (known from ip6s_new on: the MAC's EUI-64), true once it passed DAD. */
 bool ip6s_linklocal(const struct ip6s *s, struct in6_addr *ret);
 
 /* State, for sddsctl: each fills out[0..ret) with at most n entries. */
