@@ -264,8 +264,82 @@ def elfdeps_seeds():
     }
 
 
+# ------------------------------------------------------------------------ ip6
+# Records of fuzz_ip6.c (its OVERVIEW): frames (op 1 has the payload length
+# and checksum fixed by the harness, so they are left zero here), clock
+# steps, UDP sends, group changes, link changes. The stack's MAC is
+# 02:00:00:00:00:01 (link-local fe80::ff:fe00:1), the peer's ...:02.
+
+IP6_OUR_MAC = bytes.fromhex('020000000001')
+IP6_PEER_MAC = bytes.fromhex('020000000002')
+IP6_ROUTER_MAC = bytes.fromhex('0200000000fe')
+IP6_OUR_LL = bytes.fromhex('fe80000000000000000000fffe000001')
+IP6_PEER_LL = bytes.fromhex('fe80000000000000000000fffe000002')
+IP6_ROUTER_LL = bytes.fromhex('fe800000000000000000000000000001')
+IP6_ALL_NODES = bytes.fromhex('ff020000000000000000000000000001')
+IP6_OUR_SN = bytes.fromhex('ff0200000000000000000001ff000001')
+IP6_STATIC = bytes.fromhex('20010db8000000000000000000000001')
+
+
+def ip6_frame(dmac, smac, src, dst, hlim, nh, payload):
+    hdr = bytes([0x60, 0, 0, 0]) + struct.pack('>HBB', len(payload), nh, hlim) + src + dst
+    return dmac + smac + b'\x86\xdd' + hdr + payload
+
+
+def ip6_rec_frame(frame, fix=True):
+    return bytes([1 if fix else 0, len(frame)]) + frame
+
+
+def ip6_step(n):
+    return bytes([2, n])
+
+
+def ip6_send(dst, length):
+    return bytes([3, dst, length])
+
+
+def ip6_seeds():
+    mc1 = bytes.fromhex('333300000001')
+    sn = bytes.fromhex('3333ff000001')
+    echo = bytes([128, 0, 0, 0, 0x12, 0x34, 0, 1]) + b'ping'
+    ns = bytes([135, 0, 0, 0, 0, 0, 0, 0]) + IP6_OUR_LL + bytes([1, 1]) + IP6_PEER_MAC
+    na = bytes([136, 0, 0, 0, 0x60, 0, 0, 0]) + IP6_PEER_LL + bytes([2, 1]) + IP6_PEER_MAC
+    prefix = bytes([3, 4, 64, 0xc0]) + struct.pack('>III', 3600, 1800, 0) + bytes.fromhex('20010db8000100000000000000000000')
+    ra = (bytes([134, 0, 0, 0, 64, 0]) + struct.pack('>HII', 1800, 0, 0) + bytes([1, 1]) + IP6_ROUTER_MAC +
+          bytes([5, 1, 0, 0]) + struct.pack('>I', 1400) + prefix)
+    udp = struct.pack('>HHHH', 40000, 23234, 13, 0) + b'snps!'
+    udp_unbound = struct.pack('>HHHH', 40000, 9999, 13, 0) + b'snps!'
+    hbh = bytes([60, 0, 5, 2, 0, 0, 1, 0]) + bytes([58, 0, 1, 4, 0, 0, 0, 0])
+    dad_ns = bytes([135, 0, 0, 0, 0, 0, 0, 0]) + IP6_OUR_LL
+    return {
+        'echo': (ip6_step(60) + ip6_rec_frame(ip6_frame(IP6_OUR_MAC, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_LL, 64, 58, echo)) +
+                 ip6_rec_frame(ip6_frame(IP6_OUR_MAC, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_LL, 255, 58, na)) +
+                 ip6_step(50)),
+        'ns_na': (ip6_step(60) + ip6_rec_frame(ip6_frame(sn, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_SN, 255, 58, ns)) +
+                  ip6_send(0, 20) + ip6_step(255) + ip6_step(255) + ip6_step(100)),
+        'resolve': (ip6_step(60) + ip6_send(0, 10) + ip6_send(0, 30) + ip6_step(50) +
+                    ip6_rec_frame(ip6_frame(IP6_OUR_MAC, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_LL, 255, 58, na)) +
+                    ip6_step(255) + ip6_send(0, 1) + ip6_step(255) + ip6_step(255)),
+        'ra_slaac': (ip6_step(60) + ip6_rec_frame(ip6_frame(mc1, IP6_ROUTER_MAC, IP6_ROUTER_LL, IP6_ALL_NODES, 255, 58, ra)) +
+                     ip6_step(60) + ip6_send(3, 40) + ip6_send(2, 40) + ip6_step(200)),
+        'udp': (ip6_step(60) + ip6_rec_frame(ip6_frame(sn, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_SN, 255, 58, ns)) +
+                ip6_rec_frame(ip6_frame(IP6_OUR_MAC, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_LL, 64, 17, udp)) +
+                ip6_rec_frame(ip6_frame(IP6_OUR_MAC, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_LL, 64, 17, udp_unbound)) +
+                ip6_rec_frame(ip6_frame(IP6_OUR_MAC, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_LL, 64, 17, udp), False)),
+        'ext_headers': (ip6_step(60) +
+                        ip6_rec_frame(ip6_frame(IP6_OUR_MAC, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_LL, 64, 0, hbh + echo)) +
+                        ip6_rec_frame(ip6_frame(IP6_OUR_MAC, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_LL, 64, 44, bytes(8) + echo)) +
+                        ip6_rec_frame(ip6_frame(IP6_OUR_MAC, IP6_PEER_MAC, IP6_PEER_LL, IP6_OUR_LL, 64, 253, echo))),
+        'dad_conflict': (ip6_rec_frame(ip6_frame(sn, IP6_PEER_MAC, bytes(16), IP6_OUR_SN, 255, 58, dad_ns)) +
+                         ip6_step(60) + ip6_send(1, 8) + ip6_step(60)),
+        'groups_link': (ip6_step(60) + bytes([4, 0x22, 4, 0x22, 4, 0xa2, 4, 0xa2, 4, 0xa2]) + ip6_send(1, 4) +
+                        bytes([5, 0]) + ip6_send(1, 4) + bytes([5, 1]) + ip6_step(60) + ip6_send(1, 4)),
+    }
+
+
 if __name__ == '__main__':
     write('fuzz_elfdeps', elfdeps_seeds())
     write('fuzz_ring_records', ring_seeds())
     write('fuzz_ctl', ctl_seeds())
     write('fuzz_netif', netif_seeds())
+    write('fuzz_ip6', ip6_seeds())
