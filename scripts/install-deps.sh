@@ -11,6 +11,7 @@ set -eu
 # libbpf-dev, bpftool, systemtap-sdt-dev: USDT probes and sdds-trace (BPF CO-RE)
 # gnuplot-nox, valgrind, cyclonedds-tools, iceoryx, libiceoryx-binding-c-dev:
 # sdds-bench report (plots, instructions per sample, ddsperf and iceoryx baselines);
+# libpcap-dev: the own-stack backends write pcap = FILE captures (daemon/net/stackbe.c)
 # libjson-c-dev: the tools write their JSON with it (sddsctl --json, sdds-bench,
 # sdds-trace) and sdds-bench report reads the JSON of the benchmarks it runs
 # qemu-system-x86, busybox-static, cpio, kmod (depmod), xz-utils: the cgroup v2
@@ -19,8 +20,8 @@ set -eu
 # (tests/snps, snps_cortex_m4)
 # groff-base, man-db: the man pages render without warnings (tests/install)
 PKGS="gcc clang clang-format make meson ninja-build pkg-config python3
-libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev
-libseccomp-dev iproute2 procps nftables
+libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev libpcap-dev
+libseccomp-dev iproute2 iputils-ping procps nftables
 systemd debootstrap systemd-container
 libbpf-dev bpftool systemtap-sdt-dev
 gnuplot-nox valgrind cyclonedds-tools iceoryx libiceoryx-binding-c-dev libjson-c-dev

@@ -41,6 +41,7 @@ enum config_type {
 	CT_NAME,   /* char[CONFIG_IFNAME_MAX]: letters, digits, '-', '_', '.' */
 	CT_IFACES, /* interfaces[], repeatable: each line adds one name */
 	CT_IP6S,   /* struct config_ip6s, repeatable: each line adds one address */
+	CT_MAC,	   /* struct config_mac: six hex bytes with ':' */
 
 	/* backends[], repeatable: each line starts a backend (backend: the first's name) */
 	CT_BACKENDS,
@@ -106,6 +107,11 @@ static const struct config_key config_keys[] = {
     KEY(announce_pack, CT_BOOL, 0, 1, 0),
     KEY(gso, CT_BOOL, 0, 1, 0),
     KEY(forward, CT_BOOL, 0, 1, 0),
+    /* The own-stack backends (tap): daemon/net/stackbe.c. */
+    KEY(mac, CT_MAC, 0, 0, 0),
+    KEY(address, CT_IP6S, 0, 0, 0),
+    KEY(dad_transmits, CT_U32, 0, 10, 0),
+    KEY(pcap, CT_PATH, 0, 0, 0),
 };
 #define CONFIG_N_KEYS (sizeof(config_keys) / sizeof(config_keys[0]))
 _Static_assert(CONFIG_N_KEYS <= 64, "sddsd_config.given has a bit per key");
@@ -143,6 +149,7 @@ void config_init(struct sddsd_config *cfg)
 	cfg->discovery_max_subscriptions = 64;
 	cfg->announce_pack = true;
 	cfg->gso = true;
+	cfg->dad_transmits = 1;
 }
 
 void config_admission_limits(const struct sddsd_config *cfg, struct admission_limits *ret)
@@ -451,6 +458,34 @@ static int config_apply(struct sddsd_config *cfg, const char *where, const struc
 			return -EINVAL;
 		}
 		memcpy(l->addr[l->n++], &a, 16);
+		return 0;
+	}
+	case CT_MAC: {
+		struct config_mac *m = field;
+		unsigned v[6];
+		char buf[18], tail;
+		int got = 0;
+
+		if (vlen == 17) {
+			memcpy(buf, value, 17);
+			buf[17] = '\0';
+			got = sscanf(buf, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4],
+				     &v[5], &tail);
+		}
+		if (got != 6) {
+			config_errorf(err,
+				      "%s: %s: '%s' is not a MAC address (six hex bytes: 02:00:5e:10:00:01)",
+				      where, k->name, config_quote(value, vlen, q));
+			return -EINVAL;
+		}
+		if (v[0] & 1) {
+			config_errorf(err, "%s: %s: '%s' is a multicast address", where, k->name,
+				      config_quote(value, vlen, q));
+			return -EINVAL;
+		}
+		for (int i = 0; i < 6; i++)
+			m->b[i] = (uint8_t)v[i];
+		m->set = true;
 		return 0;
 	}
 	case CT_UIDS:
@@ -794,6 +829,10 @@ void config_print(const struct sddsd_config *cfg, FILE *f)
 			fprintf(f, "# %s = (built-in default)\n", k->name);
 			continue;
 		}
+		if (k->type == CT_MAC && !((const struct config_mac *)field)->set) {
+			fprintf(f, "# %s = (random, locally administered)\n", k->name);
+			continue;
+		}
 		if (k->type == CT_IFACES) {
 			/* With several backends, each block printed with its backend line. */
 			if (cfg->n_interfaces == 0)
@@ -868,6 +907,14 @@ void config_print(const struct sddsd_config *cfg, FILE *f)
 		case CT_BACKENDS:
 			fputs((const char *)field, f);
 			break;
+		case CT_MAC: {
+			const struct config_mac *m = field;
+
+			if (m->set)
+				fprintf(f, "%02x:%02x:%02x:%02x:%02x:%02x", m->b[0], m->b[1], m->b[2],
+					m->b[3], m->b[4], m->b[5]);
+			break;
+		}
 		case CT_UIDS:
 		case CT_IFACES:
 		case CT_IP6S:

@@ -44,6 +44,11 @@ struct config_ip6s {
 	uint32_t n;
 };
 
+struct config_mac {
+	uint8_t b[6];
+	bool set;
+};
+
 struct sddsd_config {
 	char socket[CONFIG_SOCKET_MAX]; /* "" = ctl_default_path() */
 	bool poll;			/* polling mode: the loop never sleeps */
@@ -105,9 +110,14 @@ struct sddsd_config {
 	bool discovery_unicast;		   /* advertise `08 10`: data comes unicast, not via ff02::10 */
 	bool announce_pack;		   /* STATUS "takes packed frames" after our Participant samples */
 	uint32_t discovery_max_subscriptions;
-	bool gso;	/* runs of equal frames to one peer leave as one UDP GSO message (socket backend) */
-	bool forward;	/* samples from one link also go to the destinations on the other links */
-	uint64_t given; /* a bit per key a file line or config_set set (config_given) */
+	bool gso;     /* runs of equal frames to one peer leave as one UDP GSO message (socket backend) */
+	bool forward; /* samples from one link also go to the destinations on the other links */
+	/* The own-stack backends (tap, daemon/net/stackbe.c). */
+	struct config_mac mac;	      /* the first link's MAC; unset: random, locally administered */
+	struct config_ip6s address;   /* static addresses (/64) the stack assigns after DAD */
+	uint32_t dad_transmits;	      /* RFC 4862 DupAddrDetectTransmits (1) */
+	char pcap[CONFIG_SOCKET_MAX]; /* capture every frame to this file; "" = none */
+	uint64_t given;		      /* a bit per key a file line or config_set set (config_given) */
 };
 
 struct config_error {

@@ -3,16 +3,18 @@
  * backend.c - the registry of network backends, by name (config `backend`).
  *
  * OVERVIEW
- * A static table; a new backend (tap, uio-igb) adds one line here and its
- * own .c/.h pair. No state.
+ * A static table; a new backend (uio-igb) adds one line here and its own
+ * .c/.h pair. No state.
  */
 #include <string.h>
 
 #include "backend.h"
 #include "socket.h"
+#include "stackbe.h"
 
 static const struct net_backend_ops *const net_backends[] = {
     &net_socket_ops,
+    &net_tap_ops,
 };
 
 const struct net_backend_ops *net_backend_find(const char *name)
@@ -26,5 +28,5 @@ const struct net_backend_ops *net_backend_find(const char *name)
 
 const char *net_backend_names(void)
 {
-	return "socket";
+	return "socket, tap";
 }

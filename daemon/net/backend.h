@@ -2,8 +2,8 @@
 /*
  * backend.h - the small vtable between sddsd's network layer (netif.h) and
  * whatever moves SNPS datagrams: the kernel's UDPv6 sockets (`socket`,
- * socket.c), later a TAP device or a userspace 82576 driver (`tap`,
- * `uio-igb`).
+ * socket.c), or sddsd's own IPv6 stack on a frame device (`tap`,
+ * stackbe.c; later `uio-igb`).
  *
  * OVERVIEW
  * A backend carries whole UDPv6 datagrams between the daemon and its
@@ -53,6 +53,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <timerq/timerq.h>
+
 #include "netloop.h"
 
 /* Most links one backend serves (config `interface`, repeatable). */
@@ -96,6 +98,19 @@ struct net_link_info {
 	bool gso_refused;     /* the kernel would not segment on this link: plain datagrams */
 };
 
+/* Static addresses one own stack takes (config `address`, lib/ip6's IP6S_MAX_STATIC). */
+#define NET_STACK_MAX_ADDRS 4u
+
+/* The own-stack backends' settings (tap): config keys mac, address, dad_transmits, pcap. */
+struct net_stack_config {
+	uint8_t mac[6]; /* the first link's MAC when has_mac; else random, locally administered */
+	bool has_mac;
+	uint32_t dad_transmits;	      /* RFC 4862 DupAddrDetectTransmits */
+	const struct in6_addr *addrs; /* static addresses (/64), at most NET_STACK_MAX_ADDRS */
+	uint32_t n_addrs;
+	const char *pcap; /* capture every frame to this file; NULL: none */
+};
+
 struct net_backend_config {
 	const char *links[NET_MAX_LINKS]; /* interface names, borrowed for open */
 	uint32_t n_links;
@@ -113,9 +128,27 @@ struct net_backend_config {
 	 * wire carries the same datagrams either way.
 	 */
 	bool gso;
+	/*
+	 * The network layer's timer queue and its clock (ns): a backend with
+	 * timers of its own (the IPv6 stack's ND and MLD) arms them there, on
+	 * the loop's thread; the layer runs the queue.
+	 */
+	struct timerq *tq;
+	int64_t (*now)(void *ctx);
+	/*
+	 * Things the daemon should log (a failed DAD), on the loop's thread:
+	 * backends never log themselves. May be NULL.
+	 */
+	void (*note)(void *ctx, bool error, const char *msg);
+	/* Where open explains a failure in words (may be NULL). */
+	char *why;
+	size_t why_len;
+	struct net_stack_config stack;
 };
 
 struct net_backend_ops;
+struct ip6s;
+struct netdev;
 
 /* The part every backend's state starts from (see OVERVIEW). */
 struct net_backend {
@@ -161,6 +194,9 @@ struct net_backend_ops {
 	const struct net_link_info *(*link)(const struct net_backend *b, uint32_t link);
 	/* The backend's clock (monotonic ns; a NIC may give its own). */
 	int64_t (*clock_ns)(struct net_backend *b);
+	/* The own stack and device of a link (sddsctl stack); NULL ops or result: none. */
+	const struct ip6s *(*stack)(const struct net_backend *b, uint32_t link);
+	const struct netdev *(*netdev)(const struct net_backend *b, uint32_t link);
 	/*
 	 * Start closing: the backend stops calling readable and releases its
 	 * handles; done(ctx) runs on the loop once all are gone and b is freed.

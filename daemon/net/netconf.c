@@ -79,6 +79,22 @@ static int netconf_backends(const struct sddsd_config *cfg, const struct nodecfg
 			return -EINVAL;
 		}
 	}
+	/* One tap backend takes every TAP link: two would share one pcap file and one MAC. */
+	for (uint32_t b = 0, taps = 0; b < nb && b < NET_MAX_BACKENDS; b++) {
+		if (o->backends[b].ops->stack != NULL && ++taps > 1) {
+			snprintf(
+			    why, why_len,
+			    "backend = %s (backend %u of %u): one own-stack backend at most: put all its "
+			    "interface lines after one backend = %s line",
+			    o->backends[b].ops->name, b + 1, nb, o->backends[b].ops->name);
+			return -EINVAL;
+		}
+	}
+	if (cfg->address.n > NET_STACK_MAX_ADDRS) {
+		snprintf(why, why_len, "address: %u lines; the own stack takes at most %u", cfg->address.n,
+			 NET_STACK_MAX_ADDRS);
+		return -EINVAL;
+	}
 	o->n_backends = nb;
 	o->backend = o->backends[0].ops;
 	for (uint32_t i = 0; i < o->backends[0].n_links; i++)
@@ -116,6 +132,15 @@ int netconf_load(const struct sddsd_config *cfg, struct netconf *ret, char *why,
 	o->max_frame = cfg->max_frame;
 	o->max_peers = cfg->max_peers;
 	o->gso = cfg->gso;
+	o->stack.has_mac = cfg->mac.set;
+	memcpy(o->stack.mac, cfg->mac.b, sizeof(o->stack.mac));
+	o->stack.dad_transmits = cfg->dad_transmits;
+	for (uint32_t i = 0; i < cfg->address.n && i < CONFIG_NET_SWAP_MAX; i++)
+		memcpy(&ret->stack_addrs[i], cfg->address.addr[i], 16);
+	o->stack.addrs = ret->stack_addrs;
+	o->stack.n_addrs = cfg->address.n;
+	o->stack.pcap = cfg->pcap[0] != '\0' ? ret->pcap : NULL;
+	snprintf(ret->pcap, sizeof(ret->pcap), "%s", cfg->pcap);
 	o->forward = cfg->forward;
 	for (uint32_t i = 0; i < cfg->peer_endian_swap.n && i < CONFIG_NET_SWAP_MAX; i++)
 		memcpy(&ret->swap[i], cfg->peer_endian_swap.addr[i], 16);

@@ -24,6 +24,8 @@ struct netconf {
 	struct nodecfg *node;	/* owned: netconf_fini frees it */
 	struct in6_addr swap[CONFIG_NET_SWAP_MAX];
 	struct in6_addr pack[CONFIG_NET_SWAP_MAX];
+	struct in6_addr stack_addrs[CONFIG_NET_SWAP_MAX]; /* config address lines (o.stack) */
+	char pcap[CONFIG_SOCKET_MAX];			  /* config pcap (o.stack) */
 };
 
 /* The config asks for a network side: net not off and a node_config set. */

@@ -7,6 +7,10 @@
  */
 #include "netif_impl.h"
 
+#include <time.h>
+
+#include "log.h"
+
 static void netif_on_tq_timer(uv_timer_t *h);
 
 void netif_options_init(struct netif_options *o)
@@ -35,10 +39,32 @@ void netif_enter(struct netif *n)
 		n->hooks.enter(n->hooks.ctx);
 }
 
-/* The layer's clock: the first backend's (0 once closed). */
+/* The layer's clock: the first backend's, CLOCK_MONOTONIC's while it is not open. */
 int64_t netif_now(const struct netif *n)
 {
-	return n->be[0] != NULL ? n->ops[0]->clock_ns(n->be[0]) : 0;
+	struct timespec ts;
+
+	if (n->be[0] != NULL)
+		return n->ops[0]->clock_ns(n->be[0]);
+	/* While the first backend opens: every backend's clock is CLOCK_MONOTONIC's ns so far. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* netif_now for a backend (backend.h: its timers share the layer's queue and clock). */
+static int64_t netif_now_cb(void *ctx)
+{
+	return netif_now(ctx);
+}
+
+/* A backend's news (a failed DAD): the daemon's log. */
+static void netif_note(void *ctx, bool error, const char *msg)
+{
+	(void)ctx;
+	if (error)
+		log_err("net: %s", msg);
+	else
+		log_info("net: %s", msg);
 }
 
 /* The backends are open (netif_new opened them all or none; netif_close closes them all). */
@@ -281,6 +307,7 @@ static int netif_backends_open(struct netif *n, uv_loop_t *loop, char *why, size
 	/* §1: every group, on every link; the data path uses ff02::10 only for now. */
 	static const uint8_t groups[] = {SNPS_GROUP_DATA,  SNPS_GROUP_PARTICIPANT, SNPS_GROUP_ENDPOINT,
 					 SNPS_GROUP_TOPIC, SNPS_GROUP_SECURITY,	   SNPS_GROUP_LOCATION};
+	char be_why[256];
 	int rc;
 
 	n->n_links = 0;
@@ -301,11 +328,18 @@ static int netif_backends_open(struct netif *n, uv_loop_t *loop, char *why, size
 		bc.rcvbuf = n->opt.rcvbuf;
 		bc.sndbuf = n->opt.sndbuf;
 		bc.gso = n->opt.gso;
+		bc.tq = &n->tq;
+		bc.now = netif_now_cb;
+		bc.note = netif_note;
+		bc.why = be_why;
+		bc.why_len = sizeof(be_why);
+		bc.stack = n->opt.stack;
+		be_why[0] = '\0';
 		rc = n->ops[k]->open(net_loop_uv(loop), &bc, netif_on_readable, n, &be);
 		if (rc < 0) {
 			snprintf(why, why_len, "cannot open the %s backend on %s%s (port %u): %s",
 				 n->ops[k]->name, bo->links[0], bo->n_links > 1 ? ",..." : "", n->node.port,
-				 strerror(-rc));
+				 be_why[0] != '\0' ? be_why : strerror(-rc));
 			goto fail_close;
 		}
 		n->be[k] = be;
@@ -407,6 +441,8 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 	}
 	netif_buffers_init(n);
 
+	/* Before the backends: an own-stack backend arms its ND and MLD timers as it opens. */
+	timerq_init(&n->tq);
 	rc = netif_backends_open(n, loop, why, why_len);
 	if (rc < 0)
 		goto fail_free;
@@ -439,7 +475,6 @@ int netif_new(uv_loop_t *loop, struct broker *b, const struct netif_options *o, 
 		if (rc < 0)
 			goto fail_topics;
 	}
-	timerq_init(&n->tq);
 	timerq_timer_init(&n->rel_t, netif_on_rel);
 	timerq_timer_init(&n->retry_t, netif_on_retry);
 	timerq_timer_init(&n->disc_t, netif_on_disc);

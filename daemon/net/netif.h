@@ -156,11 +156,12 @@ struct netif_options {
 	const struct in6_addr *pack_peers;
 	uint32_t n_pack_peers;
 	uint32_t max_peers;
-	uint32_t backlog_cap;	 /* samples waiting for full reliable readers */
-	uint32_t reader_depth;	 /* slots of each local -> network ring (power of two) */
-	uint32_t rx_budget;	 /* datagrams per readable callback */
-	uint32_t rcvbuf, sndbuf; /* socket queue bytes (backend.h) */
-	bool gso;		 /* let the backend segment runs of frames (backend.h) */
+	uint32_t backlog_cap;	       /* samples waiting for full reliable readers */
+	uint32_t reader_depth;	       /* slots of each local -> network ring (power of two) */
+	uint32_t rx_budget;	       /* datagrams per readable callback */
+	uint32_t rcvbuf, sndbuf;       /* socket queue bytes (backend.h) */
+	bool gso;		       /* let the backend segment runs of frames (backend.h) */
+	struct net_stack_config stack; /* the own-stack backends' settings (backend.h) */
 	/*
 	 * A bridge between links: a sample from the network also goes to its
 	 * topic's destinations on the other links than the one it came in on

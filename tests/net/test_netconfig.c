@@ -358,6 +358,78 @@ static void test_backend_blocks(void **state)
 	rmdir(dir);
 }
 
+/* The own stack's keys: mac, address, dad_transmits, pcap; one tap backend, at most 4 addresses. */
+static void test_stack_keys(void **state)
+{
+	char dir[] = "/tmp/sddsnetst.XXXXXX", path[256], full[1024];
+	struct sddsd_config c;
+	struct config_error err;
+	struct netconf nc;
+	char why[512];
+	struct in6_addr a;
+
+	(void)state;
+	config_init(&c);
+	assert_int_equal(c.dad_transmits, 1);
+	assert_false(c.mac.set);
+	assert_int_equal(parse(&c, "mac = 02:00:5e:10:00:0A\n", &err), 0);
+	assert_true(c.mac.set);
+	assert_int_equal(c.mac.b[5], 0x0a);
+	config_init(&c);
+	assert_int_equal(parse(&c, "log_level = info\nmac = 02:00:5e:10:00\n", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, ":2:"));
+	assert_non_null(strstr(err.msg, "not a MAC address"));
+	config_init(&c);
+	assert_int_equal(parse(&c, "mac = 03:00:5e:10:00:01\n", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "multicast"));
+	config_init(&c);
+	assert_int_equal(parse(&c, "mac = 02:00:5e:10:00:01x\n", &err), -EINVAL);
+	config_init(&c);
+	assert_int_equal(parse(&c, "dad_transmits = 11\n", &err), -EINVAL);
+	write_disc_node(dir, path, sizeof(path));
+	config_init(&c);
+	snprintf(
+	    full, sizeof(full),
+	    "node_config = %s\nbackend = tap\ninterface = tp0\ninterface = tp1\nmac = 02:00:5e:10:00:01\n"
+	    "address = fd00::10\naddress = fd00::11\ndad_transmits = 2\npcap = /tmp/x.pcap\n",
+	    path);
+	assert_int_equal(parse(&c, full, &err), 0);
+	if (netconf_load(&c, &nc, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	assert_string_equal(nc.o.backends[0].ops->name, "tap");
+	assert_int_equal(nc.o.backends[0].n_links, 2);
+	assert_true(nc.o.stack.has_mac);
+	assert_int_equal(nc.o.stack.mac[5], 0x01);
+	assert_int_equal(nc.o.stack.dad_transmits, 2);
+	assert_int_equal(nc.o.stack.n_addrs, 2);
+	inet_pton(AF_INET6, "fd00::11", &a);
+	assert_memory_equal(&nc.o.stack.addrs[1], &a, 16);
+	assert_string_equal(nc.o.stack.pcap, "/tmp/x.pcap");
+	netconf_fini(&nc);
+	/* Two tap blocks would share one pcap and one MAC: refused. */
+	config_init(&c);
+	snprintf(full, sizeof(full),
+		 "node_config = %s\nbackend = tap\ninterface = tp0\nbackend = tap\ninterface = tp1\n", path);
+	assert_int_equal(parse(&c, full, &err), 0);
+	assert_int_equal(netconf_load(&c, &nc, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "one own-stack backend at most"));
+	/* A socket block beside the tap one is fine; a fifth address is not. */
+	config_init(&c);
+	snprintf(full, sizeof(full),
+		 "node_config = %s\nbackend = socket\ninterface = va\nbackend = tap\ninterface = tp0\n"
+		 "address = fd00::1\naddress = fd00::2\naddress = fd00::3\naddress = fd00::4\n",
+		 path);
+	assert_int_equal(parse(&c, full, &err), 0);
+	if (netconf_load(&c, &nc, why, sizeof(why)) < 0)
+		fail_msg("%s", why);
+	netconf_fini(&nc);
+	assert_int_equal(parse(&c, "address = fd00::5\n", &err), 0);
+	assert_int_equal(netconf_load(&c, &nc, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "at most 4"));
+	unlink(path);
+	rmdir(dir);
+}
+
 /* Run sddsd with args, its stderr into out; returns the exit status. */
 static int run_sddsd(const char *args, char *out, size_t cap)
 {
@@ -453,6 +525,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(test_node_config_discovery),
 	    cmocka_unit_test(test_print_round_trip),
 	    cmocka_unit_test(test_backend_blocks),
+	    cmocka_unit_test(test_stack_keys),
 	};
 
 	sddsd_bin = argc > 1 ? argv[1] : NULL;

@@ -41,13 +41,16 @@ mirror() {
 	sed -n 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*\).*/\2/p' /etc/apt/sources.list 2>/dev/null | head -n 1
 }
 
-if [ ! -e "$root/.sddsd-rootfs-ok" ]; then
+# What sddsd and the tools link (libpcap: the tap backend's capture); a tree
+# built with another list is built again.
+pkgs=systemd,systemd-sysv,dbus,libuv1,libprotobuf-c1,libxml2,libjson-c5,libpcap0.8,procps
+if [ "$(cat "$root/.sddsd-rootfs-ok" 2>/dev/null)" != "$pkgs" ]; then
 	m=$(mirror | head -n 1)
 	[ -n "$m" ] || { echo "no apt mirror configured: skip"; exit 77; }
 	echo "building $root with debootstrap (once)"
 	rm -rf "$root.tmp"
 	if ! debootstrap --variant=minbase \
-		--include=systemd,systemd-sysv,dbus,libuv1,libprotobuf-c1,libxml2,libjson-c5,procps \
+		--include="$pkgs" \
 		bookworm "$root.tmp" "$m" >"$root.log" 2>&1; then
 		tail -5 "$root.log"
 		rm -rf "$root.tmp"
@@ -56,7 +59,7 @@ if [ ! -e "$root/.sddsd-rootfs-ok" ]; then
 	fi
 	rm -rf "$root"
 	mv "$root.tmp" "$root"
-	touch "$root/.sddsd-rootfs-ok"
+	echo "$pkgs" >"$root/.sddsd-rootfs-ok"
 fi
 
 # Install what `meson install` would, at the paths the units name.
