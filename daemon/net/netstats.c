@@ -7,6 +7,7 @@
  * structs, pointer arrays and the address strings; the layer is only read.
  */
 #include "netstats.h"
+#include "stackstats.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,6 +35,28 @@ static size_t netstats_bits(uint16_t mask, uint32_t *out)
 	return k;
 }
 
+/* Whether link id i runs the own stack (tap): its stack and device then, when asked. */
+static bool netstats_link_stack(const struct netif *n, uint32_t i, const struct ip6s **ret_ip,
+				const struct netdev **ret_dev)
+{
+	uint32_t local;
+	const struct net_backend *be = netif_link_backend(n, i, &local);
+	const struct ip6s *ip;
+	const struct netdev *dev;
+
+	if (be == NULL || be->ops->stack == NULL || be->ops->netdev == NULL)
+		return false;
+	ip = be->ops->stack(be, local);
+	dev = be->ops->netdev(be, local);
+	if (ip == NULL || dev == NULL)
+		return false;
+	if (ret_ip != NULL)
+		*ret_ip = ip;
+	if (ret_dev != NULL)
+		*ret_dev = dev;
+	return true;
+}
+
 int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void **ret_mem)
 {
 	const struct peer_table *pt = netif_peers(n);
@@ -51,6 +74,7 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 	uint32_t *topic_ids;
 	size_t bytes;
 	char *mem;
+	size_t stack_off;
 	int64_t now = netstats_now(n);
 
 	for (unsigned r = 1; r < NETIF_DROP_MAX_; r++) {
@@ -64,6 +88,13 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 			 32 * sizeof(uint32_t)) +
 		n_drops * (sizeof(*drops) + sizeof(*drop_ptrs)) + n_links * (sizeof(char *) + IF_NAMESIZE) +
 		64;
+	/* Then each own-stack link's StackInfo (sddsctl stack), aligned. */
+	bytes = (bytes + 15) & ~(size_t)15;
+	stack_off = bytes;
+	for (uint32_t i = 0; i < n_links; i++) {
+		if (netstats_link_stack(n, i, NULL, NULL))
+			bytes += stackstats_size();
+	}
 	/* The discovery part sits at the end of the block, aligned. */
 	bytes = (bytes + 15) & ~(size_t)15;
 	bytes += (sizeof(Sdds__Ctl__DiscoveryStats) + 15) & ~(size_t)15;
@@ -171,6 +202,8 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 		for (uint32_t i = 0; i < n_links; i++) {
 			const struct net_link_info *li = netif_link(n, i);
 			const struct net_backend *be;
+			const struct ip6s *ip;
+			const struct netdev *dev;
 
 			snprintf(ln + i * IF_NAMESIZE, IF_NAMESIZE, "%s", li->name);
 			link_names[i] = ln + i * IF_NAMESIZE;
@@ -187,6 +220,10 @@ int netstats_build(const struct netif *n, Sdds__Ctl__NetStats **ret_stats, void 
 			lks[i].rx_overflow = li->rx_overflow;
 			lks[i].tx_gso = li->tx_gso;
 			lks[i].gso_refused = li->gso_refused;
+			if (netstats_link_stack(n, i, &ip, &dev)) {
+				lks[i].stack = stackstats_fill(ip, dev, mem + stack_off);
+				stack_off += stackstats_size();
+			}
 			lk_ptrs[i] = &lks[i];
 		}
 	}

@@ -45,6 +45,7 @@ enum sddsctl_view {
 	VIEW_DENIALS,
 	VIEW_PEERS,
 	VIEW_NET,
+	VIEW_STACK,
 	VIEW_ADMISSION
 };
 
@@ -52,10 +53,10 @@ static const struct {
 	const char *name;
 	enum sddsctl_view view;
 } sddsctl_views[] = {
-    {"clients", VIEW_CLIENTS},	   {"topics", VIEW_TOPICS},	  {"readers", VIEW_READERS},
-    {"writers", VIEW_WRITERS},	   {"endpoints", VIEW_ENDPOINTS}, {"stats", VIEW_STATS},
-    {"denials", VIEW_DENIALS},	   {"peers", VIEW_PEERS},	  {"net", VIEW_NET},
-    {"admission", VIEW_ADMISSION},
+    {"clients", VIEW_CLIENTS}, {"topics", VIEW_TOPICS},	      {"readers", VIEW_READERS},
+    {"writers", VIEW_WRITERS}, {"endpoints", VIEW_ENDPOINTS}, {"stats", VIEW_STATS},
+    {"denials", VIEW_DENIALS}, {"peers", VIEW_PEERS},	      {"net", VIEW_NET},
+    {"stack", VIEW_STACK},     {"admission", VIEW_ADMISSION},
 };
 
 static void usage(FILE *f)
@@ -73,6 +74,8 @@ static void usage(FILE *f)
 	      "  denials     access policy: counters and the newest refused requests\n"
 	      "  peers       SNPS peers: address, interface, last seen, topics, per-peer counters\n"
 	      "  net         network counters: frames and samples in/out, drops by reason\n"
+	      "  stack       the own IPv6 stack of each tap link: MAC, addresses and their DAD\n"
+	      "              state, neighbor cache, joined groups, counters, drops by reason\n"
 	      "  admission   caps per uid, and per uid: connections without Hello, sessions,\n"
 	      "              connections dropped or refused, Hellos refused\n"
 	      "\n"
@@ -403,6 +406,71 @@ static void json_discovery(struct json *j, const Sdds__Ctl__DiscoveryStats *d)
 	json_obj_end(j);
 }
 
+static void json_named(struct json *j, const char *key, Sdds__Ctl__NetDrop *const *v, size_t n)
+{
+	json_obj_begin(j, key);
+	for (size_t i = 0; i < n; i++)
+		json_uint(j, v[i]->reason != NULL ? v[i]->reason : "", v[i]->count);
+	json_obj_end(j);
+}
+
+/* The own IPv6 stack of every link that runs one (tap backend). */
+static void json_stack(struct json *j, const Sdds__Ctl__Stats *st)
+{
+	const Sdds__Ctl__NetStats *n = st->net;
+
+	json_arr_begin(j, "stack");
+	for (size_t i = 0; n != NULL && i < n->n_links; i++) {
+		const Sdds__Ctl__NetLink *l = n->links[i];
+		const Sdds__Ctl__StackInfo *s = l->stack;
+
+		if (s == NULL)
+			continue;
+		json_obj_begin(j, NULL);
+		json_uint(j, "link", l->id);
+		json_text(j, "name", l->name);
+		json_text(j, "device", s->device);
+		json_text(j, "mac", s->mac);
+		json_uint(j, "mtu", s->mtu);
+		json_bool(j, "link_up", s->link_up);
+		json_arr_begin(j, "addresses");
+		for (size_t k = 0; k < s->n_addresses; k++) {
+			json_obj_begin(j, NULL);
+			json_text(j, "address", s->addresses[k]->address);
+			json_uint(j, "prefix_len", s->addresses[k]->prefix_len);
+			json_text(j, "state", s->addresses[k]->state);
+			json_text(j, "origin", s->addresses[k]->origin);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+		json_arr_begin(j, "neighbors");
+		for (size_t k = 0; k < s->n_neighbors; k++) {
+			json_obj_begin(j, NULL);
+			json_text(j, "address", s->neighbors[k]->address);
+			json_text(j, "mac", s->neighbors[k]->mac);
+			json_text(j, "state", s->neighbors[k]->state);
+			json_bool(j, "router", s->neighbors[k]->router);
+			json_uint(j, "pending", s->neighbors[k]->pending);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+		json_arr_begin(j, "groups");
+		for (size_t k = 0; k < s->n_groups; k++)
+			json_text(j, NULL, s->groups[k]);
+		json_arr_end(j);
+		json_named(j, "counters", s->counters, s->n_counters);
+		json_named(j, "drops", s->drops, s->n_drops);
+		json_named(j, "device_counters", s->device_counters, s->n_device_counters);
+		json_obj_begin(j, "pool");
+		json_uint(j, "size", s->pool_size);
+		json_uint(j, "out", s->pool_out);
+		json_uint(j, "alloc_fail", s->pool_alloc_fail);
+		json_obj_end(j);
+		json_obj_end(j);
+	}
+	json_arr_end(j);
+}
+
 static void json_net(struct json *j, const Sdds__Ctl__Stats *st)
 {
 	const Sdds__Ctl__NetStats *n = st->net;
@@ -554,6 +622,9 @@ static int json_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 		break;
 	case VIEW_NET:
 		json_net(&j, st);
+		break;
+	case VIEW_STACK:
+		json_stack(&j, st);
 		break;
 	case VIEW_ADMISSION:
 		json_admission(&j, st);
@@ -761,6 +832,70 @@ static void text_peers(FILE *f, const Sdds__Ctl__Stats *st)
 		fputs("(no peers)\n", f);
 }
 
+static void text_named(FILE *f, const char *title, Sdds__Ctl__NetDrop *const *v, size_t n)
+{
+	char b[64];
+	int col = 0;
+
+	fprintf(f, "  %s:", title);
+	for (size_t i = 0; i < n; i++) {
+		if (col >= 4) {
+			fputs("\n   ", f);
+			col = 0;
+		}
+		fprintf(f, " %s %" PRIu64, printable(v[i]->reason, b, sizeof(b)), v[i]->count);
+		col++;
+	}
+	fputs(n == 0 ? " none\n" : "\n", f);
+}
+
+static void text_stack(FILE *f, const Sdds__Ctl__Stats *st)
+{
+	const Sdds__Ctl__NetStats *n = st->net;
+	/* Every string is the daemon's: printable() keeps control bytes off the terminal. */
+	char b[64], c[64], d[64], e[64];
+	bool any = false;
+
+	for (size_t i = 0; n != NULL && i < n->n_links; i++) {
+		const Sdds__Ctl__NetLink *l = n->links[i];
+		const Sdds__Ctl__StackInfo *s = l->stack;
+
+		if (s == NULL)
+			continue;
+		any = true;
+		fprintf(f, "link %u %s (%s): mac %s, mtu %u, link %s\n", l->id,
+			printable(l->name, b, sizeof(b)), printable(s->device, c, sizeof(c)),
+			printable(s->mac, d, sizeof(d)), s->mtu, s->link_up ? "up" : "down");
+		for (size_t k = 0; k < s->n_addresses; k++) {
+			const Sdds__Ctl__StackAddr *a = s->addresses[k];
+
+			fprintf(f, "  address   %s/%u %s", printable(a->address, b, sizeof(b)), a->prefix_len,
+				printable(a->state, c, sizeof(c)));
+			fprintf(f, " (%s)\n", printable(a->origin, d, sizeof(d)));
+		}
+		for (size_t k = 0; k < s->n_neighbors; k++) {
+			const Sdds__Ctl__StackNeigh *nb = s->neighbors[k];
+
+			fprintf(f, "  neighbor  %s %s %s%s%s\n", printable(nb->address, b, sizeof(b)),
+				nb->mac != NULL && nb->mac[0] != '\0' ? printable(nb->mac, c, sizeof(c))
+								      : "-",
+				printable(nb->state, d, sizeof(d)), nb->router ? " router" : "",
+				nb->pending > 0 ? " (held)" : "");
+		}
+		fputs("  groups   ", f);
+		for (size_t k = 0; k < s->n_groups; k++)
+			fprintf(f, " %s", printable(s->groups[k], e, sizeof(e)));
+		fputc('\n', f);
+		text_named(f, "counters", s->counters, s->n_counters);
+		text_named(f, "drops", s->drops, s->n_drops);
+		text_named(f, "device", s->device_counters, s->n_device_counters);
+		fprintf(f, "  pool: %u buffers, %u in use, %" PRIu64 " refused\n", s->pool_size, s->pool_out,
+			s->pool_alloc_fail);
+	}
+	if (!any)
+		fputs("(no link runs the own stack: backend = tap)\n", f);
+}
+
 static void text_net(FILE *f, const Sdds__Ctl__Stats *st)
 {
 	const Sdds__Ctl__NetStats *n = st->net;
@@ -878,6 +1013,9 @@ static void text_print(FILE *f, const Sdds__Ctl__Stats *st, enum sddsctl_view v)
 		return;
 	case VIEW_NET:
 		text_net(f, st);
+		return;
+	case VIEW_STACK:
+		text_stack(f, st);
 		return;
 	case VIEW_ADMISSION:
 		text_admission(f, st);
