@@ -406,14 +406,13 @@ void netns_undrop(int side, unsigned dport)
 	netns_run("ip -n %s link set dev %s gso_max_segs 65535", netns.ns[!side], netns.dev[!side]);
 }
 
-uint64_t netns_dropped(int side, unsigned dport)
+uint64_t netns_nft_counted(int side, const char *table)
 {
 	char cmd[256], line[512];
 	uint64_t n = 0;
 	FILE *p;
 
-	snprintf(cmd, sizeof(cmd), "ip netns exec %s nft list table inet t%u 2>/dev/null", netns.ns[side],
-		 dport);
+	snprintf(cmd, sizeof(cmd), "ip netns exec %s nft list table %s 2>/dev/null", netns.ns[side], table);
 	p = popen(cmd, "r");
 	if (p == NULL)
 		return 0;
@@ -425,4 +424,12 @@ uint64_t netns_dropped(int side, unsigned dport)
 	}
 	pclose(p);
 	return n;
+}
+
+uint64_t netns_dropped(int side, unsigned dport)
+{
+	char table[32];
+
+	snprintf(table, sizeof(table), "inet t%u", dport);
+	return netns_nft_counted(side, table);
 }

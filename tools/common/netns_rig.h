@@ -122,4 +122,7 @@ void netns_undrop(int side, unsigned dport);
 /* Datagrams the rule of netns_drop dropped so far (0 without one). */
 uint64_t netns_dropped(int side, unsigned dport);
 
+/* The sum of the packet counters of nftables table ("inet t23234", "bridge x") in side's namespace. */
+uint64_t netns_nft_counted(int side, const char *table);
+
 #endif /* SDDS_TOOLS_NETNS_RIG_H */
