@@ -19,6 +19,7 @@ set -eu
 # gcc-arm-none-eabi: lib/snps is built alone for the STM32F4's Cortex-M4
 # (tests/snps, snps_cortex_m4)
 # groff-base, man-db: the man pages render without warnings (tests/install)
+# tshark: the SNPS dissector is run over the captures (tests/wireshark)
 PKGS="gcc clang clang-format make meson ninja-build pkg-config python3
 libuv1-dev libprotobuf-c-dev protobuf-c-compiler libxml2-dev libcmocka-dev libpcap-dev
 libseccomp-dev iproute2 iputils-ping procps nftables
@@ -27,7 +28,8 @@ libbpf-dev bpftool systemtap-sdt-dev
 gnuplot-nox valgrind cyclonedds-tools iceoryx libiceoryx-binding-c-dev libjson-c-dev
 qemu-system-x86 busybox-static cpio kmod xz-utils
 gcc-arm-none-eabi
-groff-base man-db"
+groff-base man-db
+tshark"
 
 missing=""
 for p in $PKGS; do
@@ -40,5 +42,8 @@ echo "install-deps: installing:$missing" >&2
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 $SUDO apt-get update -qq
+# wireshark-common (pulled in by tshark) asks whether non-root users may
+# capture; answer no, as its default does, so the install never prompts.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
 # shellcheck disable=SC2086
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
