@@ -426,6 +426,46 @@ static void pcap_frame(void *ctx, const uint8_t *f, size_t len)
 	}
 }
 
+/*
+ * The exchange's SNPS, decoded by the project's dissector (tools/wireshark)
+ * in tshark: frames with a topic on both ports' traffic, and no error in
+ * the whole decode. Skipped without tshark.
+ */
+static void test_pcap_snps(const char *path)
+{
+	const char *lua = getenv("SNPS_LUA");
+	char out[192];
+	FILE *f;
+	unsigned topics = 0, lines = 0;
+	char line[256];
+
+	if (lua == NULL || netns_run("command -v tshark >/dev/null 2>&1") != 0) {
+		fprintf(stderr,
+			"no tshark (or SNPS_LUA unset): the SNPS decode of the capture is not checked\n");
+		return;
+	}
+	netns_path("a.snps.txt", out, sizeof(out));
+	assert_int_equal(
+	    netns_run("tshark -X 'lua_script:%s' -nr '%s' -Y snps -T fields -e snps.topic > '%s' 2>&1", lua,
+		      path, out),
+	    0);
+	f = fopen(out, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lines++;
+		if (strncmp(line, "0x", 2) == 0 || (line[0] >= '0' && line[0] <= '9'))
+			topics++;
+	}
+	fclose(f);
+	fprintf(stderr, "tshark with snps.lua: %u SNPS frames, %u with a topic\n", lines, topics);
+	assert_true(topics > 0);
+	/* No dissector error anywhere in the full decode. */
+	assert_int_not_equal(netns_run("tshark -X 'lua_script:%s' -nr '%s' -V 2>&1 | grep -E -q "
+				       "'Malformed|Lua Error|\\[Expert Info \\(Error'",
+				       lua, path),
+			     0);
+}
+
 static void test_pcap(void **state)
 {
 	struct pcap_count c = {0};
@@ -451,6 +491,7 @@ static void test_pcap(void **state)
 		assert_int_equal(netns_run("tshark -nr '%s' >/dev/null 2>&1", path), 0);
 	else
 		fprintf(stderr, "neither tcpdump nor tshark: the capture was read by this test alone\n");
+	test_pcap_snps(path);
 }
 
 /* Groups whose leave (an MLDv2 record CHANGE_TO_INCLUDE_MODE, no sources) f carries, as bits of sdds_groups.
