@@ -33,6 +33,7 @@ struct netns_pair {
 	pid_t daemon[2]; /* -1 when not running */
 	bool made[2];	 /* namespace created (to delete) */
 	int cpu[2];	 /* the CPU each side's daemon is pinned to; -1 (the default): none */
+	int start_ms;	 /* how long netns_daemon_start waits for the socket; 0 (the default): 5000 */
 	char why[256];	 /* why netns_pair_setup or netns_daemon_start failed last */
 };
 
@@ -78,8 +79,8 @@ int netns_write_configs(int side, const char *node_xml, const char *extra);
 
 /*
  * Starts sddsd (binary sddsd) in side's namespace with DIR/a.conf (b.conf),
- * pinned to netns.cpu[side] when that is >= 0, and waits up to 5 s for its
- * socket DIR/a.sock (b.sock). Its stdout and stderr go to log
+ * pinned to netns.cpu[side] when that is >= 0, and waits up to 5 s (or
+ * netns.start_ms) for its socket DIR/a.sock (b.sock). Its stdout and stderr go to log
  * (DIR-relative name) or, when log is NULL, to ours. 0 or -1 with a reason
  * in netns.why (the last line of log when the daemon exited).
  */

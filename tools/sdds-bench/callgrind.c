@@ -15,6 +15,7 @@
  */
 #include "callgrind.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -110,6 +111,104 @@ static int cg_read_out(const char *path, int *ret_role, uint64_t *ret_ir)
 	*ret_role = role;
 	*ret_ir = ir;
 	return 0;
+}
+
+/* Which of fn[] a compressed name ("(12) name" defines id 12, "(12)" refers to it) is: -1 for none. */
+static int cg_name(char *spec, const char *const *fn, unsigned n, int **ids, size_t *n_ids)
+{
+	char *end;
+	unsigned long id;
+	int which = -1;
+
+	spec[strcspn(spec, "\n")] = '\0';
+	if (spec[0] != '(')
+		goto by_name;
+	id = strtoul(spec + 1, &end, 10);
+	if (*end != ')' || id > 1000000)
+		return -1;
+	if (end[1] == '\0')
+		return id < *n_ids ? (*ids)[id] : -1;
+	if (id >= *n_ids) {
+		size_t want = id + 1024;
+		int *m = realloc(*ids, want * sizeof(**ids));
+
+		if (m == NULL)
+			return -1;
+		for (size_t i = *n_ids; i < want; i++)
+			m[i] = -1;
+		*ids = m;
+		*n_ids = want;
+	}
+	spec = end + 2;
+	for (unsigned i = 0; i < n; i++)
+		which = strcmp(spec, fn[i]) == 0 ? (int)i : which;
+	(*ids)[id] = which;
+	return which;
+by_name:
+	for (unsigned i = 0; i < n; i++)
+		which = strcmp(spec, fn[i]) == 0 ? (int)i : which;
+	return which;
+}
+
+/*
+ * The file format (valgrind's "Callgrind Format Specification"): fn= opens
+ * a function's block, its cost lines are positions then events; calls=
+ * COUNT TARGET names the callee of the cfn= before it, and the cost line
+ * after it is that call's inclusive cost. A function's inclusive cost is
+ * therefore its own lines plus the lines after its calls=, summed over
+ * every block of its name (there is one per object and file it spans).
+ */
+int callgrind_inclusive(const char *path, const char *const *fn, unsigned n, uint64_t *ir, uint64_t *calls)
+{
+	unsigned npos = 1, ev = 0;
+	int cur = -1, callee = -1, *ids = NULL;
+	bool any = false;
+	size_t n_ids = 0, cap = 0;
+	char *line = NULL;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	memset(ir, 0, n * sizeof(*ir));
+	memset(calls, 0, n * sizeof(*calls));
+	while (getline(&line, &cap, f) > 0) {
+		char *save = NULL, *tok;
+		unsigned k = 0;
+		uint64_t v = 0;
+
+		if (strncmp(line, "positions:", 10) == 0) {
+			npos = 0;
+			for (tok = strtok_r(line + 10, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+				npos++;
+		} else if (strncmp(line, "events:", 7) == 0) {
+			any = true;
+			for (tok = strtok_r(line + 7, " \n", &save); tok && strcmp(tok, "Ir") != 0;
+			     tok = strtok_r(NULL, " \n", &save))
+				ev++;
+		} else if (strncmp(line, "fn=", 3) == 0) {
+			cur = cg_name(line + 3, fn, n, &ids, &n_ids);
+		} else if (strncmp(line, "cfn=", 4) == 0) {
+			callee = cg_name(line + 4, fn, n, &ids, &n_ids);
+		} else if (strncmp(line, "calls=", 6) == 0) {
+			/* The cost line after it is the call's inclusive cost: the caller's, added below. */
+			if (callee >= 0)
+				calls[callee] += strtoull(line + 6, NULL, 10);
+		} else if (isdigit((unsigned char)line[0]) || line[0] == '+' || line[0] == '-' ||
+			   line[0] == '*') {
+			/* Positions first (a relative one is "+N", "-N" or "*"), then the events. */
+			for (tok = strtok_r(line, " \n", &save); tok && k < npos + ev;
+			     tok = strtok_r(NULL, " \n", &save))
+				k++;
+			if (tok)
+				v = strtoull(tok, NULL, 10);
+			if (cur >= 0)
+				ir[cur] += v;
+		}
+	}
+	free(line);
+	free(ids);
+	fclose(f);
+	return any ? 0 : -EINVAL;
 }
 
 /*

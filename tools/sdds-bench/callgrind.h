@@ -21,10 +21,20 @@
 #ifndef SDDS_BENCH_CALLGRIND_H
 #define SDDS_BENCH_CALLGRIND_H
 
+#include <stdint.h>
+
 /* In a role process under callgrind: zero the counters of every thread; else nothing. */
 void callgrind_role_begin(void);
 /* In a role process under callgrind: dump the counters as "sdds-bench ROLE"; else nothing. */
 void callgrind_role_end(const char *role);
+
+/*
+ * From the callgrind output file at path: the inclusive instructions (Ir)
+ * of each function named in fn[0..n-1] into ir[], and how often it was
+ * called into calls[] (a name not in the file keeps 0 in both). 0, or
+ * -errno (-EINVAL: not callgrind's format).
+ */
+int callgrind_inclusive(const char *path, const char *const *fn, unsigned n, uint64_t *ir, uint64_t *calls);
 
 /* argv[0] is "callgrind". Returns the exit status: 0, 1 when a run failed, 2 usage. */
 int callgrind_main(int argc, char **argv);

@@ -64,18 +64,45 @@ void mdrun_json_free(struct json_object *o)
 	json_object_put(o); /* NULL is a no-op */
 }
 
-int mdrun_jnum(struct json_object *o, const char *path, double *ret)
+/* The member at a dotted path, as a JSON pointer ("/net/frames_in"): json-c walks members and indices alike.
+ */
+static struct json_object *mdrun_jget(struct json_object *o, const char *path)
 {
 	struct json_object *m;
 	char ptr[128];
 
-	/* As a JSON pointer ("/net/frames_in"): json-c walks members and array indices alike. */
 	snprintf(ptr, sizeof(ptr), "/%s", path);
 	for (char *p = strchr(ptr, '.'); p; p = strchr(p, '.'))
 		*p = '/';
-	if (json_pointer_get(o, ptr, &m) < 0 ||
-	    !(json_object_is_type(m, json_type_double) || json_object_is_type(m, json_type_int)))
+	return json_pointer_get(o, ptr, &m) < 0 ? NULL : m;
+}
+
+int mdrun_jnum(struct json_object *o, const char *path, double *ret)
+{
+	struct json_object *m = mdrun_jget(o, path);
+
+	if (m == NULL || !(json_object_is_type(m, json_type_double) || json_object_is_type(m, json_type_int)))
 		return -ENOENT;
 	*ret = json_object_get_double(m);
+	return 0;
+}
+
+int mdrun_jstr(struct json_object *o, const char *path, char *buf, size_t cap)
+{
+	struct json_object *m = mdrun_jget(o, path);
+
+	if (m == NULL || !json_object_is_type(m, json_type_string))
+		return -ENOENT;
+	snprintf(buf, cap, "%s", json_object_get_string(m));
+	return 0;
+}
+
+int mdrun_jbool(struct json_object *o, const char *path, bool *ret)
+{
+	struct json_object *m = mdrun_jget(o, path);
+
+	if (m == NULL || !json_object_is_type(m, json_type_boolean))
+		return -ENOENT;
+	*ret = json_object_get_boolean(m);
 	return 0;
 }

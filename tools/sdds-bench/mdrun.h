@@ -11,6 +11,7 @@
 #ifndef SDDS_BENCH_MDRUN_H
 #define SDDS_BENCH_MDRUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct json_object;
@@ -34,5 +35,11 @@ void mdrun_json_free(struct json_object *o);
  * array index ("modes.1.p99_us"): 0 with *ret, or -ENOENT (null included).
  */
 int mdrun_jnum(struct json_object *o, const char *path, double *ret);
+
+/* The string at a dotted path in o, as mdrun_jnum, into buf (cap bytes): 0, or -ENOENT. */
+int mdrun_jstr(struct json_object *o, const char *path, char *buf, size_t cap);
+
+/* The boolean at a dotted path in o, as mdrun_jnum: 0 with *ret, or -ENOENT. */
+int mdrun_jbool(struct json_object *o, const char *path, bool *ret);
 
 #endif /* SDDS_BENCH_MDRUN_H */

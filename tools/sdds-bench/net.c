@@ -22,6 +22,16 @@
  * sddsd hands runs of equal frames to the kernel.
  *
  * The wire may lose a datagram, so the ping-pong is lossy (pingpong.h).
+ *
+ * --backend tap: after the socket runs both daemons restart on the tap
+ * backend (sddsd's own IPv6 stack): in each namespace a bridge joins the
+ * veth end and a TAP, the kernel's IPv6 is off on all three, and the
+ * daemon's stack owns the node's address (fe80::a, fe80::b), so every
+ * config but the backend lines stays as it was. The ping-pong and the
+ * throughput run again once `sddsctl stack` says DAD passed; then daemon A
+ * restarts under callgrind for a ping-pong of --callgrind-rounds, and the
+ * inclusive instructions of the stack's entry points over the frames its
+ * counters saw give the stack's cost per frame.
  */
 #include "net.h"
 
@@ -38,10 +48,12 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
 #include "bench.h"
+#include "callgrind.h"
 #include "json.h"
 #include "local.h"
 #include "netns_rig.h"
@@ -50,18 +62,29 @@
 #include "pingpong.h"
 #include "proc.h"
 #include "sddsd.h"
+#include "sddsd_run.h"
 #include "sdds/sdds.h"
 
 #define NET_MAX_SIZE 100   /* a sample and its headers fit sddsd's 128-byte max_frame */
 #define NET_MAX_FRAME 128  /* the largest raw datagram: sddsd's max_frame */
 #define NET_RAW_PORT 24100 /* raw ping-pong; +1 raw throughput (the daemons use 23234 and 23254) */
 #define NET_BATCH 32
-#define NET_EXIT_CANNOT 77 /* cannot run here: the tests' skip code */
+#define NET_EXIT_CANNOT 77   /* cannot run here: the tests' skip code */
+#define NET_TAP_DAD_MS 10000 /* DAD takes 1 s (one NS, RFC 4862 §5.4); under valgrind longer */
+#define NET_TAP_CG_MS 120000 /* a daemon under callgrind: its start, its DAD, its exit with the dump */
+
+/* The own stack's entry points callgrind counts: per received frame, then the two per sent frame. */
+static const char *const net_cg_fn[3] = {"ip6s_input", "ip6s_udp_send", "ip6s_flush"};
+/* Side's TAP and bridge with --backend tap. */
+static const char *const net_tap_dev[2] = {"tna", "tnb"}, *const net_tap_br[2] = {"bra", "brb"};
 
 struct net_opts {
 	struct bench_opts b;
 	int monolithic, mono_only, poll, no_ddsperf; /* set by getopt */
 	double ddsperf_seconds;
+	bool tap;	    /* --backend tap */
+	uint64_t cg_rounds; /* round trips daemon A runs under callgrind */
+	const char *valgrind;
 };
 
 struct net_shm {
@@ -79,6 +102,7 @@ struct net_ctx {
 	bool mono[2];		     /* the side's clients are monolithic, on its daemon config */
 	bool raw, raw_busy, raw_gso; /* raw UDPv6 instead of sddsd; busy-polled; GSO messages */
 	bool pack;		     /* the daemon configs mark the other side peer_pack */
+	bool tap;		     /* the daemon configs say backend = tap */
 	uint32_t raw_size;	     /* raw throughput datagram bytes */
 	struct net_shm *shm;
 };
@@ -99,8 +123,19 @@ struct net_frames {
 	double rate;
 };
 
+/* Daemon A under callgrind on the tap backend: inclusive Ir and calls of net_cg_fn, its stack's counters. */
+struct net_tap_cg {
+	char why[BENCH_WHY_MAX];
+	uint64_t rounds, ir[3], calls[3];
+	double eth_in, eth_out, dev_rx, dev_tx;
+};
+
 struct net_results {
-	struct net_lat sdds, raw, raw_busy, mixed, mono;
+	struct net_lat sdds, raw, raw_busy, mixed, mono, tap;
+	struct tput_result tap_tput;
+	struct net_frames tap_frames;
+	struct net_tap_cg cg;
+	double dad_ms[2]; /* from the tap daemon's start until sddsctl showed its addresses preferred */
 	struct tput_result sdds_tput, raw_tput, raw_gso_tput, mono_tput, packed_tput;
 	struct net_frames frames, packed_frames;
 	struct {
@@ -123,7 +158,8 @@ static int net_write_side(int side)
 	static const char *const topic[2] = {"ping", "pong"}, *const ip[2] = {"fe80::a", "fe80::b"};
 	uint32_t size = net.o.b.size;
 	const char *seq = size == 1 ? "octet" : "unsigned_short";
-	char pad[80] = "", xml[1536], extra[64];
+	char pad[80] = "", xml[1536], extra[256];
+	const char *dev = net.tap ? net_tap_dev[side] : netns.dev[side];
 
 	/* net_topic_desc's layout; the node config counts a string's characters, not its bytes. */
 	if (size == 3)
@@ -140,10 +176,15 @@ static int net_write_side(int side)
 		 "type=\"DDS_%s\"/>%s</topic>\n"
 		 "  <role topic=\"%s\" type=\"publisher\"/>\n  <role topic=\"%s\" type=\"subscriber\"/>\n"
 		 "  <subscription topic=\"%s\"><subscriber ip=\"%s\"/></subscription>\n</project>\n",
-		 'a' + side, ip[side], netns.dev[side], seq, pad, seq, pad, topic[side], topic[!side],
-		 topic[side], ip[!side]);
+		 'a' + side, ip[side], dev, seq, pad, seq, pad, topic[side], topic[!side], topic[side],
+		 ip[!side]);
 	snprintf(extra, sizeof(extra), "poll = %s\n%s%s%s", net.o.poll ? "true" : "false",
 		 net.pack ? "peer_pack = " : "", net.pack ? ip[!side] : "", net.pack ? "\n" : "");
+	/* The stack's own MAC (the TAP's is the kernel's), and the node's address, which the veth gave up. */
+	if (net.tap)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra),
+			 "backend = tap\ninterface = %s\nmac = 02:5d:d5:00:00:%02x\naddress = %s\n", dev,
+			 0xa + side, ip[side]);
 	return netns_write_configs(side, xml, extra);
 }
 
@@ -473,29 +514,40 @@ static void net_latency(const char *name, struct net_lat *ret)
 }
 
 /*
- * Daemon B's totals of frames, samples and bytes in (sddsctl --json net) into
- * v. 0, or -1 with why. sddsctl is the one beside sddsd in the build tree,
- * else the one on PATH.
+ * Side's `sddsctl --json CMD`, parsed, or NULL with why (for what: what
+ * needs it). sddsctl is the one beside sddsd in the build tree, else the
+ * one on PATH.
  */
-static int net_ctl_counts(double v[3], char *why)
+static struct json_object *net_ctl(int side, const char *cmd, const char *what, char *why)
 {
-	static const char *const key[3] = {"net.frames_in", "net.samples_in", "net.bytes_in"};
 	const char *d = net.o.b.sddsd_path, *slash = strrchr(d, '/');
-	char ctl[PATH_MAX + 64], buf[16384];
+	char ctl[PATH_MAX + 64];
+	static char buf[65536];
 	struct json_object *doc;
-	int rc = 0;
 
 	snprintf(ctl, sizeof(ctl), "%.*s/../tools/sddsctl/sddsctl", slash ? (int)(slash - d) : 1,
 		 slash ? d : ".");
 	if (access(ctl, X_OK) != 0 && mdrun_which("sddsctl", ctl, sizeof(ctl)) < 0) {
-		bench_why(why, "sddsctl not found (frames/s need daemon B's counters)");
-		return -1;
+		bench_why(why, "sddsctl not found (%s)", what);
+		return NULL;
 	}
 	fflush(stdout);
-	if (netns_ctl_json(1, ctl, "net", buf, sizeof(buf)) < 0 || (doc = mdrun_json_parse(buf)) == NULL) {
-		bench_why(why, "sddsctl net: no JSON object");
-		return -1;
+	if (netns_ctl_json(side, ctl, cmd, buf, sizeof(buf)) < 0 || (doc = mdrun_json_parse(buf)) == NULL) {
+		bench_why(why, "sddsctl %s: no JSON object", cmd);
+		return NULL;
 	}
+	return doc;
+}
+
+/* Daemon B's totals of frames, samples and bytes in (sddsctl --json net) into v. 0, or -1 with why. */
+static int net_ctl_counts(double v[3], char *why)
+{
+	static const char *const key[3] = {"net.frames_in", "net.samples_in", "net.bytes_in"};
+	struct json_object *doc = net_ctl(1, "net", "frames/s need daemon B's counters", why);
+	int rc = 0;
+
+	if (doc == NULL)
+		return -1;
 	/* The daemon's totals, not a peer's ("net" is null when its network is off). */
 	for (int i = 0; i < 3 && rc == 0; i++)
 		rc = mdrun_jnum(doc, key[i], &v[i]);
@@ -606,6 +658,204 @@ static void net_ddsperf(struct net_results *r)
 	proc_exec_stop(pong, SIGTERM, 5, x.name, NULL, line); /* its figures are ping's */
 }
 
+/* ---- the tap backend ---- */
+
+/*
+ * Both sides' tap rig: a bridge joining the side's veth end and a TAP (made
+ * here, persistent, so the daemon attaches to it and the bridge port exists
+ * before the daemon starts). The veth gives up its address, and the
+ * kernel's IPv6 is off on the veth, the TAP's kernel side and the bridge:
+ * the daemon's stack owns the node's address now, and the kernel would only
+ * add its own ND and MLD frames. Snooping off: the bridge floods multicast
+ * as a plain switch does. 0 or -1 with why.
+ */
+static int net_tap_rig(char *why)
+{
+	for (int i = 0; i < 2; i++) {
+		const char *ns = netns.ns[i], *veth = netns.dev[i], *tap = net_tap_dev[i],
+			   *br = net_tap_br[i];
+
+		if (netns_run("ip -n %s addr flush dev %s && ip -n %s tuntap add dev %s mode tap && "
+			      "ip -n %s link add %s type bridge mcast_snooping 0",
+			      ns, veth, ns, tap, ns, br) != 0 ||
+		    netns_run("ip netns exec %s sysctl -qw net.ipv6.conf.%s.disable_ipv6=1 "
+			      "net.ipv6.conf.%s.disable_ipv6=1 net.ipv6.conf.%s.disable_ipv6=1",
+			      ns, veth, tap, br) != 0 ||
+		    netns_run("ip -n %s link set %s master %s && ip -n %s link set %s master %s && "
+			      "ip -n %s link set %s up && ip -n %s link set %s up",
+			      ns, veth, br, ns, tap, br, ns, tap, ns, br) != 0) {
+			bench_why(why, "cannot make bridge %s with %s and TAP %s in %s", br, veth, tap, ns);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Waits up to ms for side's stack to hold the node's address, every address
+ * "preferred" (DAD passed, RFC 4862 §5.4) and the link up, asking `sddsctl
+ * stack` every 50 ms. 0 with the milliseconds it took in *ret_ms (may be
+ * NULL), or -1 with why.
+ */
+static int net_tap_dad(int side, int ms, double *ret_ms, char *why)
+{
+	static const char *const ip[2] = {"fe80::a", "fe80::b"};
+	int64_t t0 = netns_now_ms();
+	char state[32] = "", addr[64], path[64];
+	bool mine = false, up = false;
+
+	while (netns_now_ms() - t0 < ms) {
+		struct json_object *doc = net_ctl(side, "stack", "DAD is read from sddsctl stack", why);
+		bool all = true;
+		int k;
+
+		if (doc == NULL)
+			return -1;
+		mine = false;
+		for (k = 0;; k++) {
+			snprintf(path, sizeof(path), "stack.0.addresses.%d.address", k);
+			if (mdrun_jstr(doc, path, addr, sizeof(addr)) < 0)
+				break;
+			snprintf(path, sizeof(path), "stack.0.addresses.%d.state", k);
+			mdrun_jstr(doc, path, state, sizeof(state));
+			mine |= strcmp(addr, ip[side]) == 0;
+			all &= strcmp(state, "preferred") == 0;
+		}
+		if (mdrun_jbool(doc, "stack.0.link_up", &up) < 0)
+			up = false;
+		mdrun_json_free(doc);
+		if (mine && all && k > 0 && up) {
+			if (ret_ms != NULL)
+				*ret_ms = (double)(netns_now_ms() - t0);
+			return 0;
+		}
+		usleep(50000);
+	}
+	bench_why(why, "side %c: %s within %d ms (last address state \"%s\", link %s)", 'A' + side,
+		  mine ? "addresses not all preferred" : "the stack never held its address", ms, state,
+		  up ? "up" : "down");
+	return -1;
+}
+
+/* Daemon A's stack and device counters into cg. 0 or -1 with cg->why. */
+static int net_tap_counts(struct net_tap_cg *cg)
+{
+	struct json_object *doc =
+	    net_ctl(0, "stack", "frames per entry point need the stack's counters", cg->why);
+	int rc;
+
+	if (doc == NULL)
+		return -1;
+	rc = mdrun_jnum(doc, "stack.0.counters.eth_in", &cg->eth_in) < 0 ||
+	     mdrun_jnum(doc, "stack.0.counters.eth_out", &cg->eth_out) < 0;
+	if (mdrun_jnum(doc, "stack.0.device_counters.rx_frames", &cg->dev_rx) < 0 ||
+	    mdrun_jnum(doc, "stack.0.device_counters.tx_frames", &cg->dev_tx) < 0)
+		cg->dev_rx = cg->dev_tx = NAN;
+	mdrun_json_free(doc);
+	if (rc)
+		bench_why(cg->why, "sddsctl stack: no counters eth_in/eth_out");
+	return rc ? -1 : 0;
+}
+
+/*
+ * Daemon A again, under callgrind (a script in the rig's directory execs
+ * valgrind on sddsd), for a ping-pong of cg->rounds: every round is one
+ * frame out of its stack and one in. Its counters are read before it stops;
+ * the dump is written as it exits, and SIGTERM lets it exit (the rig would
+ * SIGKILL after 2 s). The daemon stays down.
+ */
+static void net_tap_callgrind(struct net_tap_cg *cg)
+{
+	const struct bench_opts keep = net.o.b;
+	char vg[PATH_MAX], script[PATH_MAX], out[PATH_MAX], vlog[PATH_MAX], text[4 * PATH_MAX + 128];
+	struct net_lat lat = {0};
+	pid_t pid;
+	int rc;
+
+	cg->rounds = net.o.cg_rounds;
+	if (mdrun_which(net.o.valgrind, vg, sizeof(vg)) < 0) {
+		bench_why(cg->why, "valgrind not found%s%s (apt-get install valgrind): not counted",
+			  strchr(net.o.valgrind, '/') ? " at " : "",
+			  strchr(net.o.valgrind, '/') ? net.o.valgrind : "");
+		return;
+	}
+	netns_path("a.callgrind", out, sizeof(out));
+	netns_path("a.valgrind.log", vlog, sizeof(vlog));
+	netns_path("a-callgrind.sh", script, sizeof(script));
+	snprintf(
+	    text, sizeof(text),
+	    "#!/bin/sh\nexec '%s' --tool=callgrind '--callgrind-out-file=%s' '--log-file=%s' '%s' \"$@\"\n",
+	    vg, out, vlog, net.o.b.sddsd_path);
+	if (sddsd_run_write(script, text) < 0 || chmod(script, 0700) < 0) {
+		bench_why(cg->why, "%s: %s", script, strerror(errno));
+		return;
+	}
+	fprintf(stderr, "sdds-bench net: tap: daemon A under callgrind, %llu round trips\n",
+		(unsigned long long)cg->rounds);
+	netns_daemon_stop(0);
+	netns.start_ms = NET_TAP_CG_MS;
+	rc = netns_daemon_start(0, script, "a.log");
+	netns.start_ms = 0;
+	if (rc < 0) {
+		bench_why(cg->why, "%s", netns.why);
+		return;
+	}
+	if (net_tap_dad(0, NET_TAP_CG_MS, NULL, cg->why) == 0) {
+		/* The warm-up resolves the neighbors; its frames count in both figures alike. */
+		net.o.b.iterations = cg->rounds;
+		net.o.b.warmup = 20;
+		net.o.b.raw_prefix = NULL;
+		net_latency("net-tap-callgrind", &lat);
+		net.o.b = keep;
+		if (!lat.lat.ok)
+			bench_why(cg->why, "ping-pong under callgrind: %s", lat.lat.why);
+		else
+			net_tap_counts(cg);
+	}
+	pid = netns.daemon[0];
+	netns.daemon[0] = -1;
+	if (sddsd_run_stop(pid, SIGTERM, NET_TAP_CG_MS, NULL) < 0 && !cg->why[0])
+		bench_why(cg->why, "sddsd under callgrind did not exit within %d ms of SIGTERM",
+			  NET_TAP_CG_MS);
+	if (cg->why[0])
+		return;
+	rc = callgrind_inclusive(out, net_cg_fn, 3, cg->ir, cg->calls);
+	if (rc < 0)
+		bench_why(cg->why, "%s: %s", out, rc == -EINVAL ? "not callgrind's output" : strerror(-rc));
+	else if (cg->ir[0] == 0 || cg->ir[1] == 0 || cg->ir[2] == 0)
+		bench_why(cg->why, "no cost of %s in %s (inlined, or built without symbols?)",
+			  cg->ir[0] == 0   ? net_cg_fn[0]
+			  : cg->ir[1] == 0 ? net_cg_fn[1]
+					   : net_cg_fn[2],
+			  out);
+	else if (!(cg->eth_in > 0 && cg->eth_out > 0))
+		bench_why(cg->why, "the stack counted %.0f frames in, %.0f out", cg->eth_in, cg->eth_out);
+}
+
+/* After the socket runs: both daemons on the tap backend, the ping-pong, the throughput, callgrind. */
+static void net_tap(struct net_results *r)
+{
+	char why[BENCH_WHY_MAX] = "";
+
+	fprintf(stderr, "sdds-bench net: tap: bridges, TAPs, both daemons on the own stack\n");
+	netns_daemon_stop(0);
+	netns_daemon_stop(1);
+	net.mono[0] = net.mono[1] = false;
+	net.tap = true;
+	if (net_tap_rig(why) < 0 || net_daemons_up(why) < 0 ||
+	    net_tap_dad(0, NET_TAP_DAD_MS, &r->dad_ms[0], why) < 0 ||
+	    net_tap_dad(1, NET_TAP_DAD_MS, &r->dad_ms[1], why) < 0) {
+		bench_why(r->tap.lat.why, "%s", why);
+		bench_why(r->tap_tput.why, "%s", why);
+		bench_why(r->tap_frames.why, "%s", why);
+		bench_why(r->cg.why, "%s", why);
+		return;
+	}
+	net_latency("net-tap", &r->tap);
+	net_throughput("sddsd over tap", &r->tap_tput, &r->tap_frames);
+	net_tap_callgrind(&r->cg);
+}
+
 /* ---- the JSON ---- */
 
 /* Opens object key with its ok, and with why when not ok; returns ok. */
@@ -658,6 +908,51 @@ static void net_json_frames(struct json *j, const char *key, const struct net_fr
 	json_obj_end(j);
 }
 
+/* The stack's cost per frame: inclusive Ir of its entry points over the frames its counters saw. */
+static void net_json_cg(struct json *j, const struct net_tap_cg *cg)
+{
+	if (net_json_begin(j, "callgrind", !cg->why[0], cg->why)) {
+		json_str(j, "daemon", "A");
+		json_uint(j, "rounds", cg->rounds);
+		json_num(j, "eth_in", cg->eth_in);
+		json_num(j, "eth_out", cg->eth_out);
+		json_num(j, "device_rx_frames", cg->dev_rx);
+		json_num(j, "device_tx_frames", cg->dev_tx);
+		for (int i = 0; i < 3; i++) {
+			char k[48];
+
+			snprintf(k, sizeof(k), "%s_ir", net_cg_fn[i]);
+			json_uint(j, k, cg->ir[i]);
+			snprintf(k, sizeof(k), "%s_calls", net_cg_fn[i]);
+			json_uint(j, k, cg->calls[i]);
+		}
+		json_num(j, "ir_per_frame_in", (double)cg->ir[0] / cg->eth_in);
+		json_num(j, "ir_per_frame_out", (double)(cg->ir[1] + cg->ir[2]) / cg->eth_out);
+	} else {
+		json_uint(j, "rounds", cg->rounds);
+	}
+	json_obj_end(j);
+}
+
+/* The tap runs, the same members as the socket ones at the same paths under "tap". */
+static void net_json_tap(struct json *j, const struct net_results *r)
+{
+	json_obj_begin(j, "tap");
+	json_str(j, "backend", "tap");
+	json_num(j, "dad_ms_a", r->dad_ms[0]);
+	json_num(j, "dad_ms_b", r->dad_ms[1]);
+	json_obj_begin(j, "latency");
+	net_json_lat(j, "sddsd", &r->tap);
+	json_obj_end(j);
+	json_obj_begin(j, "throughput");
+	json_num(j, "seconds", net.o.b.tput_seconds);
+	net_json_tput(j, "sddsd", &r->tap_tput);
+	net_json_frames(j, "sddsd_frames", &r->tap_frames);
+	json_obj_end(j);
+	net_json_cg(j, &r->cg);
+	json_obj_end(j);
+}
+
 static void net_report_json(const struct net_results *r)
 {
 	const struct net_opts *o = &net.o;
@@ -672,6 +967,7 @@ static void net_report_json(const struct net_results *r)
 	json_uint(&j, "size", o->b.size);
 	json_uint(&j, "iterations", o->b.iterations);
 	json_str(&j, "daemon_mode", o->poll ? "polling" : "blocking");
+	json_str(&j, "backend", o->tap ? "socket, then tap" : "socket");
 	json_int(&j, "cpu_a", netns.cpu[0]);
 	json_int(&j, "cpu_b", netns.cpu[1]);
 	json_obj_begin(&j, "latency");
@@ -708,13 +1004,21 @@ static void net_report_json(const struct net_results *r)
 		json_num(&j, "ratio_receive", split ? r->sdds.ba.median / r->mixed.ba.median : NAN);
 	}
 	json_obj_end(&j);
+	if (o->tap)
+		net_json_tap(&j, r);
 	json_obj_end(&j);
 	json_finish(&j);
 }
 
 /* ---- command line ---- */
 
-enum { NET_OPT_DDSPERF_S = BENCH_OPT_OWN, NET_OPT_CPUS };
+enum {
+	NET_OPT_DDSPERF_S = BENCH_OPT_OWN,
+	NET_OPT_CPUS,
+	NET_OPT_BACKEND,
+	NET_OPT_CG_ROUNDS,
+	NET_OPT_VALGRIND
+};
 
 static void net_usage(FILE *f)
 {
@@ -726,6 +1030,9 @@ static void net_usage(FILE *f)
 		   "  --monolithic        also the monolithic path (A, then both); --monolithic-only\n"
 		   "  --cpus A,B          side A's processes on CPU A, side B's on CPU B\n"
 		   "  --ddsperf-seconds S (10), --no-ddsperf, --sddsd PATH\n"
+		   "  --backend tap       then both daemons on the tap backend (own IPv6 stack) too:\n"
+		   "                      latency, throughput, and daemon A under callgrind for\n"
+		   "  --callgrind-rounds N (2000) round trips, --valgrind PATH (valgrind)\n"
 		   "  --json              the JSON itself, not report.py's table of it\n"
 		   "  --raw PREFIX        one-way ns of every round to PREFIX-net-<run>.txt\n"
 		   "Exit: 0 every run succeeded, 1 a run failed, 2 usage, 77 cannot run here.\n");
@@ -736,6 +1043,18 @@ static int net_option(void *ctx, int c, const char *arg)
 {
 	if (c == NET_OPT_CPUS)
 		return bench_parse_cpus(arg, 2, netns.cpu);
+	if (c == NET_OPT_BACKEND) {
+		if (strcmp(arg, "tap") != 0 && strcmp(arg, "socket") != 0)
+			return -EINVAL;
+		net.o.tap = strcmp(arg, "tap") == 0;
+		return 0;
+	}
+	if (c == NET_OPT_VALGRIND) {
+		net.o.valgrind = arg;
+		return 0;
+	}
+	if (c == NET_OPT_CG_ROUNDS)
+		return bench_parse_u64(arg, 0, 1, 10000000, &net.o.cg_rounds);
 	return c == NET_OPT_DDSPERF_S ? bench_parse_double(arg, 1, 3600, &net.o.ddsperf_seconds) : 0;
 }
 
@@ -748,6 +1067,9 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 	    {"monolithic-only", no_argument, &o->mono_only, 1},
 	    {"ddsperf-seconds", required_argument, NULL, NET_OPT_DDSPERF_S},
 	    {"cpus", required_argument, NULL, NET_OPT_CPUS},
+	    {"backend", required_argument, NULL, NET_OPT_BACKEND},
+	    {"callgrind-rounds", required_argument, NULL, NET_OPT_CG_ROUNDS},
+	    {"valgrind", required_argument, NULL, NET_OPT_VALGRIND},
 	    {NULL, 0, NULL, 0},
 	};
 	const struct bench_cli cli = {
@@ -770,10 +1092,13 @@ static int net_parse(int argc, char **argv, struct net_opts *o)
 		  .tput_seconds = 2,
 		  .reliable = true},
 	    .ddsperf_seconds = 10,
+	    .cg_rounds = 2000,
+	    .valgrind = "valgrind",
 	};
 	rc = bench_cli_parse(&cli, argc, argv, &o->b, o);
 	o->monolithic |= o->mono_only;
 	o->no_ddsperf |= o->mono_only;
+	o->tap &= !o->mono_only;
 	return rc;
 }
 
@@ -863,12 +1188,16 @@ int net_main(int argc, char **argv)
 		net_latency("net-mono", &r.mono);
 		net_throughput("monolithic", &r.mono_tput, NULL);
 	}
+	if (o->tap)
+		net_tap(&r);
 	netns_cleanup();
 	proc_shm_free(&shm);
 	net_report_json(&r);
 	if (o->mono_only)
 		return r.mono.lat.ok && r.mono_tput.ok ? 0 : 1;
 	if (o->monolithic && !(r.mixed.lat.ok && r.mono.lat.ok && r.mono_tput.ok))
+		return 1;
+	if (o->tap && !(r.tap.lat.ok && r.tap_tput.ok))
 		return 1;
 	return r.sdds.lat.ok && r.raw.lat.ok && r.sdds_tput.ok && r.raw_tput.ok ? 0 : 1;
 }

@@ -79,6 +79,7 @@ for _p, _m in ((0, "blocking"), (1, "polling")):
               curve, label.format(m=_m) if "{" in label else label + ", polling daemons' run" * (_p and runs == "bp")]
              for runs, i, path, raw, curve, label in table_of("""
 bp | n_sddsd | latency.sddsd | net-sddsd.txt | | sddsd isolated, {m} daemons
+bp | n_tap | ?tap.latency.sddsd | net-tap.txt | sddsd over tap | sddsd isolated, tap backend (own IPv6 stack), {m} daemons
 bp | n_mono | monolithic.latency | *mono*.txt | | monolithic, {m}
 bp | n_mixed | monolithic.latency_mixed | | | monolithic A, isolated B ({m})
 bp | n_raw | latency.raw_udp6 | net-raw.txt | raw UDPv6 | raw UDPv6 ping-pong, blocking recv (baseline)
@@ -86,6 +87,8 @@ p | n_raw_busy | latency.raw_udp6_busy | net-raw-busy.txt | raw UDPv6, busy-poll
 recv (baseline)
 bp | t_net | throughput.sddsd | | | net, sddsd ({m} daemons, one sample per frame)
 bp | t_net_frames | throughput.sddsd_frames | | | net, sddsd frames/s (daemon B's counters; not samples)
+bp | t_net_tap | ?tap.throughput.sddsd | | | net, sddsd over tap ({m} daemons, one sample per frame)
+bp | t_net_tap_frames | ?tap.throughput.sddsd_frames | | | net, sddsd over tap, frames/s (daemon B's counters)
 bp | t_net_packed | throughput.sddsd_packed | | | net, sddsd packed (peer_pack both ways; samples)
 bp | t_net_packed_frames | throughput.sddsd_packed_frames | | | net, sddsd packed frames/s (daemon B's counters)
 bp | t_net_mono | monolithic.throughput | | | net, monolithic
@@ -137,6 +140,11 @@ net throughput, sddsd frames / raw UDPv6 sendmmsg datagrams (same size) | x | t_
 net throughput, sddsd frames / raw UDPv6 GSO datagrams (same size) | x | t_net_frames{s} | t_net_raw_gso{s} |
 net throughput, sddsd samples / raw UDPv6 datagrams | x | t_net{s} | t_net_raw{s} |
 net throughput, packed sddsd samples (peer_pack) / raw UDPv6 datagrams | x | t_net_packed{s} | t_net_raw{s} |
+net one-way, tap / socket backend (median) | x | n_tap{s} | n_sddsd{s} | <= 1.0 (tap not slower)
+net one-way, tap / socket backend (p99) | x | n_tap{s}:p99 | n_sddsd{s}:p99 | <= 1.0 (tap not slower)
+net throughput, tap / socket backend (samples) | x | t_net_tap{s} | t_net{s} | >= 1.0 (tap not slower)
+net tap, own stack instructions per received frame (ip6s_input, callgrind) | Ir | tapcg_in{s} | |
+net tap, own stack instructions per sent frame (ip6s_udp_send + ip6s_flush, callgrind) | Ir | tapcg_out{s} | |
 """) if name[1] != " " or name[0] == "bp"[bool(_s)]]
 RATIOS += table_of("""
 isolation cost, receive path (traced total, avg) | % | iso_receive | mono_receive | paper (STM32F4): +44%
@@ -523,6 +531,12 @@ class Report:
             r.path, r.raw_glob, r.curve = path, raw, curve or label
         self.legs = {"leg_%s%s" % (s, p): Fig("%s-side ratio" % s, part=("net", "net-poll")[p == "_p"])
                      for s in ("send", "receive") for p in ("", "_p")}
+        # net --backend tap: the own stack's instructions per frame, left out (hidden) without a tap object.
+        self.tapcg = {"tapcg_%s%s" % (d, p): Fig("instructions per %s frame" % w, part=("net", "net-poll")[p == "_p"])
+                      for d, w in (("in", "received"), ("out", "sent")) for p in ("", "_p")}
+        self.tapj = {}
+        for f in self.tapcg.values():
+            f.hidden = True
         self.poll_note, self.poll_yield, self.dds_payload, self.sc, self.tr, self.tr_missing = "", False, "", [], [], []
         self.plots, self.ratios, self.cg = [], [], {"ok": False, "why": "", "clients_ok": False, "clients_why": ""}
 
@@ -736,6 +750,18 @@ class Report:
         elif dds:
             r.fail(d.get("why") or "ddsperf failed (no reason given)")
         self.read |= {"net-dds"} if dds else set()
+        self.read_tap(j, s)
+
+    def read_tap(self, j, s):
+        """net --backend tap's callgrind figures of one run (s: its ids' suffix); nothing without a tap object."""
+        cg = jget(j, "tap.callgrind")
+        if not isinstance(cg, dict):
+            return
+        self.tapj[s] = cg
+        for d in ("in", "out"):
+            f, v = self.tapcg["tapcg_%s%s" % (d, s)], jnum(cg, "ir_per_frame_" + d)
+            f.hidden, f.ok, f.v = False, cg.get("ok") is True and v is not None, v or 0.0
+            f.why = "" if f.ok else given(cg.get("why"))
 
     def read_scale(self, j):
         self.read.add("scale")
@@ -795,7 +821,7 @@ class Report:
     def compute_ratios(self):
         """RATIOS from the rows and the figures made here, each with the reason it is missing and its parts."""
         tp, tb, cg = self.rows["t_poll"], self.rows["t_block"], self.cg
-        f = dict(self.legs, one=Fig("one", True, 1), cg=Fig("instructions per sample", cg["ok"], cg.get(
+        f = dict(self.legs, **self.tapcg, one=Fig("one", True, 1), cg=Fig("instructions per sample", cg["ok"], cg.get(
             "ir_per_sample", 0), cg["why"], part="callgrind"),  # the throughput goal is the better mode's
                  best=(tb if not tp.ok or (tb.ok and tb.v > tp.v) else tp).named("sddsd throughput"))
         for path in ("receive", "send", "local"):
@@ -922,6 +948,35 @@ class Report:
                     "; sdds_reader_take_many(%d)" % cg["take_many"] if cg["take_many"] > 1 else "")
                 if cg["clients_ok"] else "\nThe clients: not counted: %s\n" % md_cell(cg["clients_why"]))
 
+    def tap_md(self):
+        """net --backend tap: the goal (tap not slower than socket: latency median and p99, throughput) of each
+        run that has the tap figures, and how its instructions per frame were counted."""
+        out = []
+        for s, mode in (("", "blocking"), ("_p", "polling")):
+            rs = [r for r in self.ratios if "tap / socket backend" in r["name"] and r["name"].endswith(
+                ", %s daemons" % mode) and r["parts"] <= self.read]
+            if not rs:
+                continue
+            met = [ratio_met(r) for r in rs]
+            bad = ["latency " + r["name"].split("(")[1].split(")")[0] if "one-way" in r["name"] else "throughput"
+                   for r, m in zip(rs, met) if m is False]
+            out.append("\n**tap not slower than socket, %s daemons: %s**\n" % (mode, "met" if all(met) else (
+                "NOT met (%s)" % ", ".join(bad)) if bad else "not judged (%s)" % md_cell(next(
+                    r["why"] for r in rs if not r["ok"]))))
+            cg = self.tapj.get(s)
+            if cg and cg.get("ok") is True:
+                out.append("\nOwn stack under callgrind (daemon A, tap backend, %s round trips): **%.0f instructions per "
+                           "received frame** (ip6s_input, inclusive, %s Ir over %s frames in, eth_in), **%.0f per sent "
+                           "frame** (ip6s_udp_send + ip6s_flush, %s + %s Ir over %s frames out, eth_out). User-space "
+                           "instructions only: the read() and write() on the TAP and the kernel's bridge are not in "
+                           "them.\n" % (count(jnum(cg, "rounds")), jnum(cg, "ir_per_frame_in"),
+                                        count(jnum(cg, "ip6s_input_ir")), count(jnum(cg, "eth_in")),
+                                        jnum(cg, "ir_per_frame_out"), count(jnum(cg, "ip6s_udp_send_ir")),
+                                        count(jnum(cg, "ip6s_flush_ir")), count(jnum(cg, "eth_out"))))
+            elif cg:
+                out.append("\nOwn stack instructions per frame: not counted: %s\n" % md_cell(given(cg.get("why"))))
+        return "".join(out)
+
     def show(self, part, j):
         """`--show PART`: the part's tables and every ratio whose figures it measured, as Markdown."""
         self.read_net(j, jget(j, "daemon_mode") == "polling") if part == "net" else getattr(self, "read_" + part)(j)
@@ -936,6 +991,7 @@ class Report:
         out.append("\n" + {"local": self.local_md, "scale": self.scale_md, "callgrind": self.cg_md}.get(
             part, lambda: "".join("%s\n" % md_cell(x) for x in self.notes.get(part, [])))().lstrip("\n"))
         self.compute_ratios()
+        out.append(self.tap_md() if part == "net" else "")
         ratios = [r for r in self.ratios if r["parts"] <= self.read]
         sys.stdout.write("".join(out) + ("\n## Ratios\n\n" + ratio_table(ratios)) * bool(ratios))
 
@@ -963,7 +1019,7 @@ class Report:
         w(self.plot_ref(0) + "\nThe profiles are cumulative histograms counted from the right (as the PCIe seed paper "
           "draws them): for each latency x, the number of samples at or above x, log-scale on both axes.\n")
         w("\n## Network latency (two namespaces, two daemons, UDPv6 over a veth pair)\n\n" +
-          self.not_run(("net", "sdds-bench net")) + lat_table(self.shown("n_")) + self.plot_ref(1))
+          self.not_run(("net", "sdds-bench net")) + lat_table(self.shown("n_")) + self.tap_md() + self.plot_ref(1))
         w("\n## Throughput (M samples/s at the reader)\n\n" + tput_table(self.shown("t")))
         w("\n## Scaling with the number of connected clients\n\n" + self.scale_md())
         w(self.plot_ref(3) + "\n## Per-phase latency, isolated vs monolithic (sdds-trace, USDT probes)\n\nThe layout "

@@ -8,14 +8,18 @@
  * otherwise exit 77. Runs once in the group setup
  *   sdds-bench net --json -n 500 --warmup 20 --size 3 -t 0.3 --monolithic
  *                  --ddsperf-seconds 2 --sddsd SDDSD
- * and checks: exit 0; one JSON object (python3's json module; 77 without
+ *                  [--backend tap --valgrind /nonexistent/valgrind]
+ * (the tap backend where /dev/net/tun opens; no callgrind, which would take
+ * long) and checks: exit 0; one JSON object (python3's json module; 77 without
  * python3) with the payload size asked for, every latency figure of the
  * sddsd path and of the raw UDPv6 baseline positive, every throughput rate
  * positive, the frames daemon B counted, the monolithic path (mixed and
  * both sides) with its latency figures, legs, throughput and the leg
  * ratios report.py reads (the other ratios are report.py's, made from these
  * figures), and ddsperf either with its summary and payload or with the
- * reason it did not run. Then: a bad size is a usage error (2), and an
+ * reason it did not run; with the tap backend, its latency and throughput
+ * with the socket run's fields, DAD's time on both sides and callgrind's
+ * reason (valgrind not found). Then: a bad size is a usage error (2), and an
  * unprivileged user gets 77 and the reason.
  * Figures are never compared with a bound: this is not a timed test.
  */
@@ -77,7 +81,24 @@ static const char *const check_py =
     "if p['ok']:\n"
     "    assert '%' in p['summary'] and 'ddsperf' in p['command'] and p['payload'], p\n"
     "else:\n"
-    "    assert len(p['why']) > 0, p\n";
+    "    assert len(p['why']) > 0, p\n"
+    "if len(sys.argv) > 2 and sys.argv[2] == 'tap':\n"
+    "    t = d['tap']\n"
+    "    assert t['dad_ms_a'] > 0 and t['dad_ms_b'] > 0, t\n"
+    "    l = t['latency']['sddsd']\n"
+    "    assert l['ok'] is True and l['n'] > 0, l\n"
+    "    assert set(d['latency']['sddsd']) == set(l), (sorted(l), sorted(d['latency']['sddsd']))\n"
+    "    assert 0 < l['median_us'] <= l['p99_us'] <= l['max_us'], l\n"
+    "    x = t['throughput']\n"
+    "    assert x['sddsd']['ok'] is True and x['sddsd']['rate'] > 0, x\n"
+    "    assert x['sddsd_frames']['ok'] is True and x['sddsd_frames']['frames'] > 0, x\n"
+    "    c = t['callgrind']\n"
+    "    assert c['ok'] is False and 'valgrind not found' in c['why'], c\n"
+    "else:\n"
+    "    assert 'tap' not in d, d['tap']\n";
+
+/* The tap backend runs where a TAP can be made; the check then expects its figures. */
+static bool with_tap;
 
 static int group_setup(void **state)
 {
@@ -97,9 +118,16 @@ static int group_setup(void **state)
 			"2",
 			"--sddsd",
 			(char *)sddsd_bin,
+			"--backend",
+			"tap",
+			"--valgrind",
+			"/nonexistent/valgrind",
 			NULL};
 
 	(void)state;
+	with_tap = access("/dev/net/tun", R_OK | W_OK) == 0;
+	if (!with_tap)
+		argv[16] = NULL;
 	run_status = benchutil_run_to_temp(argv, out_path, NULL);
 	return 0;
 }
@@ -120,7 +148,7 @@ static void test_exit_zero(void **state)
 static void test_every_figure(void **state)
 {
 	(void)state;
-	benchutil_check_json(check_py, out_path, NULL);
+	benchutil_check_json(check_py, out_path, with_tap ? "tap" : "socket");
 }
 
 static void test_bad_size(void **state)

@@ -11,7 +11,9 @@ measured in full. A baseline that hit its time cap gives no ratio and says
 why; so does one that fell short of its iterations; a full pair gives the
 ratio. Also: ddsperf's summary lines (copied from Cyclone DDS 0.10.2's
 ddsperf), the latency profile data of a per-iteration file, and `--show
-PART`, which prints one part's tables and ratios from its JSON on stdin.
+PART`, which prints one part's tables and ratios from its JSON on stdin
+(net with `--backend tap`: the tap / socket ratios, their goal and the own
+stack's instructions per frame).
 """
 import importlib.util
 import json
@@ -188,6 +190,47 @@ class Show(unittest.TestCase):
         self.assertEqual(row(md, "net throughput, sddsd frames / raw UDPv6 sendmmsg datagrams (same size), polling "
                                  "daemons")[1:], ["0.90x", ">= 0.9", "met"])
         self.assertNotIn("blocking daemons", md)
+
+    def test_net_tap_backend(self):
+        # net --backend tap: the tap figures beside the socket ones, their ratios, the goal and the callgrind line.
+        doc = net_doc(lat_doc(100000, False, 40.0), lat_doc(100000, False))
+        doc["daemon_mode"], doc["latency"]["raw_udp6"] = "blocking", lat_doc(100000, False, 10.0)
+        doc["throughput"] = {"sddsd": {"ok": True, "rate": 4e5}, "raw_udp6_sendmmsg": {"ok": True, "rate": 1e6}}
+        doc["ddsperf"] = {"ran": False, "ok": False, "why": "--no-ddsperf"}
+        cg = {"ok": True, "rounds": 2000, "eth_in": 2010, "eth_out": 2030, "ip6s_input_ir": 1407000,
+              "ip6s_udp_send_ir": 1624000, "ip6s_flush_ir": 203000, "ir_per_frame_in": 700.0, "ir_per_frame_out": 900.0}
+        doc["tap"] = {"latency": {"sddsd": lat_doc(100000, False, 30.0)}, "callgrind": cg,
+                      "throughput": {"sddsd": {"ok": True, "rate": 5e5}, "sddsd_frames": {"ok": True, "rate": 5e5}}}
+        rc, md, _ = show("net", doc)
+        self.assertEqual(rc, 0)
+        self.assertEqual(row(md, "sddsd isolated, tap backend (own IPv6 stack), blocking daemons")[2], "30.0")
+        self.assertEqual(row(md, "net, sddsd over tap (blocking daemons, one sample per frame)")[1], "0.500")
+        self.assertEqual(row(md, "net one-way, tap / socket backend (median), blocking daemons")[1:],
+                         ["0.75x", "<= 1.0 (tap not slower)", "met"])
+        self.assertEqual(row(md, "net one-way, tap / socket backend (p99), blocking daemons")[1:3],
+                         ["1.00x", "<= 1.0 (tap not slower)"])
+        self.assertEqual(row(md, "net throughput, tap / socket backend (samples), blocking daemons")[1], "1.25x")
+        self.assertIn("**tap not slower than socket, blocking daemons: met**", md)
+        self.assertEqual(row(md, "net tap, own stack instructions per received frame (ip6s_input, callgrind), "
+                                 "blocking daemons")[1], "700 instructions")
+        self.assertIn("**900 per sent frame**", md)
+        # Slower over tap: the goal says which figure missed it.
+        doc["tap"]["latency"]["sddsd"] = lat_doc(100000, False, 50.0)
+        rc, md, _ = show("net", doc)
+        self.assertIn("**tap not slower than socket, blocking daemons: NOT met (latency median)**", md)
+        # No valgrind: the run says why, and so does the report; a tap figure cut short is refused.
+        doc["tap"]["callgrind"] = {"ok": False, "why": "valgrind not found", "rounds": 2000}
+        doc["tap"]["latency"]["sddsd"] = lat_doc(7776, True, 30.0)
+        rc, md, _ = show("net", doc)
+        self.assertIn("Own stack instructions per frame: not counted: valgrind not found", md)
+        self.assertIn("n/a (sddsd isolated, tap backend (own IPv6 stack), blocking daemons hit its time cap",
+                      row(md, "net one-way, tap / socket backend (median), blocking daemons")[1])
+        self.assertIn("blocking daemons: not judged (", md)
+        # Without --backend tap there is no tap row, ratio or goal.
+        del doc["tap"]
+        rc, md, _ = show("net", doc)
+        self.assertEqual(rc, 0)
+        self.assertNotIn("tap", md.replace("--no-ddsperf", ""))
 
     def test_scale_iceoryx_callgrind(self):
         pt = {"clients": 4, "ok": True, "p50_us": 12.5, "p99_us": 50.0, "p999_us": 70.0, "max_us": 90.0,
