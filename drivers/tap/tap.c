@@ -5,11 +5,19 @@
  * timestamps.
  *
  * OVERVIEW
- * Open: /dev/net/tun, TUNSETIFF with IFF_TAP | IFF_NO_PI (no packet-info
- * prefix: the fd carries bare frames) creates the interface or attaches
- * to an existing one of that name. No TUNSETOFFLOAD and no IFF_VNET_HDR,
- * so the kernel segments and checksums everything itself: every frame read
- * is one the wire could carry. The kernel-side interface keeps its own MAC;
+ * Open: /dev/net/tun, TUNSETIFF with IFF_TAP | IFF_NO_PI | IFF_VNET_HDR
+ * creates the interface or attaches to an existing one of that name. Each
+ * frame on the fd comes after a 10-byte virtio-net header (struct
+ * virtio_net_hdr, TUNSETVNETHDRSZ). TUNSETOFFLOAD 0 tells the kernel we
+ * take no offloads, so it segments and checksums everything it hands us:
+ * every frame read is one the wire could carry, and its header is zero
+ * (or says DATA_VALID), which rx ignores. The header is there for tx: a
+ * frame with gso_size (netdev.h) is written with NEEDS_CSUM and
+ * GSO_UDP_L4 in it, and the kernel cuts the run into datagrams (UDP
+ * segmentation offload from a TAP, Linux 6.2 and later): one write()
+ * for a run of up to TAP_GSO_SEGS datagrams instead of one each. A kernel
+ * that refuses such a write (EINVAL) loses that frame, counted as a tx
+ * error, and the driver stops offering NETDEV_CAP_TX_USO. The kernel-side interface keeps its own MAC;
  * the stack gets another (see tap.h). A datagram socket (ctl) made at open,
  * in the network namespace the TAP is in, serves the interface ioctls
  * (flags, MTU, hardware address) of open and link_up.
@@ -33,7 +41,7 @@
  * drops). rx_nobuf therefore stays 0 on a TAP; the caller sees the short
  * count, and the fd stays readable until it frees buffers and reads again.
  *
- * Transmit: one write() per frame; a TAP write is synchronous (the kernel
+ * Transmit: one writev() (header and frame) per frame; a TAP write is synchronous (the kernel
  * has the frame when write returns), so each buffer goes back to the pool
  * at once and a NETDEV_BUF_TS_REQ frame is stamped with CLOCK_MONOTONIC
  * right after its write, in a ring of TAP_STAMPS that tx_stamps empties
@@ -66,6 +74,8 @@
 
 #include <linux/ethtool.h>
 #include <linux/if_tun.h>
+#include <linux/virtio_net.h>
+#include <sys/uio.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <net/if_arp.h>
@@ -81,6 +91,16 @@ struct tap_mcast {
 	uint8_t mac[NETDEV_ETH_ALEN];
 	uint32_t refs; /* 0: free slot */
 };
+
+#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
+/* UDP segmentation (virtio 1.2, Linux 6.2); bookworm's kernel headers (6.1) lack the name. */
+#define VIRTIO_NET_HDR_GSO_UDP_L4 5
+#endif
+
+/* Datagrams one segmentation run carries at most: the kernel's UDP_MAX_SEGMENTS before 6.9. */
+#define TAP_GSO_SEGS 64u
+/* Ethernet, IPv6 and UDP headers: where a run's UDP header and checksum are. */
+#define TAP_L4_OFF (14u + 40u)
 
 struct tap {
 	struct netdev base;
@@ -161,7 +181,17 @@ static int tap_rx_batch(struct netdev *d, struct netdev_buf **b, unsigned n)
 		/* No buffer: stop before reading, the frames wait in the kernel's queue (OVERVIEW). */
 		if (buf == NULL && (buf = netdev_buf_alloc(&t->pool)) == NULL)
 			break;
-		r = read(d->fd, buf->data, buf->cap);
+		{
+			struct virtio_net_hdr vh;
+			struct iovec iov[2] = {{&vh, sizeof(vh)}, {buf->data, buf->cap}};
+
+			r = readv(d->fd, iov, 2);
+			/* Offloads off: the header only ever says the checksum is done (OVERVIEW). */
+			if (r >= (ssize_t)sizeof(vh))
+				r -= (ssize_t)sizeof(vh);
+			else if (r >= 0)
+				r = 0;
+		}
 		reads++;
 		if (r < 0) {
 			if (errno == EINTR)
@@ -208,14 +238,29 @@ static int tap_tx_batch(struct netdev *d, struct netdev_buf **b, unsigned n)
 		struct netdev_buf *f = b[i];
 		ssize_t w = -1;
 
+		struct virtio_net_hdr vh = {0};
+		struct iovec iov[2] = {{&vh, sizeof(vh)}, {f->data, f->len}};
+
+		if (f->gso_size != 0) {
+			/* A run (netdev.h): the kernel cuts the UDP payload every gso_size bytes and finishes
+			 * each datagram's checksum from the pseudo-header sum in the UDP header. */
+			vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+			vh.gso_type = VIRTIO_NET_HDR_GSO_UDP_L4;
+			vh.gso_size = f->gso_size;
+			vh.hdr_len = TAP_L4_OFF + 8;
+			vh.csum_start = TAP_L4_OFF;
+			vh.csum_offset = 6;
+		}
 		if (f->len >= NETDEV_ETH_HLEN && f->len <= f->cap) {
 			do
-				w = write(d->fd, f->data, f->len);
+				w = writev(d->fd, iov, 2);
 			while (w < 0 && errno == EINTR);
 			if (w < 0 && errno == EAGAIN)
 				break; /* b[i..n) stay the caller's */
+			if (w < 0 && errno == EINVAL && f->gso_size != 0)
+				d->caps &= ~NETDEV_CAP_TX_USO; /* this kernel takes no runs from a TAP */
 		}
-		if (w == (ssize_t)f->len) {
+		if (w == (ssize_t)(sizeof(vh) + f->len)) {
 			d->stats.tx_frames++;
 			d->stats.tx_bytes += f->len;
 			if (f->flags & NETDEV_BUF_TS_REQ)
@@ -366,7 +411,8 @@ static void tap_explain_einval(int ctl, const char *name, char *why, size_t len)
 		return;
 	}
 	tap_why(why, len,
-		"%s is a TAP with other flags (multi-queue?) than ours (IFF_TAP|IFF_NO_PI); cannot attach",
+		"%s is a TAP with other flags (multi-queue?) than ours (IFF_TAP|IFF_NO_PI|IFF_VNET_HDR); "
+		"cannot attach",
 		name);
 }
 
@@ -410,7 +456,7 @@ static void tap_explain(int ctl, const char *name, int err, char *why, size_t le
 static int tap_attach(int ctl, const char *name, char out[IFNAMSIZ], char *why, size_t len)
 {
 	struct ifreq ifr;
-	int fd, err;
+	int fd, err, hdr_size;
 
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
@@ -425,10 +471,18 @@ static int tap_attach(int ctl, const char *name, char out[IFNAMSIZ], char *why, 
 		return err;
 	}
 	tap_ifreq(&ifr, name);
-	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI | IFF_VNET_HDR;
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
 		err = -errno;
 		tap_explain(ctl, name, err, why, len);
+		close(fd);
+		return err;
+	}
+	/* The 10-byte header (not virtio 1.0's 12), and no offloads toward us (OVERVIEW). */
+	hdr_size = (int)sizeof(struct virtio_net_hdr);
+	if (ioctl(fd, TUNSETVNETHDRSZ, &hdr_size) < 0 || ioctl(fd, TUNSETOFFLOAD, 0) < 0) {
+		err = -errno;
+		tap_why(why, len, "TAP %s: cannot set its virtio-net header: %s", name, strerror(-err));
 		close(fd);
 		return err;
 	}
@@ -564,7 +618,8 @@ int tap_open(const struct tap_config *cfg, struct netdev **ret, char *why, size_
 	t->base.pool = &t->pool;
 	snprintf(t->base.name, sizeof(t->base.name), "%s", name);
 	t->base.mtu = mtu;
-	t->base.caps = 0;
+	t->base.caps = NETDEV_CAP_TX_USO;
+	t->base.gso_max_segs = TAP_GSO_SEGS;
 	t->base.fd = fd;
 	*ret = &t->base;
 	return 0;

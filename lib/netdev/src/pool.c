@@ -66,6 +66,7 @@ struct netdev_buf *netdev_buf_alloc(struct netdev_pool *p)
 	b->flags = 0;
 	b->ts_ns = 0;
 	b->cookie = 0;
+	b->gso_size = 0;
 	if (++p->out > p->out_max)
 		p->out_max = p->out;
 	return b;

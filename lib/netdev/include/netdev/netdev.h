@@ -62,6 +62,7 @@
 /* netdev.caps */
 #define NETDEV_CAP_RX_HWTS 0x1u /* rx ts_ns is the NIC's hardware stamp */
 #define NETDEV_CAP_TX_HWTS 0x2u /* tx_stamps are the NIC's hardware stamps */
+#define NETDEV_CAP_TX_USO 0x4u	/* tx takes UDP segmentation runs (netdev_buf.gso_size) */
 
 /* One frame buffer of a pool. */
 struct netdev_buf {
@@ -71,6 +72,15 @@ struct netdev_buf {
 	int64_t ts_ns;	 /* rx: arrival time on the device clock */
 	uint64_t cookie; /* tx with NETDEV_BUF_TS_REQ: given back by tx_stamps */
 	uint32_t flags;	 /* NETDEV_BUF_* */
+	/*
+	 * tx, with NETDEV_CAP_TX_USO: 0, a plain frame; else the frame is one
+	 * Ethernet + IPv6 (no extension header) + UDP datagram whose payload
+	 * the device cuts into gso_size-byte datagrams (the last may be
+	 * shorter), each with the headers, its own lengths and its checksum.
+	 * The UDP checksum field then holds the pseudo-header sum over the
+	 * whole length, folded and not inverted (virtio-net's NEEDS_CSUM).
+	 */
+	uint16_t gso_size;
 	/* Private to the pool. */
 	uint32_t idx;
 	struct netdev_buf *next_free;
@@ -110,9 +120,10 @@ struct netdev {
 	struct netdev_pool *pool; /* rx buffers come from it, tx buffers must */
 	char name[32];		  /* the device's name (tap0, 0000:00:03.0) */
 	uint8_t mac[NETDEV_ETH_ALEN];
-	uint32_t mtu;  /* IP MTU: the largest payload after the Ethernet header */
-	uint32_t caps; /* NETDEV_CAP_* */
-	int fd;	       /* readable when rx_batch has frames, or -1 (poll only) */
+	uint32_t mtu;	       /* IP MTU: the largest payload after the Ethernet header */
+	uint32_t caps;	       /* NETDEV_CAP_* */
+	int fd;		       /* readable when rx_batch has frames, or -1 (poll only) */
+	uint32_t gso_max_segs; /* with NETDEV_CAP_TX_USO: datagrams one run may carry at most */
 	struct netdev_stats stats;
 };
 
