@@ -301,28 +301,53 @@ static int sb_rx(struct net_backend *nb, struct net_dgram *d, unsigned n)
 	return (int)b->rx_got;
 }
 
+/* Datagrams of one run (equal length, one destination, one source port) handed to the stack at once. */
+#define SB_RUN_MAX 64u
+
+/* Whether b continues the run a starts: the same link, destination, source port and length. */
+static bool sb_same_run(const struct net_tx *a, const struct net_tx *b)
+{
+	return a->link == b->link && a->from_mcast == b->from_mcast && a->len == b->len &&
+	       a->dst.port == b->dst.port && memcmp(&a->dst.ip, &b->dst.ip, sizeof(a->dst.ip)) == 0;
+}
+
+/*
+ * Runs of equal datagrams to one destination go to the stack together
+ * (ip6s_udp_send_run), which makes one frame of them where the device
+ * cuts runs (a TAP: one write instead of one each), as the socket
+ * backend hands such runs to the kernel as one UDP GSO message.
+ */
 static int sb_tx(struct net_backend *nb, const struct net_tx *tx, unsigned n, int *ret_err)
 {
 	struct sb_backend *b = sb_of(nb);
-	unsigned i;
+	const void *payloads[SB_RUN_MAX];
+	unsigned i = 0;
 	int rc = 0;
 
 	if (b->closing)
 		return -ESHUTDOWN;
-	for (i = 0; i < n; i++) {
+	while (i < n) {
 		const struct net_tx *t = &tx[i];
-		struct sb_link *l;
 		uint16_t sport = (uint16_t)(t->from_mcast ? b->port + 20 : b->port);
+		struct sb_link *l;
+		unsigned k = 1, sent = 0;
 
 		if (t->link >= b->n_links) {
 			rc = -ENXIO;
 			break;
 		}
 		l = &b->links[t->link];
+		payloads[0] = t->buf;
+		while (i + k < n && k < SB_RUN_MAX && sb_same_run(t, &tx[i + k])) {
+			payloads[k] = tx[i + k].buf;
+			k++;
+		}
 		/* An empty pool may be full of frames the tx batch holds: they go first. */
 		if (l->dev->pool->free_head == NULL)
 			ip6s_flush(l->ip);
-		rc = ip6s_udp_send(l->ip, &l->info.addr, sport, &t->dst.ip, t->dst.port, 0, t->buf, t->len);
+		rc = ip6s_udp_send_run(l->ip, &l->info.addr, sport, &t->dst.ip, t->dst.port, 0, payloads,
+				       t->len, k, &sent);
+		i += sent;
 		if (rc < 0)
 			break;
 	}

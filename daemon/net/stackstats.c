@@ -30,9 +30,10 @@ static const struct {
 	{                                                                                                    \
 #f, offsetof(struct ip6s_stats, f)                                                           \
 	}
-    C(eth_in),	 C(eth_out),	  C(ip6_in),	     C(ip6_out), C(icmp6_in), C(icmp6_out),   C(echo_in),
-    C(echo_out), C(errors_out),	  C(ns_in),	     C(ns_out),	 C(na_in),    C(na_out),      C(rs_out),
-    C(ra_in),	 C(mld_query_in), C(mld_report_out), C(udp_in),	 C(udp_out),  C(dad_started), C(dad_failed),
+    C(eth_in),	C(eth_out),	 C(ip6_in),	 C(ip6_out),	  C(icmp6_in),	     C(icmp6_out),
+    C(echo_in), C(echo_out),	 C(errors_out),	 C(ns_in),	  C(ns_out),	     C(na_in),
+    C(na_out),	C(rs_out),	 C(ra_in),	 C(mld_query_in), C(mld_report_out), C(udp_in),
+    C(udp_out), C(udp_runs_out), C(dad_started), C(dad_failed),
 #undef C
 };
 #define STACKSTATS_N_COUNTERS (sizeof(stackstats_counters) / sizeof(stackstats_counters[0]))

@@ -859,6 +859,104 @@ static void test_slaac_after_dup_linklocal(void **state)
 	assert_null(addr_get(&slaac));
 }
 
+/* The IPv6 pseudo-header's sum for UDP of len bytes, folded, not inverted (a run's checksum field). */
+static uint16_t pseudo_sum(const struct in6_addr *a, const struct in6_addr *b, uint32_t len)
+{
+	uint32_t sum = len + IP6S_NH_UDP;
+
+	for (int i = 0; i < 16; i += 2)
+		sum += (uint32_t)(a->s6_addr[i] << 8 | a->s6_addr[i + 1]) +
+		       (uint32_t)(b->s6_addr[i] << 8 | b->s6_addr[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+static void tweak_no_capture(struct ip6s_config *cfg)
+{
+	cfg->capture = NULL;
+}
+
+/* A capture shows the frames of the wire: with one, a run leaves as one frame per datagram. */
+static void test_udp_run_capture(void **state)
+{
+	static const uint8_t seg[2][7] = {"AAAAAAA", "BBBBBBB"};
+	const void *pl[2] = {seg[0], seg[1]};
+	unsigned sent_n = 0;
+
+	(void)state;
+	env_open(NULL);
+	bring_up();
+	env.dev.base.caps |= NETDEV_CAP_TX_USO;
+	env.dev.base.gso_max_segs = 64;
+	assert_int_equal(ip6s_udp_send_run(env.s, NULL, 1, &all_nodes, 2, 0, pl, 7, 2, &sent_n), 0);
+	assert_int_equal(ip6s_flush(env.s), 0);
+	assert_int_equal(env.dev.n_sent, 2);
+	assert_int_equal(sent(1).l4_len, 15);
+	assert_int_equal(ip6s_stats(env.s)->udp_runs_out, 0);
+}
+
+/* Runs of equal datagrams: one frame per run where the device cuts them, one each where it does not. */
+static void test_udp_run(void **state)
+{
+	static const uint8_t seg[5][7] = {"AAAAAAA", "BBBBBBB", "CCCCCCC", "DDDDDDD", "EEEEEEE"};
+	const void *pl[5] = {seg[0], seg[1], seg[2], seg[3], seg[4]};
+	unsigned sent_n = 0;
+
+	(void)state;
+	env_open(tweak_no_capture);
+	bring_up();
+	/* No offload: five frames, each a whole datagram with its checksum (sent() checks it). */
+	assert_int_equal(ip6s_udp_send_run(env.s, NULL, 1, &all_nodes, 2, 0, pl, 7, 5, &sent_n), 0);
+	assert_int_equal(sent_n, 5);
+	assert_int_equal(ip6s_flush(env.s), 0);
+	assert_int_equal(env.dev.n_sent, 5);
+	for (unsigned i = 0; i < 5; i++) {
+		struct ip6s_pkt p = sent(i);
+
+		assert_int_equal(p.l4_len, 15);
+		assert_memory_equal(p.l4 + 8, seg[i], 7);
+		assert_int_equal(env.dev.sent[i]->gso_size, 0);
+	}
+	assert_int_equal(ip6s_stats(env.s)->udp_runs_out, 0);
+	clear();
+	/* Offload, three per run: a run of three and one of two. */
+	env.dev.base.caps |= NETDEV_CAP_TX_USO;
+	env.dev.base.gso_max_segs = 3;
+	assert_int_equal(ip6s_udp_send_run(env.s, NULL, 1, &all_nodes, 2, 0, pl, 7, 5, &sent_n), 0);
+	assert_int_equal(sent_n, 5);
+	assert_int_equal(ip6s_flush(env.s), 0);
+	assert_int_equal(env.dev.n_sent, 2);
+	for (unsigned r = 0, first = 0; r < 2; r++) {
+		const struct netdev_buf *b = env.dev.sent[r];
+		unsigned k = r == 0 ? 3 : 2;
+		const uint8_t *ip = b->data + NETDEV_ETH_HLEN, *u = ip + 40;
+		struct in6_addr src, dst;
+
+		assert_int_equal(b->gso_size, 7);
+		assert_int_equal(b->len, NETDEV_ETH_HLEN + 40 + 8 + 7 * k);
+		assert_int_equal(ip[4] << 8 | ip[5], 8 + 7 * k);
+		assert_int_equal(ip[6], IP6S_NH_UDP);
+		assert_int_equal(ip[7], 1);
+		assert_int_equal(u[4] << 8 | u[5], 8 + 7 * k);
+		memcpy(&src, ip + 8, 16);
+		memcpy(&dst, ip + 24, 16);
+		assert_memory_equal(&src, &our_ll, 16);
+		assert_int_equal(u[6] << 8 | u[7], pseudo_sum(&src, &dst, 8 + 7 * k));
+		for (unsigned i = 0; i < k; i++)
+			assert_memory_equal(u + 8 + 7 * i, seg[first + i], 7);
+		first += k;
+	}
+	assert_int_equal(ip6s_stats(env.s)->udp_runs_out, 2);
+	assert_int_equal(ip6s_stats(env.s)->udp_out, 10);
+	/* Not clear(): a run's checksum is the device's to finish. */
+	fake_netdev_clear_sent(&env.dev);
+	/* Over the MTU per datagram: refused as ip6s_udp_send refuses it. */
+	assert_int_equal(ip6s_udp_send_run(env.s, NULL, 1, &all_nodes, 2, 0, pl, 1500, 2, &sent_n),
+			 -EMSGSIZE);
+	assert_int_equal(sent_n, 0);
+}
+
 static void tweak_static(struct ip6s_config *cfg)
 {
 	cfg->addrs[0] = static_addr;
@@ -1370,6 +1468,8 @@ int main(void)
 	    cmocka_unit_test_teardown(test_link_down_drops_queue, teardown),
 	    cmocka_unit_test_teardown(test_static_dad, teardown),
 	    cmocka_unit_test_teardown(test_udp, teardown),
+	    cmocka_unit_test_teardown(test_udp_run, teardown),
+	    cmocka_unit_test_teardown(test_udp_run_capture, teardown),
 	    cmocka_unit_test_teardown(test_udp_zero_sum, teardown),
 	    cmocka_unit_test_teardown(test_drops_eth_ip6, teardown),
 	    cmocka_unit_test_teardown(test_drops_icmp_nd, teardown),

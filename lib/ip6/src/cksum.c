@@ -30,6 +30,21 @@ static uint16_t csum_fold(uint32_t sum)
 	return (uint16_t)~sum;
 }
 
+uint16_t ip6s_pseudo_sum(const struct in6_addr *src, const struct in6_addr *dst, uint8_t proto, uint32_t len)
+{
+	uint8_t tail[8];
+	uint32_t sum = 0;
+
+	sum = ip6s_csum_add(sum, src->s6_addr, 16);
+	sum = ip6s_csum_add(sum, dst->s6_addr, 16);
+	ip6s_wr32(tail, len);
+	tail[4] = tail[5] = tail[6] = 0;
+	tail[7] = proto;
+	sum = ip6s_csum_add(sum, tail, sizeof(tail));
+	/* Not inverted: the device adds the data and inverts (netdev.h, gso_size). */
+	return (uint16_t)~csum_fold(sum);
+}
+
 uint16_t ip6s_l4_cksum(const struct in6_addr *src, const struct in6_addr *dst, uint8_t proto,
 		       const uint8_t *l4, uint32_t len)
 {

@@ -278,9 +278,12 @@ int ip6s_ip6_output(struct ip6s *s, struct netdev_buf *b, const struct in6_addr 
 	uint32_t ext = router_alert ? IP6S_RA_HLEN : 0;
 	uint8_t *ip = b->data + NETDEV_ETH_HLEN;
 	uint8_t *l4 = ip + IP6S_HLEN + ext;
+	/* A segmentation run: each datagram it becomes must fit the MTU, the run the buffer. */
+	uint32_t wire_l4 = b->gso_size != 0 ? 8u + b->gso_size : l4_len;
 	int rc;
 
-	if (IP6S_HLEN + ext + l4_len > s->mtu || NETDEV_ETH_HLEN + IP6S_HLEN + ext + l4_len > b->cap) {
+	if (IP6S_HLEN + ext + wire_l4 > s->mtu || NETDEV_ETH_HLEN + IP6S_HLEN + ext + l4_len > b->cap ||
+	    ext + l4_len > 0xffff) {
 		ip6s_count_drop(s, IP6S_DROP_OVERSIZE);
 		netdev_buf_free(s->dev->pool, b);
 		return -EMSGSIZE;
@@ -307,6 +310,9 @@ int ip6s_ip6_output(struct ip6s *s, struct netdev_buf *b, const struct in6_addr 
 	if (proto == IP6S_NH_ICMP6 && l4_len >= 4) {
 		l4[2] = l4[3] = 0;
 		ip6s_wr16(l4 + 2, ip6s_l4_cksum(src, dst, proto, l4, l4_len));
+	} else if (proto == IP6S_NH_UDP && l4_len >= 8 && b->gso_size != 0) {
+		/* The device finishes each datagram's checksum from the pseudo-header's sum (netdev.h). */
+		ip6s_wr16(l4 + 6, ip6s_pseudo_sum(src, dst, proto, l4_len));
 	} else if (proto == IP6S_NH_UDP && l4_len >= 8) {
 		uint16_t c;
 

@@ -239,6 +239,8 @@ uint32_t ip6s_csum_add(uint32_t sum, const uint8_t *p, uint32_t len);
  * field zero, the value to store there; over a message that carries its
  * checksum, 0 when it is right.
  */
+/* The pseudo-header's sum alone (len: the upper-layer length), folded, not inverted. */
+uint16_t ip6s_pseudo_sum(const struct in6_addr *src, const struct in6_addr *dst, uint8_t proto, uint32_t len);
 uint16_t ip6s_l4_cksum(const struct in6_addr *src, const struct in6_addr *dst, uint8_t proto,
 		       const uint8_t *l4, uint32_t len);
 

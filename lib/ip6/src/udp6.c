@@ -116,3 +116,89 @@ int ip6s_udp_send(struct ip6s *s, const struct in6_addr *src, uint16_t sport, co
 	s->st.udp_out++;
 	return 0;
 }
+
+/* Datagrams of len bytes one run of the device may carry in one pool buffer and one IPv6 payload. */
+static unsigned udp_run_max(const struct ip6s *s, uint32_t len)
+{
+	uint32_t room = s->dev->pool->size - NETDEV_ETH_HLEN - IP6S_HLEN - 8;
+	uint32_t k = room / len, k2 = (0xffffu - 8) / len;
+
+	if (k2 < k)
+		k = k2;
+	if (s->dev->gso_max_segs < k)
+		k = s->dev->gso_max_segs;
+	return k;
+}
+
+int ip6s_udp_send_run(struct ip6s *s, const struct in6_addr *src, uint16_t sport, const struct in6_addr *dst,
+		      uint16_t dport, uint8_t hlim, const void *const *payloads, uint32_t len, unsigned n,
+		      unsigned *ret_sent)
+{
+	bool runs = (s->dev->caps & NETDEV_CAP_TX_USO) != 0 && s->cfg.capture == NULL && len > 0 &&
+		    len <= s->mtu - IP6S_HLEN - 8 && udp_run_max(s, len) >= 2;
+	unsigned sent = 0;
+	int rc = 0;
+
+	while (sent < n && rc == 0) {
+		unsigned k = runs ? udp_run_max(s, len) : 1;
+		struct in6_addr from, nh;
+		struct netdev_buf *b;
+		uint8_t *u;
+
+		if (k > n - sent)
+			k = n - sent;
+		if (k < 2) {
+			rc = ip6s_udp_send(s, src, sport, dst, dport, hlim, payloads[sent], len);
+			if (rc == 0)
+				sent++;
+			continue;
+		}
+		/* The checks of ip6s_udp_send, once for the run. */
+		if (!ip6s_running(s)) {
+			rc = -ENETDOWN;
+			break;
+		}
+		if (ip6s_is_unspec(dst)) {
+			rc = -EINVAL;
+			break;
+		}
+		if (src != NULL) {
+			if (!ip6s_addr_usable(ip6s_addr_find(s, src))) {
+				rc = -EADDRNOTAVAIL;
+				break;
+			}
+			from = *src;
+		} else if (ip6s_src_select(s, dst, &from) < 0) {
+			rc = -EADDRNOTAVAIL;
+			break;
+		}
+		if (!ip6s_is_mcast(dst) && nd6_nexthop(s, dst, &nh) < 0) {
+			rc = -ENETUNREACH;
+			break;
+		}
+		b = ip6s_tx_alloc(s);
+		if (b == NULL) {
+			rc = -ENOBUFS;
+			break;
+		}
+		b->gso_size = (uint16_t)len;
+		u = ip6s_l4(b, false);
+		ip6s_wr16(u, sport);
+		ip6s_wr16(u + 2, dport);
+		ip6s_wr16(u + 4, (uint16_t)(8 + k * len));
+		for (unsigned i = 0; i < k; i++)
+			memcpy(u + 8 + i * len, payloads[sent + i], len);
+		rc = ip6s_ip6_output(s, b, &from, dst, IP6S_NH_UDP,
+				     hlim != 0		  ? hlim
+				     : ip6s_is_mcast(dst) ? 1
+							  : s->cur_hlim,
+				     8 + k * len, false, NULL);
+		if (rc < 0)
+			break;
+		s->st.udp_out += k;
+		s->st.udp_runs_out++;
+		sent += k;
+	}
+	*ret_sent = sent;
+	return sent == n ? 0 : rc;
+}

@@ -122,6 +122,7 @@ struct ip6s_stats {
 	uint64_t ns_in, ns_out, na_in, na_out, rs_out, ra_in;
 	uint64_t mld_query_in, mld_report_out;
 	uint64_t udp_in, udp_out;
+	uint64_t udp_runs_out; /* frames that carried a run of datagrams (ip6s_udp_send_run) */
 	uint64_t dad_started, dad_failed;
 	uint64_t drops[IP6S_DROP_MAX];
 };
@@ -254,6 +255,19 @@ int ip6s_udp_bind(struct ip6s *s, uint16_t port, ip6s_udp_recv_fn fn, void *ctx)
  */
 int ip6s_udp_send(struct ip6s *s, const struct in6_addr *src, uint16_t sport, const struct in6_addr *dst,
 		  uint16_t dport, uint8_t hlim, const void *payload, uint32_t len);
+
+/*
+ * Sends n datagrams of len bytes each (payloads[0..n)) as ip6s_udp_send
+ * would, one after another. On a device with NETDEV_CAP_TX_USO a run of
+ * them leaves as one frame that the device cuts (netdev.h, gso_size): one
+ * write on a TAP instead of n, as UDP_SEGMENT does for a kernel socket.
+ * Without it, with a capture (it shows the frames of the wire) or for a
+ * lone datagram, one frame each. *ret_sent: how many were taken; returns
+ * 0, or the error of the first that was not (ip6s_udp_send's).
+ */
+int ip6s_udp_send_run(struct ip6s *s, const struct in6_addr *src, uint16_t sport, const struct in6_addr *dst,
+		      uint16_t dport, uint8_t hlim, const void *const *payloads, uint32_t len, unsigned n,
+		      unsigned *ret_sent);
 
 /* Joins or leaves a multicast group (reference counted): MAC filter and MLD. */
 int ip6s_join(struct ip6s *s, const struct in6_addr *group);
