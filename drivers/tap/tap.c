@@ -8,10 +8,12 @@
  * Open: /dev/net/tun, TUNSETIFF with IFF_TAP | IFF_NO_PI | IFF_VNET_HDR
  * creates the interface or attaches to an existing one of that name. Each
  * frame on the fd comes after a 10-byte virtio-net header (struct
- * virtio_net_hdr, TUNSETVNETHDRSZ). TUNSETOFFLOAD 0 tells the kernel we
- * take no offloads, so it segments and checksums everything it hands us:
- * every frame read is one the wire could carry, and its header is zero
- * (or says DATA_VALID), which rx ignores. The header is there for tx: a
+ * virtio_net_hdr, TUNSETVNETHDRSZ). TUNSETOFFLOAD offers the kernel
+ * partial checksums and UDP segmentation runs (TUN_F_CSUM | TUN_F_USO6;
+ * kernels before 6.2 refuse USO, then checksums alone, then nothing), so
+ * it hands us a datagram whose checksum it has not finished, or a whole
+ * run of datagrams of up to 64 KiB in one read, instead of doing that work
+ * per datagram itself; rx undoes both (below). The header is there for tx too: a
  * frame with gso_size (netdev.h) is written with NEEDS_CSUM and
  * GSO_UDP_L4 in it, and the kernel cuts the run into datagrams (UDP
  * segmentation offload from a TAP, Linux 6.2 and later): one write()
@@ -22,17 +24,28 @@
  * in the network namespace the TAP is in, serves the interface ioctls
  * (flags, MTU, hardware address) of open and link_up.
  *
- * Receive: one read() is one frame (a TAP never splits or joins frames).
- * There is no recvmmsg on a character device and readv() only scatters one
- * frame, so a batch is a run of read()s, each into its own pool buffer,
- * until n frames are kept or read() says EAGAIN. A buffer holds at least
- * MTU + 14 + a VLAN tag + 1 bytes, so a read that fills it was a frame
- * larger than the interface's MTU at open (the MTU was raised since):
- * counted rx_errors and dropped. Frames shorter than an Ethernet header are
- * rx_errors too. Frames for neither our MAC, broadcast nor a multicast MAC
- * of the table (mcast_add) are counted rx_filtered and their buffer is
- * reused for the next read; the reads of one call are capped (4n + 16) so
- * a flood of foreign frames cannot keep the caller here.
+ * Receive: one read() is one frame or one run (a TAP never splits or
+ * joins what the kernel sent), into a scratch buffer of the driver (64 KiB
+ * and a byte, allocated at open). vnet.c turns it into frames the wire
+ * could carry, each copied into its own pool buffer: a plain frame as it
+ * is, its checksum finished when the header says NEEDS_CSUM; a run as k
+ * datagrams with the headers, their own lengths and checksums (counted by
+ * tap_rx_offloads). The stack above only ever sees whole, checksummed,
+ * one-datagram frames (netdev.h unchanged). A run longer than the n frames
+ * the call may return, or than the free buffers, stays pending in the
+ * driver (the scratch buffer and an offset) and its rest goes out first on
+ * the next call, before anything is read: it is not in the fd any more, so
+ * a caller that waits for the fd after a short count (the pool ran out)
+ * sees it only with the next frame or call. A batch is a run of reads
+ * until n frames are kept or read() says EAGAIN. A plain frame must fit a
+ * pool buffer with a byte to spare (MTU + 14 + a VLAN tag + 1): a larger
+ * one came after the MTU was raised since open, and is counted rx_errors
+ * and dropped, as are frames shorter than an Ethernet header and headers
+ * vnet.c finds malformed (a GSO type other than UDP, not IPv6, checksum
+ * offsets out of the frame, gso_size 0). Frames for neither our MAC, broadcast nor a multicast MAC
+ * of the table (mcast_add) are counted rx_filtered; the reads of one call
+ * are capped (4n + 16) so a flood of foreign frames cannot keep the caller
+ * here.
  *
  * No buffer: a TAP cannot say whether a frame is waiting without reading
  * it, and a frame read without a buffer would be lost, so rx_batch stops
@@ -56,9 +69,10 @@
  * the kernel's IPv6 does not run on it until it reads up.
  *
  * Ownership and threads as netdev.h: one owner, every call non-blocking,
- * nothing allocated after open. Errors 0 or -errno, no logging.
+ * nothing allocated after open (the scratch buffer is the driver's own). Errors 0 or -errno, no logging.
  */
 #include "tap.h"
+#include "vnet.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,15 +106,18 @@ struct tap_mcast {
 	uint32_t refs; /* 0: free slot */
 };
 
-#ifndef VIRTIO_NET_HDR_GSO_UDP_L4
-/* UDP segmentation (virtio 1.2, Linux 6.2); bookworm's kernel headers (6.1) lack the name. */
-#define VIRTIO_NET_HDR_GSO_UDP_L4 5
+#ifndef TUN_F_USO4
+/* UDP segmentation toward us (Linux 6.2); bookworm's kernel headers (6.1) lack the names. */
+#define TUN_F_USO4 0x20
+#define TUN_F_USO6 0x40
 #endif
 
 /* Datagrams one segmentation run carries at most: the kernel's UDP_MAX_SEGMENTS before 6.9. */
 #define TAP_GSO_SEGS 64u
 /* Ethernet, IPv6 and UDP headers: where a run's UDP header and checksum are. */
-#define TAP_L4_OFF (14u + 40u)
+#define TAP_L4_OFF VNET_L4_OFF
+/* The read buffer: the largest run, and a byte to tell a full read from an oversized one. */
+#define TAP_SCRATCH (VNET_FRAME_MAX + 1u)
 
 struct tap {
 	struct netdev base;
@@ -109,6 +126,11 @@ struct tap {
 	struct tap_mcast mcast[TAP_MCAST_MAX];
 	struct netdev_tx_stamp stamps[TAP_STAMPS];
 	uint32_t stamp_head, stamp_tail; /* free-running: head - tail stamps are kept */
+	uint8_t *scratch;		 /* TAP_SCRATCH bytes: every read lands here */
+	struct vnet_run run;		 /* the frame read last; run.left > 0: frames still to emit */
+	int64_t run_ts;			 /* when it was read */
+	uint64_t runs_cut;		 /* GSO runs read (tap_rx_offloads) */
+	uint64_t csums_done;		 /* plain frames whose checksum rx finished (tap_rx_offloads) */
 };
 
 static struct tap *tap_of(struct netdev *d)
@@ -168,30 +190,54 @@ static bool tap_wanted(const struct tap *t, const uint8_t *dst)
 	return false;
 }
 
+/*
+ * Emits the pending run's frames into pool buffers, b[*got..n); stops when n are kept or the pool is empty
+ * (the rest stays pending for the next call).
+ */
+static void tap_rx_emit(struct tap *t, struct netdev_buf **b, unsigned n, unsigned *got)
+{
+	struct netdev *d = &t->base;
+
+	while (*got < n && t->run.left > 0) {
+		struct netdev_buf *buf = netdev_buf_alloc(&t->pool);
+		size_t len;
+
+		if (buf == NULL)
+			return;
+		len = vnet_next(&t->run, buf->data, buf->cap);
+		if (len == 0) {
+			/* Cannot happen: vnet_prepare sized every frame for the pool's buffers. */
+			netdev_buf_free(&t->pool, buf);
+			d->stats.rx_errors++;
+			t->run.left = 0;
+			return;
+		}
+		buf->len = (uint32_t)len;
+		buf->ts_ns = t->run_ts;
+		d->stats.rx_frames++;
+		d->stats.rx_bytes += len;
+		b[(*got)++] = buf;
+	}
+}
+
 static int tap_rx_batch(struct netdev *d, struct netdev_buf **b, unsigned n)
 {
 	struct tap *t = tap_of(d);
-	struct netdev_buf *buf = NULL;
 	unsigned got = 0, reads = 0, budget = 4 * n + 16;
 	int err = 0;
 
-	while (got < n && reads < budget) {
+	/* What a run left over last time goes first: it arrived before anything still in the kernel. */
+	tap_rx_emit(t, b, n, &got);
+	while (got < n && reads < budget && t->run.left == 0) {
+		struct virtio_net_hdr vh;
+		struct iovec iov[2] = {{&vh, sizeof(vh)}, {t->scratch, TAP_SCRATCH}};
 		ssize_t r;
+		int k;
 
 		/* No buffer: stop before reading, the frames wait in the kernel's queue (OVERVIEW). */
-		if (buf == NULL && (buf = netdev_buf_alloc(&t->pool)) == NULL)
+		if (t->pool.free_head == NULL)
 			break;
-		{
-			struct virtio_net_hdr vh;
-			struct iovec iov[2] = {{&vh, sizeof(vh)}, {buf->data, buf->cap}};
-
-			r = readv(d->fd, iov, 2);
-			/* Offloads off: the header only ever says the checksum is done (OVERVIEW). */
-			if (r >= (ssize_t)sizeof(vh))
-				r -= (ssize_t)sizeof(vh);
-			else if (r >= 0)
-				r = 0;
-		}
+		r = readv(d->fd, iov, 2);
 		reads++;
 		if (r < 0) {
 			if (errno == EINTR)
@@ -200,22 +246,29 @@ static int tap_rx_batch(struct netdev *d, struct netdev_buf **b, unsigned n)
 				err = -errno;
 			break;
 		}
-		if ((size_t)r >= buf->cap || (size_t)r < NETDEV_ETH_HLEN) {
+		r = r >= (ssize_t)sizeof(vh) ? r - (ssize_t)sizeof(vh) : 0;
+		if ((size_t)r >= TAP_SCRATCH || (size_t)r < NETDEV_ETH_HLEN) {
 			d->stats.rx_errors++;
 			continue;
 		}
-		if (!tap_wanted(t, buf->data)) {
+		if (!tap_wanted(t, t->scratch)) {
 			d->stats.rx_filtered++;
 			continue;
 		}
-		buf->len = (uint32_t)r;
-		buf->ts_ns = tap_now();
-		d->stats.rx_frames++;
-		d->stats.rx_bytes += (uint64_t)r;
-		b[got++] = buf;
-		buf = NULL;
+		/* A plain frame must fit a buffer with a byte to spare, as a read into one would (OVERVIEW).
+		 */
+		k = vnet_prepare(&t->run, &vh, t->scratch, (size_t)r, t->pool.size - 1);
+		if (k < 0) {
+			d->stats.rx_errors++;
+			continue;
+		}
+		if (t->run.seg != 0)
+			t->runs_cut++;
+		else if (vh.flags & VIRTIO_NET_HDR_F_NEEDS_CSUM)
+			t->csums_done++;
+		t->run_ts = tap_now();
+		tap_rx_emit(t, b, n, &got);
 	}
-	netdev_buf_free(&t->pool, buf);
 	return got > 0 ? (int)got : err;
 }
 
@@ -349,6 +402,7 @@ static void tap_close(struct netdev *d)
 	netdev_pool_fini(&t->pool);
 	close(d->fd);
 	close(t->ctl);
+	free(t->scratch);
 	free(t);
 }
 
@@ -363,6 +417,14 @@ static const struct netdev_ops tap_ops = {
     .tx_stamps = tap_tx_stamps,
     .close = tap_close,
 };
+
+void tap_rx_offloads(struct netdev *d, uint64_t *runs, uint64_t *csums)
+{
+	bool tap = d->ops == &tap_ops;
+
+	*runs = tap ? tap_of(d)->runs_cut : 0;
+	*csums = tap ? tap_of(d)->csums_done : 0;
+}
 
 void tap_config_init(struct tap_config *cfg)
 {
@@ -451,6 +513,27 @@ static void tap_explain(int ctl, const char *name, int err, char *why, size_t le
 	}
 }
 
+/*
+ * Offloads toward us: partial checksums and UDP runs where the kernel has them (6.2: USO4 and USO6 only
+ * together; the IPv4 runs are dropped by rx as malformed, the stack above is IPv6 only), else partial
+ * checksums alone (older kernels refuse the USO bits with EINVAL), else none. 0 or -errno.
+ */
+static int tap_offload(int fd)
+{
+	static const unsigned long tries[] = {TUN_F_CSUM | TUN_F_USO6, TUN_F_CSUM | TUN_F_USO4 | TUN_F_USO6,
+					      TUN_F_CSUM, 0};
+	int err = -EINVAL;
+
+	for (unsigned i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		if (ioctl(fd, TUNSETOFFLOAD, tries[i]) == 0)
+			return 0;
+		err = -errno;
+		if (err != -EINVAL)
+			break;
+	}
+	return err;
+}
+
 /* Opens /dev/net/tun and makes it the TAP name; the fd or -errno (why set). Writes the kernel's name to out.
  */
 static int tap_attach(int ctl, const char *name, char out[IFNAMSIZ], char *why, size_t len)
@@ -478,9 +561,9 @@ static int tap_attach(int ctl, const char *name, char out[IFNAMSIZ], char *why, 
 		close(fd);
 		return err;
 	}
-	/* The 10-byte header (not virtio 1.0's 12), and no offloads toward us (OVERVIEW). */
+	/* The 10-byte header (not virtio 1.0's 12), and the offloads toward us rx undoes (OVERVIEW). */
 	hdr_size = (int)sizeof(struct virtio_net_hdr);
-	if (ioctl(fd, TUNSETVNETHDRSZ, &hdr_size) < 0 || ioctl(fd, TUNSETOFFLOAD, 0) < 0) {
+	if (ioctl(fd, TUNSETVNETHDRSZ, &hdr_size) < 0 || tap_offload(fd) < 0) {
 		err = -errno;
 		tap_why(why, len, "TAP %s: cannot set its virtio-net header: %s", name, strerror(-err));
 		close(fd);
@@ -589,6 +672,12 @@ int tap_open(const struct tap_config *cfg, struct netdev **ret, char *why, size_
 		goto fail_free;
 	}
 	t->ctl = err;
+	t->scratch = malloc(TAP_SCRATCH);
+	if (t->scratch == NULL) {
+		err = -ENOMEM;
+		tap_why(why, why_len, "out of memory");
+		goto fail_close_ctl;
+	}
 	fd = tap_attach(t->ctl, cfg->name, name, why, why_len);
 	if (fd < 0) {
 		err = fd;
@@ -631,6 +720,7 @@ fail_close_fd:
 fail_close_ctl:
 	close(t->ctl);
 fail_free:
+	free(t->scratch);
 	free(t);
 	return err;
 }

@@ -69,4 +69,12 @@ void tap_config_init(struct tap_config *cfg);
  */
 int tap_open(const struct tap_config *cfg, struct netdev **ret, char *why, size_t why_len);
 
+/*
+ * What rx_batch undid of the kernel's offloads on d since open: *runs, UDP
+ * segmentation runs handed over in one read and cut into datagrams;
+ * *csums, plain frames whose partial checksum it finished. Both 0 where
+ * the kernel hands none, or d is not a TAP.
+ */
+void tap_rx_offloads(struct netdev *d, uint64_t *runs, uint64_t *csums);
+
 #endif /* SDDS_DRIVERS_TAP_H */
