@@ -22,8 +22,8 @@
  * gso_size must be non-zero. Each datagram's checksum is computed afresh
  * over its pseudo-header (RFC 8200 section 8.1: addresses, upper-layer
  * length, next header 17), UDP header and payload; the run's own lengths
- * and partial sum are not trusted. Whatever fails a check is -EINVAL, and
- * the caller drops the frame.
+ * and partial sum are not trusted. A frame shorter than an Ethernet header,
+ * or whatever fails a check, is -EINVAL, and the caller drops the frame.
  *
  * Ownership, threads, errors: vnet.h.
  */
@@ -106,6 +106,9 @@ int vnet_prepare(struct vnet_run *r, const struct virtio_net_hdr *h, uint8_t *fr
 	size_t payload;
 
 	*r = (struct vnet_run){.frame = frame, .len = len};
+	/* Not even an Ethernet header (and vnet_next's 0 means done, not an empty frame). */
+	if (len < 14)
+		return -EINVAL;
 	if (h->gso_type == VIRTIO_NET_HDR_GSO_NONE) {
 		if (len > max_frame)
 			return -EMSGSIZE;
