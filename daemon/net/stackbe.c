@@ -285,12 +285,18 @@ static int sb_rx(struct net_backend *nb, struct net_dgram *d, unsigned n)
 					break;
 				r = l->dev->ops->rx_batch(l->dev, l->rxq, SB_RX_BATCH);
 				l->rxq_i = l->rxq_n = 0;
+				/*
+				 * Frames the driver still holds (a run's rest) are not in
+				 * the fd: not drained while they wait. They only wait for
+				 * buffers, and SB_POOL_BUFS exceeds what the stack and rxq
+				 * can hold at once, so the next call takes them.
+				 */
 				if (r <= 0) {
-					l->drained = true;
+					l->drained = !l->dev->rx_pending;
 					break;
 				}
 				l->rxq_n = (unsigned)r;
-				l->drained = (unsigned)r < SB_RX_BATCH;
+				l->drained = (unsigned)r < SB_RX_BATCH && !l->dev->rx_pending;
 			}
 			ip6s_input(l->ip, l->rxq[l->rxq_i++]);
 		}

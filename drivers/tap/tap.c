@@ -34,9 +34,9 @@
  * one-datagram frames (netdev.h unchanged). A run longer than the n frames
  * the call may return, or than the free buffers, stays pending in the
  * driver (the scratch buffer and an offset) and its rest goes out first on
- * the next call, before anything is read: it is not in the fd any more, so
- * a caller that waits for the fd after a short count (the pool ran out)
- * sees it only with the next frame or call. A batch is a run of reads
+ * the next call, before anything is read: it is not in the fd any more,
+ * which netdev.rx_pending tells a caller that would wait for the fd after
+ * a short count (the pool ran out). A batch is a run of reads
  * until n frames are kept or read() says EAGAIN. A plain frame must fit a
  * pool buffer with a byte to spare (MTU + 14 + a VLAN tag + 1): a larger
  * one came after the MTU was raised since open, and is counted rx_errors
@@ -269,6 +269,7 @@ static int tap_rx_batch(struct netdev *d, struct netdev_buf **b, unsigned n)
 		t->run_ts = tap_now();
 		tap_rx_emit(t, b, n, &got);
 	}
+	d->rx_pending = t->run.left > 0;
 	return got > 0 ? (int)got : err;
 }
 

@@ -124,6 +124,12 @@ struct netdev {
 	uint32_t caps;	       /* NETDEV_CAP_* */
 	int fd;		       /* readable when rx_batch has frames, or -1 (poll only) */
 	uint32_t gso_max_segs; /* with NETDEV_CAP_TX_USO: datagrams one run may carry at most */
+	/*
+	 * After rx_batch: the driver still holds frames it read from the
+	 * device (the rest of a run it cut), which the fd no longer shows; a
+	 * short count with this set is not "drained".
+	 */
+	bool rx_pending;
 	struct netdev_stats stats;
 };
 
