@@ -114,8 +114,6 @@ struct tap_mcast {
 
 /* Datagrams one segmentation run carries at most: the kernel's UDP_MAX_SEGMENTS before 6.9. */
 #define TAP_GSO_SEGS 64u
-/* Ethernet, IPv6 and UDP headers: where a run's UDP header and checksum are. */
-#define TAP_L4_OFF VNET_L4_OFF
 /* The read buffer: the largest run, and a byte to tell a full read from an oversized one. */
 #define TAP_SCRATCH (VNET_FRAME_MAX + 1u)
 
@@ -301,8 +299,8 @@ static int tap_tx_batch(struct netdev *d, struct netdev_buf **b, unsigned n)
 			vh.flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
 			vh.gso_type = VIRTIO_NET_HDR_GSO_UDP_L4;
 			vh.gso_size = f->gso_size;
-			vh.hdr_len = TAP_L4_OFF + 8;
-			vh.csum_start = TAP_L4_OFF;
+			vh.hdr_len = VNET_L4_OFF + 8;
+			vh.csum_start = VNET_L4_OFF;
 			vh.csum_offset = 6;
 		}
 		if (f->len >= NETDEV_ETH_HLEN && f->len <= f->cap) {

@@ -528,10 +528,7 @@ static void json_net(struct json *j, const Sdds__Ctl__Stats *st)
 	json_uint(j, "rx_overflow", n->rx_overflow);
 	json_uint(j, "tx_gso", n->tx_gso);
 	json_uint(j, "gso_refused", n->gso_refused);
-	json_obj_begin(j, "drops");
-	for (size_t i = 0; i < n->n_drops; i++)
-		json_uint(j, n->drops[i]->reason != NULL ? n->drops[i]->reason : "", n->drops[i]->count);
-	json_obj_end(j);
+	json_named(j, "drops", n->drops, n->n_drops);
 	json_uint(j, "peers_expired", n->peers_expired);
 	json_uint(j, "dests_full", n->dests_full);
 	json_uint(j, "seq_dropped", n->seq_dropped);

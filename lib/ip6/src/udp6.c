@@ -75,8 +75,12 @@ int ip6s_udp_bind(struct ip6s *s, uint16_t port, ip6s_udp_recv_fn fn, void *ctx)
 	return 0;
 }
 
-int ip6s_udp_send(struct ip6s *s, const struct in6_addr *src, uint16_t sport, const struct in6_addr *dst,
-		  uint16_t dport, uint8_t hlim, const void *payload, uint32_t len)
+/*
+ * One frame with k datagrams of len bytes (payloads[0..k)): a plain
+ * datagram for k 1, else a run the device cuts (netdev.h, gso_size).
+ */
+static int udp_output(struct ip6s *s, const struct in6_addr *src, uint16_t sport, const struct in6_addr *dst,
+		      uint16_t dport, uint8_t hlim, const void *const *payloads, uint32_t len, unsigned k)
 {
 	struct in6_addr from, nh;
 	struct netdev_buf *b;
@@ -85,7 +89,7 @@ int ip6s_udp_send(struct ip6s *s, const struct in6_addr *src, uint16_t sport, co
 
 	if (!ip6s_running(s))
 		return -ENETDOWN;
-	if (len > s->mtu - IP6S_HLEN - 8 || NETDEV_ETH_HLEN + IP6S_HLEN + 8 + len > s->dev->pool->size)
+	if (len > s->mtu - IP6S_HLEN - 8 || NETDEV_ETH_HLEN + IP6S_HLEN + 8 + k * len > s->dev->pool->size)
 		return -EMSGSIZE;
 	if (ip6s_is_unspec(dst))
 		return -EINVAL;
@@ -104,17 +108,27 @@ int ip6s_udp_send(struct ip6s *s, const struct in6_addr *src, uint16_t sport, co
 	b = ip6s_tx_alloc(s);
 	if (b == NULL)
 		return -ENOBUFS;
+	if (k > 1)
+		b->gso_size = (uint16_t)len;
 	u = ip6s_l4(b, false);
 	ip6s_wr16(u, sport);
 	ip6s_wr16(u + 2, dport);
-	ip6s_wr16(u + 4, (uint16_t)(8 + len));
-	if (len > 0)
-		memcpy(u + 8, payload, len);
-	rc = ip6s_ip6_output(s, b, &from, dst, IP6S_NH_UDP, hlim, 8 + len, false, NULL);
+	ip6s_wr16(u + 4, (uint16_t)(8 + k * len));
+	for (unsigned i = 0; i < k && len > 0; i++)
+		memcpy(u + 8 + i * len, payloads[i], len);
+	rc = ip6s_ip6_output(s, b, &from, dst, IP6S_NH_UDP, hlim, 8 + k * len, false, NULL);
 	if (rc < 0)
 		return rc;
-	s->st.udp_out++;
+	s->st.udp_out += k;
+	if (k > 1)
+		s->st.udp_runs_out++;
 	return 0;
+}
+
+int ip6s_udp_send(struct ip6s *s, const struct in6_addr *src, uint16_t sport, const struct in6_addr *dst,
+		  uint16_t dport, uint8_t hlim, const void *payload, uint32_t len)
+{
+	return udp_output(s, src, sport, dst, dport, hlim, &payload, len, 1);
 }
 
 /* Datagrams of len bytes one run of the device may carry in one pool buffer and one IPv6 payload. */
@@ -141,63 +155,12 @@ int ip6s_udp_send_run(struct ip6s *s, const struct in6_addr *src, uint16_t sport
 
 	while (sent < n && rc == 0) {
 		unsigned k = runs ? udp_run_max(s, len) : 1;
-		struct in6_addr from, nh;
-		struct netdev_buf *b;
-		uint8_t *u;
 
 		if (k > n - sent)
 			k = n - sent;
-		if (k < 2) {
-			rc = ip6s_udp_send(s, src, sport, dst, dport, hlim, payloads[sent], len);
-			if (rc == 0)
-				sent++;
-			continue;
-		}
-		/* The checks of ip6s_udp_send, once for the run. */
-		if (!ip6s_running(s)) {
-			rc = -ENETDOWN;
-			break;
-		}
-		if (ip6s_is_unspec(dst)) {
-			rc = -EINVAL;
-			break;
-		}
-		if (src != NULL) {
-			if (!ip6s_addr_usable(ip6s_addr_find(s, src))) {
-				rc = -EADDRNOTAVAIL;
-				break;
-			}
-			from = *src;
-		} else if (ip6s_src_select(s, dst, &from) < 0) {
-			rc = -EADDRNOTAVAIL;
-			break;
-		}
-		if (!ip6s_is_mcast(dst) && nd6_nexthop(s, dst, &nh) < 0) {
-			rc = -ENETUNREACH;
-			break;
-		}
-		b = ip6s_tx_alloc(s);
-		if (b == NULL) {
-			rc = -ENOBUFS;
-			break;
-		}
-		b->gso_size = (uint16_t)len;
-		u = ip6s_l4(b, false);
-		ip6s_wr16(u, sport);
-		ip6s_wr16(u + 2, dport);
-		ip6s_wr16(u + 4, (uint16_t)(8 + k * len));
-		for (unsigned i = 0; i < k; i++)
-			memcpy(u + 8 + i * len, payloads[sent + i], len);
-		rc = ip6s_ip6_output(s, b, &from, dst, IP6S_NH_UDP,
-				     hlim != 0		  ? hlim
-				     : ip6s_is_mcast(dst) ? 1
-							  : s->cur_hlim,
-				     8 + k * len, false, NULL);
-		if (rc < 0)
-			break;
-		s->st.udp_out += k;
-		s->st.udp_runs_out++;
-		sent += k;
+		rc = udp_output(s, src, sport, dst, dport, hlim, payloads + sent, len, k);
+		if (rc == 0)
+			sent += k;
 	}
 	*ret_sent = sent;
 	return sent == n ? 0 : rc;
