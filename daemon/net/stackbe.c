@@ -93,6 +93,7 @@ struct sb_backend {
 	void *ctx;
 	struct timerq *tq;
 	struct timerq_timer link_t; /* polls every link's carrier */
+	struct timerq_timer more_t; /* rx left frames the fd no longer shows: call readable again */
 	int64_t (*now)(void *ctx);
 	void (*note)(void *ctx, bool error, const char *msg);
 	/* The rx call in progress: where the stack's receive callback puts datagrams. */
@@ -254,6 +255,22 @@ static void sb_check_link(struct sb_link *l)
 	}
 }
 
+/*
+ * rx returned with frames read but not yet handed to the stack (rxq), or
+ * held by the driver (rx_pending): the layer stops at its budget and waits
+ * for readable, which the fd, already read, will not say. This timer, due
+ * at once, says it on the next loop turn.
+ */
+static void sb_on_more(struct timerq *q, struct timerq_timer *t, int64_t now)
+{
+	struct sb_backend *b = TIMERQ_CONTAINER_OF(t, struct sb_backend, more_t);
+
+	(void)q;
+	(void)now;
+	if (!b->closing)
+		b->readable(&b->base, b->ctx);
+}
+
 static void sb_on_link_timer(struct timerq *q, struct timerq_timer *t, int64_t now)
 {
 	struct sb_backend *b = TIMERQ_CONTAINER_OF(t, struct sb_backend, link_t);
@@ -303,6 +320,12 @@ static int sb_rx(struct net_backend *nb, struct net_dgram *d, unsigned n)
 	}
 	b->rx_link = (b->rx_link + 1) % b->n_links;
 	b->rx = NULL;
+	for (uint32_t i = 0; i < b->n_links && !timerq_armed(&b->more_t); i++) {
+		const struct sb_link *l = &b->links[i];
+
+		if (l->rxq_i < l->rxq_n || l->dev->rx_pending)
+			timerq_arm(b->tq, &b->more_t, b->now(b->ctx));
+	}
 	sb_flush_all(b);
 	return (int)b->rx_got;
 }
@@ -443,6 +466,7 @@ static void sb_close_b(struct sb_backend *b, void (*done)(void *ctx), void *ctx)
 	}
 	b->closing = true;
 	timerq_cancel(b->tq, &b->link_t);
+	timerq_cancel(b->tq, &b->more_t);
 	b->done = done;
 	b->done_ctx = ctx;
 	/*
@@ -624,6 +648,7 @@ static int sb_open_tap(struct net_loop *loop, const struct net_backend_config *c
 			goto fail;
 	}
 	timerq_timer_init(&b->link_t, sb_on_link_timer);
+	timerq_timer_init(&b->more_t, sb_on_more);
 	timerq_arm(b->tq, &b->link_t, b->now(b->ctx) + SB_LINK_POLL_NS);
 	*ret = &b->base;
 	return 0;
