@@ -15,7 +15,8 @@ set -eu
 # libjson-c-dev: the tools write their JSON with it (sddsctl --json, sdds-bench,
 # sdds-trace) and sdds-bench report reads the JSON of the benchmarks it runs
 # qemu-system-x86, busybox-static, cpio, kmod (depmod), xz-utils: the cgroup v2
-# and socket tests boot a stock Debian kernel in QEMU (tests/vm/vm.sh)
+# and socket tests boot a stock Debian kernel in QEMU (tests/vm/vm.sh); the
+# igb tests need QEMU's igb model (the 82576), QEMU 8.0 and later: below
 # gcc-arm-none-eabi: lib/snps is built alone for the STM32F4's Cortex-M4
 # (tests/snps, snps_cortex_m4)
 # groff-base, man-db: the man pages render without warnings (tests/install)
@@ -31,19 +32,47 @@ gcc-arm-none-eabi
 groff-base man-db
 tshark"
 
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -n "$missing" ]; then
+	echo "install-deps: installing:$missing" >&2
+	$SUDO apt-get update -qq
+	# wireshark-common (pulled in by tshark) asks whether non-root users may
+	# capture; answer no, as its default does, so the install never prompts.
+	echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
 
-echo "install-deps: installing:$missing" >&2
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+# QEMU's igb model (tests/vm, the uio-igb driver's VM tests) came with QEMU
+# 8.0; Debian 12 ships 7.2, bookworm-backports a later one. The backports
+# suite is added from the mirror this machine already uses for bookworm.
+qemu_has_igb() {
+	qemu-system-x86_64 -device help 2>/dev/null | grep -q '"igb"'
+}
+qemu_has_igb && exit 0
+# shellcheck source=/dev/null
+. /etc/os-release
+if [ "${VERSION_CODENAME:-}" != bookworm ]; then
+	echo "install-deps: QEMU has no igb model and this is not Debian 12: install QEMU 8.0 or later" >&2
+	exit 0
+fi
+if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	uri=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+	[ -n "$uri" ] || uri=$(awk '$1 == "deb" && $3 ~ /^bookworm/ {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+	if [ -z "$uri" ]; then
+		echo "install-deps: no bookworm mirror configured, cannot add bookworm-backports for QEMU's igb" >&2
+		exit 1
+	fi
+	echo "install-deps: adding bookworm-backports from $uri (QEMU with the igb model)" >&2
+	echo "deb $uri bookworm-backports main" | $SUDO tee /etc/apt/sources.list.d/bookworm-backports.list > /dev/null
+fi
 $SUDO apt-get update -qq
-# wireshark-common (pulled in by tshark) asks whether non-root users may
-# capture; answer no, as its default does, so the install never prompts.
-echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections
-# shellcheck disable=SC2086
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports qemu-system-x86
+qemu_has_igb || { echo "install-deps: qemu-system-x86 from bookworm-backports has no igb model" >&2; exit 1; }
