@@ -191,11 +191,15 @@ static int igb_reset(struct igb *g, char *why, size_t why_len)
 	igb_wr(g, IGB_CTRL, igb_rd(g, IGB_CTRL) | IGB_CTRL_RST);
 	/* The device ignores register accesses for about 1 ms after the reset starts (4.5). */
 	igb_pause_us(1000);
+	/* A read after the deadline decides: a host that slept too long does not fail a device that is done.
+	 */
 	for (;;) {
+		bool late = igb_mono_ns() > end;
+
 		ctrl = igb_rd(g, IGB_CTRL);
 		if (!(ctrl & IGB_CTRL_RST))
 			return 0;
-		if (igb_mono_ns() > end)
+		if (late)
 			break;
 		igb_pause_us(100);
 	}
@@ -216,10 +220,12 @@ static int igb_mdic(struct igb *g, bool write, uint32_t reg, uint16_t *val, char
 	cmd |= write ? IGB_MDIC_OP_WRITE | *val : IGB_MDIC_OP_READ;
 	igb_wr(g, IGB_MDIC, cmd);
 	for (;;) {
+		bool late = igb_mono_ns() > end;
+
 		m = igb_rd(g, IGB_MDIC);
 		if (m & IGB_MDIC_READY)
 			break;
-		if (igb_mono_ns() > end) {
+		if (late) {
 			igb_why(why, why_len,
 				"PHY register %u %s: MDIC never became ready: MDIC=0x%08x STATUS=0x%08x", reg,
 				write ? "write" : "read", m, igb_rd(g, IGB_STATUS));
@@ -269,15 +275,19 @@ static int igb_queue_wait(struct igb *g, uint32_t reg, const char *what, char *w
 	int64_t end = igb_mono_ns() + IGB_QUEUE_TIMEOUT_NS;
 	uint32_t v;
 
-	while (!((v = igb_rd(g, reg)) & IGB_QUEUE_ENABLE)) {
-		if (igb_mono_ns() > end) {
+	for (;;) {
+		bool late = igb_mono_ns() > end;
+
+		v = igb_rd(g, reg);
+		if (v & IGB_QUEUE_ENABLE)
+			return 0;
+		if (late) {
 			igb_why(why, why_len, "%s queue 0 did not enable: %sDCTL=0x%08x STATUS=0x%08x", what,
 				what, v, igb_rd(g, IGB_STATUS));
 			return -ETIMEDOUT;
 		}
 		igb_pause_us(10);
 	}
-	return 0;
 }
 
 /* The device's start (4.6), on g's register file and DMA memory, whatever they are. */
