@@ -172,7 +172,12 @@ static uint64_t igb_read_systim(const struct igb *g)
 	return (uint64_t)hi << 32 | lo;
 }
 
-/* 8.16.x TIMADJ: sign and magnitude; the device adds it to SYSTIM when TIMADJH is written. */
+/*
+ * 8.16.x TIMADJ: sign (TIMADJH bit 31) and magnitude; the device adds it to
+ * SYSTIM when TIMADJH is written. QEMU 10's model reads the pair as one
+ * two's complement number instead, so there only positive adjustments
+ * (the alignment at open, where SYSTIM lags CLOCK_REALTIME) mean the same.
+ */
 static void igb_timadj(const struct igb *g, int64_t delta)
 {
 	uint64_t mag = delta < 0 ? -(uint64_t)delta : (uint64_t)delta;
