@@ -196,8 +196,7 @@ static int igb_reset(struct igb *g, char *why, size_t why_len)
 	igb_wr(g, IGB_CTRL, igb_rd(g, IGB_CTRL) | IGB_CTRL_RST);
 	/* The device ignores register accesses for about 1 ms after the reset starts (4.5). */
 	igb_pause_us(1000);
-	/* A read after the deadline decides: a host that slept too long does not fail a device that is done.
-	 */
+	/* A read after the deadline decides: an oversleeping host must not fail a device that is done. */
 	for (;;) {
 		bool late = igb_mono_ns() > end;
 
@@ -417,6 +416,16 @@ static bool igb_rx_check(struct igb *g, uint32_t status_error, uint32_t len, uin
 	return len >= NETDEV_ETH_HLEN && len <= cap;
 }
 
+/*
+ * A dropped frame that the device stamped (TS) holds the RX latch: reading
+ * RXSTMPH frees it, or no later PTP frame would be stamped (7.9.2).
+ */
+static void igb_rx_unlatch(struct igb *g, uint32_t status_error)
+{
+	if ((status_error & IGB_RXD_STAT_TS) && (igb_rd(g, IGB_TSYNCRXCTL) & IGB_TSYNC_VALID))
+		(void)igb_rd(g, IGB_RXSTMPH);
+}
+
 /* Interrupt mode: consumes the UIO event and clears the device's causes (ICR, read to clear). */
 static bool igb_irq_begin(struct igb *g)
 {
@@ -461,14 +470,15 @@ static int igb_rx_batch(struct netdev *d, struct netdev_buf **b, unsigned n)
 		if (!igb_rx_check(g, se, len, f->cap)) {
 			g->st.rx_desc_bad++;
 			d->stats.rx_errors++;
+			igb_rx_unlatch(g, se);
 			igb_rx_give(g, i);
 			continue;
 		}
 		fresh = netdev_buf_alloc(&g->pool);
 		if (fresh == NULL) {
-			/* No buffer to put in its place: the frame is dropped, its buffer stays in the ring.
-			 */
+			/* No buffer to take its place: the frame is dropped, its buffer stays in the ring. */
 			d->stats.rx_nobuf++;
+			igb_rx_unlatch(g, se);
 			igb_rx_give(g, i);
 			continue;
 		}
@@ -532,8 +542,7 @@ static void igb_ts_poll(struct igb *g)
 		/* TXSTMPL first; reading TXSTMPH unlocks the latch. */
 		lo = igb_rd(g, IGB_TXSTMPL);
 		hi = igb_rd(g, IGB_TXSTMPH);
-		/* A full ring loses its oldest stamp: the owner has not asked for them in IGB_STAMPS frames.
-		 */
+		/* A full ring loses its oldest stamp: its owner has not asked for IGB_STAMPS of them. */
 		if (g->st_head - g->st_tail == IGB_STAMPS)
 			g->st_tail++;
 		g->stamps[g->st_head++ % IGB_STAMPS] =
@@ -842,8 +851,7 @@ int igb_open(const struct igb_config *cfg, struct netdev **ret, char *why, size_
 
 	err = igb_init(g, cfg, why, why_len);
 	if (err) {
-		/* The device may have started: stop it before its memory goes (no DMA after a failed open).
-		 */
+		/* The device may have started: stop it before its memory goes (no DMA after failure). */
 		igb_wr(g, IGB_IMC, 0xffffffffu);
 		igb_wr(g, IGB_RCTL, 0);
 		igb_wr(g, IGB_TCTL, 0);

@@ -433,6 +433,35 @@ static void test_rx_ptp_stamp(void **state)
 	netdev_buf_free(r->d->pool, b[1]);
 }
 
+static void test_rx_dropped_ptp_frees_latch(void **state)
+{
+	struct rig *r = *state;
+	struct netdev_buf *held[POOL_N], *b[8];
+	struct igb_stats st;
+	uint8_t fr[90];
+	unsigned n_held = 0;
+	uint64_t t_second;
+
+	/* A stamped PTP frame dropped for want of a buffer must not keep the RX latch. */
+	frame_make(fr, sizeof(fr), 0x88f7, 0);
+	while ((held[n_held] = netdev_buf_alloc(r->d->pool)) != NULL)
+		n_held++;
+	assert_int_equal(fake_igb_rx(r->f, fr, sizeof(fr)), 0);
+	assert_int_equal(r->d->ops->rx_batch(r->d, b, 8), 0);
+	for (unsigned k = 0; k < n_held; k++)
+		netdev_buf_free(r->d->pool, held[k]);
+	assert_false(r->f->regs[IGB_TSYNCRXCTL / 4] & IGB_TSYNC_VALID);
+	fake_igb_advance(r->f, 300);
+	t_second = igb_systim(r->d);
+	assert_int_equal(fake_igb_rx(r->f, fr, sizeof(fr)), 0);
+	fake_igb_advance(r->f, 300);
+	assert_int_equal(r->d->ops->rx_batch(r->d, b, 8), 1);
+	assert_int_equal(b[0]->ts_ns, (int64_t)t_second);
+	igb_stats(r->d, &st);
+	assert_int_equal(st.rx_ptp_stamps, 1);
+	netdev_buf_free(r->d->pool, b[0]);
+}
+
 static struct netdev_buf *tx_frame(struct rig *r, uint32_t len, uint8_t fill)
 {
 	struct netdev_buf *b = netdev_buf_alloc(r->d->pool);
@@ -693,6 +722,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rx_pool_dry, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rx_wrap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rx_ptp_stamp, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rx_dropped_ptp_frees_latch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tx_batch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tx_ring_full, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tx_bad_length, setup, teardown),
