@@ -32,11 +32,11 @@
 #define IGB_DMA_MAX_PAGES 16u
 
 struct igb_dma {
-	uint8_t *va;			   /* the first byte */
-	size_t len;			   /* a multiple of IGB_HUGEPAGE */
-	uint32_t n_pages;		   /* len / IGB_HUGEPAGE */
-	uint64_t pa[IGB_DMA_MAX_PAGES];	   /* each page's bus address */
-	bool owned;			   /* mapped by igb_dma_alloc (munmap at free) */
+	uint8_t *va;			/* the first byte */
+	size_t len;			/* a multiple of IGB_HUGEPAGE */
+	uint32_t n_pages;		/* len / IGB_HUGEPAGE */
+	uint64_t pa[IGB_DMA_MAX_PAGES]; /* each page's bus address */
+	bool owned;			/* mapped by igb_dma_alloc (munmap at free) */
 };
 
 /*
