@@ -82,7 +82,9 @@ struct igb {
 	uint32_t rx_n, tx_n;
 	struct netdev_buf **rx_bufs, **tx_bufs;
 	uint32_t rx_next;
-	bool rx_discard; /* the rest of a frame that spans descriptors is dropped */
+	bool rx_discard;	 /* the rest of a frame that spans descriptors is dropped */
+	bool rx_latch_held;	 /* the RX latch was seen held by no frame we got */
+	uint64_t rx_latch_since; /* NIC time it was first seen so */
 	uint32_t tx_head, tx_tail, tx_used;
 
 	bool ts_pending;
@@ -426,6 +428,25 @@ static void igb_rx_unlatch(struct igb *g, uint32_t status_error)
 		(void)igb_rd(g, IGB_RXSTMPH);
 }
 
+/*
+ * A PTP frame came without a stamp while the RX latch may be held by a
+ * frame the device dropped (its ring was full): such a latch would block
+ * every later stamp. Held for over a second of NIC time across such
+ * frames, it is freed (RXSTMPH). Only unstamped PTP frames pay the read.
+ */
+static void igb_rx_latch_check(struct igb *g, uint64_t now)
+{
+	if (!(igb_rd(g, IGB_TSYNCRXCTL) & IGB_TSYNC_VALID)) {
+		g->rx_latch_held = false;
+	} else if (!g->rx_latch_held) {
+		g->rx_latch_held = true;
+		g->rx_latch_since = now;
+	} else if (now - g->rx_latch_since > (uint64_t)IGB_TS_TIMEOUT_NS) {
+		(void)igb_rd(g, IGB_RXSTMPH);
+		g->rx_latch_held = false;
+	}
+}
+
 /* Interrupt mode: consumes the UIO event and clears the device's causes (ICR, read to clear). */
 static bool igb_irq_begin(struct igb *g)
 {
@@ -494,12 +515,15 @@ static int igb_rx_batch(struct netdev *d, struct netdev_buf **b, unsigned n)
 
 			f->ts_ns = (int64_t)((uint64_t)hi << 32 | lo);
 			g->st.rx_ptp_stamps++;
+			g->rx_latch_held = false;
 		} else {
 			if (!have_ts) {
 				batch_ts = (int64_t)igb_read_systim(g);
 				have_ts = true;
 			}
 			f->ts_ns = batch_ts;
+			if (len >= NETDEV_ETH_HLEN && f->data[12] == 0x88 && f->data[13] == 0xf7)
+				igb_rx_latch_check(g, (uint64_t)batch_ts);
 		}
 		d->stats.rx_frames++;
 		d->stats.rx_bytes += len;

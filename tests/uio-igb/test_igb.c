@@ -462,6 +462,33 @@ static void test_rx_dropped_ptp_frees_latch(void **state)
 	netdev_buf_free(r->d->pool, b[0]);
 }
 
+static void test_rx_stale_latch_freed(void **state)
+{
+	struct rig *r = *state;
+	struct netdev_buf *b[8];
+	struct igb_stats st;
+	uint8_t fr[90];
+
+	/* The device latched a PTP frame it then dropped: VALID set, no descriptor with TS. */
+	r->f->regs[IGB_TSYNCRXCTL / 4] |= IGB_TSYNC_VALID;
+	frame_make(fr, sizeof(fr), 0x88f7, 0);
+	for (int k = 0; k < 3; k++) {
+		/* Unstamped PTP frames while the latch stays held, half a second apart. */
+		assert_int_equal(
+		    fake_igb_rx_raw(r->f, fr, sizeof(fr), sizeof(fr), IGB_RXD_STAT_DD | IGB_RXD_STAT_EOP), 0);
+		assert_int_equal(r->d->ops->rx_batch(r->d, b, 8), 1);
+		netdev_buf_free(r->d->pool, b[0]);
+		assert_int_equal((r->f->regs[IGB_TSYNCRXCTL / 4] & IGB_TSYNC_VALID) != 0, k < 2);
+		fake_igb_advance(r->f, 600000000ull);
+	}
+	/* Freed after a second: the next PTP frame is stamped again. */
+	assert_int_equal(fake_igb_rx(r->f, fr, sizeof(fr)), 0);
+	assert_int_equal(r->d->ops->rx_batch(r->d, b, 8), 1);
+	netdev_buf_free(r->d->pool, b[0]);
+	igb_stats(r->d, &st);
+	assert_int_equal(st.rx_ptp_stamps, 1);
+}
+
 static struct netdev_buf *tx_frame(struct rig *r, uint32_t len, uint8_t fill)
 {
 	struct netdev_buf *b = netdev_buf_alloc(r->d->pool);
@@ -723,6 +750,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rx_wrap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rx_ptp_stamp, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rx_dropped_ptp_frees_latch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rx_stale_latch_freed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tx_batch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tx_ring_full, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tx_bad_length, setup, teardown),
