@@ -42,22 +42,10 @@
 #include <unistd.h>
 
 #include "dma.h"
+#include "why.h"
 
 #define PAGEMAP_PRESENT (1ull << 63)
 #define PAGEMAP_PFN_MASK ((1ull << 55) - 1)
-
-static void why_set(char *why, size_t why_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || why_len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-}
 
 /* The free 2 MiB hugepages the kernel reports, or -1 when it does not say. */
 static long hugepages_free(void)
@@ -106,7 +94,7 @@ int igb_dma_alloc(size_t len, struct igb_dma *ret, char *why, size_t why_len)
 	int err, fd;
 
 	if (len == 0 || len > (size_t)IGB_DMA_MAX_PAGES * IGB_HUGEPAGE) {
-		why_set(why, why_len, "%zu bytes of DMA memory asked for: 1 to %u hugepages of 2 MiB", len,
+		igb_why(why, why_len, "%zu bytes of DMA memory asked for: 1 to %u hugepages of 2 MiB", len,
 			IGB_DMA_MAX_PAGES);
 		return -EINVAL;
 	}
@@ -120,31 +108,31 @@ int igb_dma_alloc(size_t len, struct igb_dma *ret, char *why, size_t why_len)
 	if (va == MAP_FAILED) {
 		err = -errno;
 		if (err == -ENOMEM) {
-			why_set(why, why_len,
+			igb_why(why, why_len,
 				"%zu free 2 MiB hugepages needed, %ld free: reserve them with "
 				"echo N > /proc/sys/vm/nr_hugepages (sysctl vm.nr_hugepages)",
 				pages, hugepages_free());
 		} else if (err == -EAGAIN || err == -EPERM) {
-			why_set(
+			igb_why(
 			    why, why_len,
 			    "cannot lock %zu bytes of hugepages (RLIMIT_MEMLOCK; root has CAP_IPC_LOCK): %s",
 			    d.len, strerror(-err));
 		} else {
-			why_set(why, why_len, "cannot map %zu hugepages of 2 MiB: %s", pages, strerror(-err));
+			igb_why(why, why_len, "cannot map %zu hugepages of 2 MiB: %s", pages, strerror(-err));
 		}
 		return err;
 	}
 	d.va = va;
 	if (madvise(va, d.len, MADV_DONTFORK) < 0) {
 		err = -errno;
-		why_set(why, why_len, "madvise(MADV_DONTFORK) on DMA memory: %s", strerror(-err));
+		igb_why(why, why_len, "madvise(MADV_DONTFORK) on DMA memory: %s", strerror(-err));
 		goto fail_unmap;
 	}
 
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		why_set(why, why_len, "cannot open /proc/self/pagemap: %s", strerror(-err));
+		igb_why(why, why_len, "cannot open /proc/self/pagemap: %s", strerror(-err));
 		goto fail_unmap;
 	}
 	for (uint32_t i = 0; i < d.n_pages; i++) {
@@ -155,11 +143,11 @@ int igb_dma_alloc(size_t len, struct igb_dma *ret, char *why, size_t why_len)
 		if (err == 0)
 			err = pagemap_pa(fd, page + IGB_HUGEPAGE - 4096, &pa_last);
 		if (err < 0) {
-			why_set(why, why_len, "cannot read /proc/self/pagemap: %s", strerror(-err));
+			igb_why(why, why_len, "cannot read /proc/self/pagemap: %s", strerror(-err));
 			goto fail_close;
 		}
 		if (pa == 0) {
-			why_set(why, why_len,
+			igb_why(why, why_len,
 				"/proc/self/pagemap gives no physical addresses: the driver needs "
 				"CAP_SYS_ADMIN (root)");
 			err = -EPERM;
@@ -167,7 +155,7 @@ int igb_dma_alloc(size_t len, struct igb_dma *ret, char *why, size_t why_len)
 		}
 		/* A hugepage is one 2 MiB-aligned frame; anything else is not what the rings may assume. */
 		if (pa % IGB_HUGEPAGE != 0 || pa_last != pa + IGB_HUGEPAGE - 4096) {
-			why_set(why, why_len,
+			igb_why(why, why_len,
 				"hugepage %u is not one contiguous 2 MiB frame (pa 0x%llx, its last 4 KiB at "
 				"0x%llx)",
 				i, (unsigned long long)pa, (unsigned long long)pa_last);

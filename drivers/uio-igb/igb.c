@@ -48,6 +48,7 @@
 #include "igb.h"
 #include "pci.h"
 #include "regs.h"
+#include "why.h"
 
 #define IGB_BUF_SIZE NETDEV_BUF_SIZE
 #define IGB_TX_RING_OFF 0x10000u
@@ -105,17 +106,6 @@ static const struct netdev_ops igb_ops;
 static struct igb *igb_of(struct netdev *d)
 {
 	return netdev_of(d, struct igb, base);
-}
-
-__attribute__((format(printf, 3, 4))) static void igb_why(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
 }
 
 static int64_t igb_mono_ns(void)

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "pci.h"
+#include "why.h"
 
 #define SYSFS_PCI "/sys/bus/pci"
 #define UIO_DRIVER "uio_pci_generic"
@@ -64,19 +65,6 @@ static const uint16_t igb_82576_ids[] = {
     0x1526, /* quad copper ET2 */
     0x150d, /* SerDes quad */
 };
-
-static void why_set(char *why, size_t why_len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void why_set(char *why, size_t why_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why == NULL || why_len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, why_len, fmt, ap);
-	va_end(ap);
-}
 
 bool igb_pci_is_82576(uint16_t vendor, uint16_t device)
 {
@@ -187,7 +175,7 @@ int igb_pci_find(const char *want, char bdf[32], char *why, size_t why_len)
 
 	if (want != NULL && want[0] != '\0') {
 		if (strlen(want) > 16) {
-			why_set(why, why_len, "'%.32s' is not a PCI address (0000:00:03.0 or 00:03.0)", want);
+			igb_why(why, why_len, "'%.32s' is not a PCI address (0000:00:03.0 or 00:03.0)", want);
 			return -EINVAL;
 		}
 		/* "00:03.0" names domain 0, as lspci prints it. */
@@ -196,24 +184,24 @@ int igb_pci_find(const char *want, char bdf[32], char *why, size_t why_len)
 		else
 			snprintf(name, sizeof(name), "0000:%s", want);
 		if (!bdf_full(name)) {
-			why_set(why, why_len, "'%s' is not a PCI address (0000:00:03.0 or 00:03.0)", want);
+			igb_why(why, why_len, "'%s' is not a PCI address (0000:00:03.0 or 00:03.0)", want);
 			return -EINVAL;
 		}
 		snprintf(path, sizeof(path), SYSFS_PCI "/devices/%s", name);
 		if (access(path, F_OK) != 0) {
-			why_set(why, why_len, "no PCI device %s (%s does not exist)", name, path);
+			igb_why(why, why_len, "no PCI device %s (%s does not exist)", name, path);
 			return -ENODEV;
 		}
 		err = sysfs_read_id(name, "vendor", &vendor);
 		if (err == 0)
 			err = sysfs_read_id(name, "device", &device);
 		if (err < 0) {
-			why_set(why, why_len, "cannot read the ids of PCI device %s: %s", name,
+			igb_why(why, why_len, "cannot read the ids of PCI device %s: %s", name,
 				strerror(-err));
 			return err;
 		}
 		if (!igb_pci_is_82576(vendor, device)) {
-			why_set(why, why_len, "PCI device %s is %04x:%04x, not an Intel 82576", name, vendor,
+			igb_why(why, why_len, "PCI device %s is %04x:%04x, not an Intel 82576", name, vendor,
 				device);
 			return -ENODEV;
 		}
@@ -224,7 +212,7 @@ int igb_pci_find(const char *want, char bdf[32], char *why, size_t why_len)
 	dir = opendir(SYSFS_PCI "/devices");
 	if (dir == NULL) {
 		err = -errno;
-		why_set(why, why_len, "cannot list " SYSFS_PCI "/devices: %s", strerror(-err));
+		igb_why(why, why_len, "cannot list " SYSFS_PCI "/devices: %s", strerror(-err));
 		return err;
 	}
 	/* readdir's order is not the bus order: keep the lowest address for a stable choice. */
@@ -242,7 +230,7 @@ int igb_pci_find(const char *want, char bdf[32], char *why, size_t why_len)
 	}
 	closedir(dir);
 	if (name[0] == '\0') {
-		why_set(why, why_len, "no Intel 82576 (8086:10c9 and its variants) in " SYSFS_PCI "/devices");
+		igb_why(why, why_len, "no Intel 82576 (8086:10c9 and its variants) in " SYSFS_PCI "/devices");
 		return -ENODEV;
 	}
 	snprintf(bdf, 32, "%s", name);
@@ -252,10 +240,10 @@ int igb_pci_find(const char *want, char bdf[32], char *why, size_t why_len)
 static int bind_denied(int err, const char *what, char *why, size_t why_len)
 {
 	if (err == -EACCES || err == -EPERM) {
-		why_set(why, why_len, "cannot write %s: only root may rebind a PCI device", what);
+		igb_why(why, why_len, "cannot write %s: only root may rebind a PCI device", what);
 		return -EPERM;
 	}
-	why_set(why, why_len, "cannot write %s: %s", what, strerror(-err));
+	igb_why(why, why_len, "cannot write %s: %s", what, strerror(-err));
 	return err;
 }
 
@@ -266,18 +254,18 @@ int igb_pci_bind_uio(const char *bdf, char *why, size_t why_len)
 
 	snprintf(path, sizeof(path), SYSFS_PCI "/devices/%s", bdf);
 	if (access(path, F_OK) != 0) {
-		why_set(why, why_len, "no PCI device %s (%s does not exist)", bdf, path);
+		igb_why(why, why_len, "no PCI device %s (%s does not exist)", bdf, path);
 		return -ENODEV;
 	}
 	err = pci_driver(bdf, drv, sizeof(drv));
 	if (err < 0) {
-		why_set(why, why_len, "cannot read the driver of %s: %s", bdf, strerror(-err));
+		igb_why(why, why_len, "cannot read the driver of %s: %s", bdf, strerror(-err));
 		return err;
 	}
 	if (strcmp(drv, UIO_DRIVER) == 0)
 		return 0;
 	if (access(SYSFS_PCI "/drivers/" UIO_DRIVER, F_OK) != 0) {
-		why_set(why, why_len, UIO_DRIVER " is not loaded: modprobe " UIO_DRIVER);
+		igb_why(why, why_len, UIO_DRIVER " is not loaded: modprobe " UIO_DRIVER);
 		return -ENOENT;
 	}
 
@@ -294,7 +282,7 @@ int igb_pci_bind_uio(const char *bdf, char *why, size_t why_len)
 			return bind_denied(err, path, why, why_len);
 		err = pci_driver(bdf, drv, sizeof(drv));
 		if (err == 0 && drv[0] != '\0') {
-			why_set(why, why_len, "%s is bound to %s, which did not let it go (unbind refused)",
+			igb_why(why, why_len, "%s is bound to %s, which did not let it go (unbind refused)",
 				bdf, drv);
 			return -EBUSY;
 		}
@@ -306,7 +294,7 @@ int igb_pci_bind_uio(const char *bdf, char *why, size_t why_len)
 	err = pci_driver(bdf, drv, sizeof(drv));
 	if (err < 0 || strcmp(drv, UIO_DRIVER) != 0) {
 		/* uio_pci_generic refuses a function without INTx masking (pci_intx_mask_supported). */
-		why_set(why, why_len, UIO_DRIVER " did not claim %s (driver now '%s'): see dmesg", bdf,
+		igb_why(why, why_len, UIO_DRIVER " did not claim %s (driver now '%s'): see dmesg", bdf,
 			err < 0 ? "?" : drv);
 		return -EIO;
 	}
@@ -372,7 +360,7 @@ int igb_pci_open(const char *bdf, struct igb_pci *ret, char *why, size_t why_len
 	int err, fd;
 
 	if (strlen(bdf) >= sizeof(p.bdf)) {
-		why_set(why, why_len, "'%s' is not a PCI address", bdf);
+		igb_why(why, why_len, "'%s' is not a PCI address", bdf);
 		return -EINVAL;
 	}
 	snprintf(p.bdf, sizeof(p.bdf), "%s", bdf);
@@ -380,13 +368,13 @@ int igb_pci_open(const char *bdf, struct igb_pci *ret, char *why, size_t why_len
 	if (err == 0)
 		err = sysfs_read_id(bdf, "device", &p.device);
 	if (err < 0) {
-		why_set(why, why_len, "no PCI device %s: %s", bdf, strerror(-err));
+		igb_why(why, why_len, "no PCI device %s: %s", bdf, strerror(-err));
 		return err == -ENOENT ? -ENODEV : err;
 	}
 
 	err = uio_dev(bdf, dev, sizeof(dev));
 	if (err < 0) {
-		why_set(why, why_len, "%s has no UIO device: not bound to " UIO_DRIVER " (bind it first)",
+		igb_why(why, why_len, "%s has no UIO device: not bound to " UIO_DRIVER " (bind it first)",
 			bdf);
 		return -ENODEV;
 	}
@@ -394,7 +382,7 @@ int igb_pci_open(const char *bdf, struct igb_pci *ret, char *why, size_t why_len
 	p.uio_fd = open(dev, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (p.uio_fd < 0) {
 		err = -errno;
-		why_set(why, why_len, "cannot open %s: %s%s", dev, strerror(-err),
+		igb_why(why, why_len, "cannot open %s: %s%s", dev, strerror(-err),
 			err == -EACCES ? " (root only)" : "");
 		return err;
 	}
@@ -403,7 +391,7 @@ int igb_pci_open(const char *bdf, struct igb_pci *ret, char *why, size_t why_len
 	p.cfg_fd = open(path, O_RDWR | O_CLOEXEC);
 	if (p.cfg_fd < 0) {
 		err = -errno;
-		why_set(why, why_len, "cannot open %s read-write: %s%s", path, strerror(-err),
+		igb_why(why, why_len, "cannot open %s read-write: %s%s", path, strerror(-err),
 			err == -EACCES ? " (root only)" : "");
 		goto fail_close_uio;
 	}
@@ -414,12 +402,12 @@ int igb_pci_open(const char *bdf, struct igb_pci *ret, char *why, size_t why_len
 	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
-		why_set(why, why_len, "cannot open %s: %s", path, strerror(-err));
+		igb_why(why, why_len, "cannot open %s: %s", path, strerror(-err));
 		goto fail_close_cfg;
 	}
 	if (fstat(fd, &st) < 0 || st.st_size <= 0) {
 		err = st.st_size <= 0 ? -ENXIO : -errno;
-		why_set(why, why_len, "%s: no BAR0 size", path);
+		igb_why(why, why_len, "%s: no BAR0 size", path);
 		close(fd);
 		goto fail_close_cfg;
 	}
@@ -427,7 +415,7 @@ int igb_pci_open(const char *bdf, struct igb_pci *ret, char *why, size_t why_len
 	err = bar0 == MAP_FAILED ? -errno : 0;
 	close(fd); /* the mapping keeps the BAR */
 	if (err < 0) {
-		why_set(why, why_len, "cannot map %s: %s", path, strerror(-err));
+		igb_why(why, why_len, "cannot map %s: %s", path, strerror(-err));
 		goto fail_close_cfg;
 	}
 	p.bar0 = bar0;
@@ -445,11 +433,11 @@ int igb_pci_open(const char *bdf, struct igb_pci *ret, char *why, size_t why_len
 	if (err == 0)
 		err = cfg_read16(p.cfg_fd, PCI_CMD_OFF, &cmd);
 	if (err < 0) {
-		why_set(why, why_len, "%s: config space command register: %s", bdf, strerror(-err));
+		igb_why(why, why_len, "%s: config space command register: %s", bdf, strerror(-err));
 		goto fail_unmap;
 	}
 	if ((cmd & (PCI_CMD_MEMORY | PCI_CMD_MASTER)) != (PCI_CMD_MEMORY | PCI_CMD_MASTER)) {
-		why_set(why, why_len, "%s: memory space and bus master did not stick (command 0x%04x)", bdf,
+		igb_why(why, why_len, "%s: memory space and bus master did not stick (command 0x%04x)", bdf,
 			cmd);
 		err = -EIO;
 		goto fail_unmap;
